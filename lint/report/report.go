@@ -1,0 +1,124 @@
+// Package report renders a lint.Result: as text for people and as JSON for
+// programs. Every printer writes to the writer it is given.
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/kubectl-workload/kubectl-workload/lint"
+)
+
+// Formats are the names accepted by -o.
+var Formats = []string{"text", "json"}
+
+// Write renders res in the named format.
+func Write(w io.Writer, format string, res *lint.Result, kubernetesVersion string) error {
+	switch format {
+	case "text", "":
+		return Text(w, res)
+	case "json":
+		return JSON(w, res, kubernetesVersion)
+	default:
+		return fmt.Errorf("unknown output format %q: want one of %s", format, strings.Join(Formats, ", "))
+	}
+}
+
+// Text writes one line per finding,
+//
+//	path:line:col: severity rule: message (Kind namespace/name)
+//
+// in the result's order, then a one-line summary.
+func Text(w io.Writer, res *lint.Result) error {
+	var b strings.Builder
+	for _, f := range res.Findings {
+		fmt.Fprintf(&b, "%s:%d:%d: %s %s: %s", f.File, f.Line, f.Column, f.Severity, f.Rule, f.Message)
+		if f.Object != nil {
+			fmt.Fprintf(&b, " (%s)", f.Object)
+		}
+		b.WriteByte('\n')
+	}
+	b.WriteString(Summary(res))
+	b.WriteByte('\n')
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, one)
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// Summary is the closing line of the text format.
+func Summary(res *lint.Result) string {
+	if res.Files == 0 {
+		return "no files read: no .yaml, .yml or .json files found"
+	}
+	counts := fmt.Sprintf("%s, %s, %s", plural(res.Count(lint.SeverityError), "error", "errors"),
+		plural(res.Count(lint.SeverityWarning), "warning", "warnings"), plural(res.Count(lint.SeverityInfo), "info", "infos"))
+	read := fmt.Sprintf("%s in %s", plural(res.Objects, "object", "objects"), plural(res.Files, "file", "files"))
+	if n := len(res.Skipped); n > 0 {
+		read += fmt.Sprintf(" (%s skipped: not Kubernetes objects; -v names them)", plural(n, "document", "documents"))
+	}
+	if res.Objects == 0 && len(res.Findings) == 0 {
+		return fmt.Sprintf("%s: no Kubernetes objects found", plural(res.Files, "file", "files"))
+	}
+	return read + ": " + counts
+}
+
+// jsonReport is the -o json schema, version 1. Fields are only ever added.
+type jsonReport struct {
+	// SchemaVersion is 1 for this layout.
+	SchemaVersion int `json:"schemaVersion"`
+	// KubernetesVersion is the release whose API validation is embedded.
+	KubernetesVersion string         `json:"kubernetesVersion"`
+	Findings          []lint.Finding `json:"findings"`
+	Summary           jsonSummary    `json:"summary"`
+}
+
+type jsonSummary struct {
+	Files     int `json:"files"`
+	Documents int `json:"documents"`
+	Objects   int `json:"objects"`
+	Skipped   int `json:"skipped"`
+	Errors    int `json:"errors"`
+	Warnings  int `json:"warnings"`
+	Infos     int `json:"infos"`
+}
+
+// JSON writes the result as one JSON document (schema: docs/output.md).
+func JSON(w io.Writer, res *lint.Result, kubernetesVersion string) error {
+	findings := res.Findings
+	if findings == nil {
+		findings = []lint.Finding{}
+	}
+	out := jsonReport{
+		SchemaVersion:     1,
+		KubernetesVersion: kubernetesVersion,
+		Findings:          findings,
+		Summary: jsonSummary{
+			Files: res.Files, Documents: res.Documents, Objects: res.Objects, Skipped: len(res.Skipped),
+			Errors: res.Count(lint.SeverityError), Warnings: res.Count(lint.SeverityWarning), Infos: res.Count(lint.SeverityInfo),
+		},
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(out); err != nil {
+		return fmt.Errorf("write JSON report: %w", err)
+	}
+	return nil
+}
+
+// Skipped writes one line per skipped document, for -v.
+func Skipped(w io.Writer, res *lint.Result) error {
+	var b strings.Builder
+	for _, s := range res.Skipped {
+		fmt.Fprintf(&b, "%s:%d:%d: skipped: %s\n", s.File, s.Pos.Line, s.Pos.Column, s.Reason)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}

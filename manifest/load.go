@@ -1,0 +1,408 @@
+package manifest
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+	sigsyaml "sigs.k8s.io/yaml"
+)
+
+// extensions are the file endings read when walking a directory. A file named
+// explicitly is read whatever its name.
+var extensions = map[string]bool{".yaml": true, ".yml": true, ".json": true}
+
+// Load reads every path: a file, a directory (walked recursively for .yaml,
+// .yml and .json files, skipping .git), or "-" for stdin. It never stops early:
+// a file that cannot be read or a document that does not parse is recorded as a
+// Problem and loading goes on.
+func Load(paths []string, stdin io.Reader) *Set {
+	set := &Set{}
+	seen := map[string]bool{}
+	patches := patchIndex{}
+	for _, p := range paths {
+		if p == "-" {
+			if seen[StdinName] {
+				continue
+			}
+			seen[StdinName] = true
+			data, err := io.ReadAll(stdin)
+			if err != nil {
+				set.Problems = append(set.Problems, Problem{Source: Source{File: StdinName}, Kind: Unreadable,
+					Message: fmt.Sprintf("read standard input: %v", err)})
+				continue
+			}
+			set.Files++
+			parse(set, StdinName, data)
+			continue
+		}
+		for _, f := range expand(set, p) {
+			if seen[filepath.Clean(f)] {
+				continue
+			}
+			seen[filepath.Clean(f)] = true
+			data, err := os.ReadFile(f)
+			if err != nil {
+				set.Problems = append(set.Problems, Problem{Source: Source{File: f}, Kind: Unreadable,
+					Message: fmt.Sprintf("read %s: %v", f, errors.Unwrap(err))})
+				continue
+			}
+			set.Files++
+			if kf, ok := patches.patchOf(f); ok {
+				set.Skipped = append(set.Skipped, Skipped{Source: Source{File: f}, Pos: Pos{Line: 1, Column: 1},
+					Reason: "a Kustomize patch, listed in " + kf + "; lint the output of kustomize build instead"})
+				continue
+			}
+			parse(set, f, data)
+		}
+	}
+	set.sort()
+	return set
+}
+
+// expand turns a path argument into the files it names. Problems with the
+// path itself are recorded in set.
+func expand(set *Set, p string) []string {
+	info, err := os.Stat(p)
+	if err != nil {
+		msg := err.Error()
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			msg = fmt.Sprintf("%s: %v", p, pe.Err)
+		}
+		set.Problems = append(set.Problems, Problem{Source: Source{File: p}, Kind: Unreadable, Message: msg})
+		return nil
+	}
+	if !info.IsDir() {
+		return []string{p}
+	}
+	var files []string
+	err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			set.Problems = append(set.Problems, Problem{Source: Source{File: path}, Kind: Unreadable,
+				Message: fmt.Sprintf("walk %s: %v", path, err)})
+			if d != nil && d.IsDir() && path != p {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() {
+			if d.Name() == ".git" && path != p {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if d.Type().IsRegular() && extensions[strings.ToLower(filepath.Ext(path))] {
+			files = append(files, path)
+		}
+		return nil
+	})
+	if err != nil {
+		set.Problems = append(set.Problems, Problem{Source: Source{File: p}, Kind: Unreadable,
+			Message: fmt.Sprintf("walk %s: %v", p, err)})
+	}
+	return files
+}
+
+// parse splits one file's bytes into documents and loads each one.
+func parse(set *Set, file string, data []byte) {
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")) // a UTF-8 byte-order mark
+	if looksLikeJSON(data) {
+		parseJSONStream(set, file, data)
+		return
+	}
+	doc := 0
+	for _, c := range splitYAML(data) {
+		if c.badSeparator != "" {
+			set.Problems = append(set.Problems, Problem{Source: Source{File: file, Document: doc}, Kind: Unparsable,
+				Pos: Pos{Line: c.startLine - 1, Column: 1}, Message: c.badSeparator})
+		}
+		if isBlank(c.text) {
+			continue
+		}
+		set.Documents++
+		loadYAMLDocument(set, Source{File: file, Document: doc}, c)
+		doc++
+	}
+}
+
+// looksLikeJSON sniffs the stream the way kubectl's YAMLOrJSONDecoder does: a
+// stream whose first non-space byte is '{' is JSON.
+func looksLikeJSON(data []byte) bool {
+	trimmed := bytes.TrimLeft(data, " \t\r\n")
+	return len(trimmed) > 0 && trimmed[0] == '{'
+}
+
+// chunk is one YAML document's text and the file line it starts on.
+type chunk struct {
+	text      []byte
+	startLine int
+	// badSeparator is set when the line that ended the previous chunk began
+	// with "---" but was followed by something other than a comment.
+	badSeparator string
+}
+
+// splitYAML splits a YAML stream at separator lines, as kubectl's YAMLReader
+// (k8s.io/apimachinery/pkg/util/yaml) does: a line that starts with "---" and
+// has nothing after it but spaces or a comment.
+func splitYAML(data []byte) []chunk {
+	var chunks []chunk
+	cur := chunk{startLine: 1}
+	line := 1
+	for len(data) > 0 {
+		end := bytes.IndexByte(data, '\n')
+		var l []byte
+		if end < 0 {
+			l, data = data, nil
+		} else {
+			l, data = data[:end+1], data[end+1:]
+		}
+		if bytes.HasPrefix(l, []byte("---")) {
+			// kubectl rejects a separator followed by anything but a
+			// comment; it is reported, and the split is made all the same so
+			// that the documents around it are still read.
+			rest := strings.TrimSpace(string(l[3:]))
+			bad := ""
+			if rest != "" && rest[0] != '#' {
+				bad = fmt.Sprintf("invalid YAML document separator %q: only a comment may follow \"---\"", strings.TrimSpace(string(l)))
+			}
+			chunks = append(chunks, cur)
+			cur = chunk{startLine: line + 1, badSeparator: bad}
+			line++
+			continue
+		}
+		cur.text = append(cur.text, l...)
+		line++
+	}
+	chunks = append(chunks, cur)
+	return chunks
+}
+
+// isBlank reports whether a chunk holds nothing but white space and comments.
+func isBlank(text []byte) bool {
+	for _, l := range bytes.Split(text, []byte("\n")) {
+		t := bytes.TrimSpace(l)
+		if len(t) > 0 && t[0] != '#' && !bytes.Equal(t, []byte("...")) {
+			return false
+		}
+	}
+	return true
+}
+
+var yamlLineErr = regexp.MustCompile(`^(?:error converting YAML to JSON: )?yaml: line (\d+): (.*)$`)
+
+// yamlProblem turns a YAML parser error into a Problem at the file line it names.
+func yamlProblem(src Source, c chunk, err error) Problem {
+	msg := err.Error()
+	pos := Pos{Line: c.startLine, Column: 1}
+	if m := yamlLineErr.FindStringSubmatch(msg); m != nil {
+		n, _ := strconv.Atoi(m[1])
+		pos.Line = c.startLine + n - 1
+		msg = m[2]
+	} else {
+		msg = strings.TrimPrefix(strings.TrimPrefix(msg, "error converting YAML to JSON: "), "yaml: ")
+	}
+	if line, ok := templateLine(c); ok {
+		msg += "; the document looks like a template ({{ }}): render it first, for example with helm template"
+		if m := yamlLineErr.FindStringSubmatch(err.Error()); m == nil {
+			pos.Line = line
+		}
+	}
+	return Problem{Source: src, Kind: Unparsable, Pos: pos, Message: "cannot parse YAML: " + msg}
+}
+
+// templateLine returns the file line of the first "{{" in a chunk.
+func templateLine(c chunk) (int, bool) {
+	i := bytes.Index(c.text, []byte("{{"))
+	if i < 0 {
+		return 0, false
+	}
+	return c.startLine + bytes.Count(c.text[:i], []byte("\n")), true
+}
+
+// loadYAMLDocument parses one YAML document: yaml.v3 for positions and
+// duplicate keys, kubectl's own YAML-to-JSON conversion for the content.
+func loadYAMLDocument(set *Set, src Source, c chunk) {
+	var root yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(c.text))
+	if err := dec.Decode(&root); err != nil {
+		set.Problems = append(set.Problems, yamlProblem(src, c, err))
+		return
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); err == nil {
+		// Something only yaml.v3 reads as a second document, such as "--- !tag".
+		set.Problems = append(set.Problems, Problem{Source: src, Kind: Unparsable,
+			Pos: Pos{Line: c.startLine + extra.Line - 1, Column: 1}, Message: "cannot parse YAML: a second document starts inside this one; separate documents with a line of \"---\""})
+		return
+	} else if !errors.Is(err, io.EOF) {
+		set.Problems = append(set.Problems, yamlProblem(src, c, err))
+		return
+	}
+	js, err := sigsyaml.YAMLToJSON(c.text)
+	if err != nil {
+		set.Problems = append(set.Problems, yamlProblem(src, c, err))
+		return
+	}
+	addDocument(set, src, &root, c.startLine-1, js)
+}
+
+// parseJSONStream loads a stream of JSON values, as kubectl does for a file
+// that starts with '{'.
+func parseJSONStream(set *Set, file string, data []byte) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	doc := 0
+	for {
+		var raw json.RawMessage
+		before := dec.InputOffset()
+		err := dec.Decode(&raw)
+		if errors.Is(err, io.EOF) {
+			return
+		}
+		set.Documents++
+		src := Source{File: file, Document: doc}
+		doc++
+		if err != nil {
+			off := before
+			var se *json.SyntaxError
+			var te *json.UnmarshalTypeError
+			switch {
+			case errors.As(err, &se):
+				off = se.Offset
+			case errors.As(err, &te):
+				off = te.Offset
+			}
+			set.Problems = append(set.Problems, Problem{Source: src, Kind: Unparsable, Pos: offsetPos(data, off),
+				Message: fmt.Sprintf("cannot parse JSON: %v (the rest of the file is not read)", err)})
+			return
+		}
+		end := dec.InputOffset()
+		start := end - int64(len(raw))
+		pos := offsetPos(data, start)
+		// Parse the value again with yaml.v3 for positions: pad it so that its
+		// columns match the file's, and turn tabs (only ever white space in
+		// valid JSON) into spaces, which YAML accepts anywhere.
+		text := strings.Repeat(" ", pos.Column-1) + strings.ReplaceAll(string(raw), "\t", " ")
+		var root yaml.Node
+		if err := yaml.Unmarshal([]byte(text), &root); err != nil {
+			set.Problems = append(set.Problems, yamlProblem(src, chunk{text: []byte(text), startLine: pos.Line}, err))
+			continue
+		}
+		var compact bytes.Buffer
+		if err := json.Compact(&compact, raw); err != nil {
+			set.Problems = append(set.Problems, Problem{Source: src, Kind: Unparsable, Pos: pos,
+				Message: fmt.Sprintf("cannot parse JSON: %v", err)})
+			continue
+		}
+		addDocument(set, src, &root, pos.Line-1, compact.Bytes())
+	}
+}
+
+// offsetPos converts a byte offset in data to a line and column.
+func offsetPos(data []byte, off int64) Pos {
+	if off > int64(len(data)) {
+		off = int64(len(data))
+	}
+	if off < 0 {
+		off = 0
+	}
+	before := data[:off]
+	line := bytes.Count(before, []byte("\n")) + 1
+	col := int(off) - (bytes.LastIndexByte(before, '\n') + 1) + 1
+	return Pos{Line: line, Column: col}
+}
+
+// header is what loading reads of every object.
+type header struct {
+	APIVersion any `json:"apiVersion"`
+	Kind       any `json:"kind"`
+	Metadata   struct {
+		Name         any `json:"name"`
+		Namespace    any `json:"namespace"`
+		GenerateName any `json:"generateName"`
+	} `json:"metadata"`
+	Items []json.RawMessage `json:"items"`
+}
+
+func str(v any) string {
+	s, _ := v.(string)
+	return s
+}
+
+// addDocument records a parsed document: an object, the items of a List, or a
+// skipped non-Kubernetes document.
+func addDocument(set *Set, src Source, root *yaml.Node, lineOffset int, js []byte) {
+	node := root
+	if node.Kind == yaml.DocumentNode && len(node.Content) == 1 {
+		node = node.Content[0]
+	}
+	start := Pos{Line: node.Line + lineOffset, Column: node.Column}
+	if node.Kind != yaml.MappingNode {
+		set.Skipped = append(set.Skipped, Skipped{Source: src, Pos: start, Reason: "not a Kubernetes object (not a mapping)"})
+		return
+	}
+	var h header
+	// A header that does not decode (metadata as a list, say) still names
+	// the kind; the API tier reports the decoding error itself.
+	// encoding/json fills every field it can and reports only the first
+	// mismatch, so the error is not needed here.
+	_ = json.Unmarshal(js, &h)
+	apiVersion, kind := str(h.APIVersion), str(h.Kind)
+	if apiVersion == "" || kind == "" {
+		set.Skipped = append(set.Skipped, Skipped{Source: src, Pos: start, Reason: "not a Kubernetes object (no apiVersion or kind)"})
+		return
+	}
+	if itemsNode := mappingValue(node, "items"); strings.HasSuffix(kind, "List") && itemsNode != nil && itemsNode.Kind == yaml.SequenceNode {
+		for i, item := range itemsNode.Content {
+			if i >= len(h.Items) {
+				break
+			}
+			before := len(set.Objects)
+			addObject(set, src, i, item, lineOffset, h.Items[i])
+			if len(set.Objects) == before {
+				set.Skipped[len(set.Skipped)-1].Reason += fmt.Sprintf(" (item %d of %s)", i, kind)
+			}
+		}
+		return
+	}
+	addObject(set, src, -1, node, lineOffset, js)
+}
+
+// addObject records one object (a document, or a List item).
+func addObject(set *Set, src Source, item int, node *yaml.Node, lineOffset int, js []byte) {
+	start := Pos{Line: node.Line + lineOffset, Column: node.Column}
+	var h header
+	if node.Kind != yaml.MappingNode {
+		set.Skipped = append(set.Skipped, Skipped{Source: src, Pos: start, Reason: "not a Kubernetes object (not a mapping)"})
+		return
+	}
+	_ = json.Unmarshal(js, &h)
+	if str(h.APIVersion) == "" || str(h.Kind) == "" {
+		set.Skipped = append(set.Skipped, Skipped{Source: src, Pos: start, Reason: "not a Kubernetes object (no apiVersion or kind)"})
+		return
+	}
+	w := &walker{pos: positions{}, lineOffset: lineOffset}
+	w.walk(node, "")
+	set.Objects = append(set.Objects, &Object{
+		Source:       src,
+		Item:         item,
+		APIVersion:   str(h.APIVersion),
+		Kind:         str(h.Kind),
+		Namespace:    str(h.Metadata.Namespace),
+		Name:         str(h.Metadata.Name),
+		GenerateName: str(h.Metadata.GenerateName),
+		JSON:         js,
+		Start:        start,
+		positions:    w.pos,
+		Duplicates:   w.dups,
+	})
+}
