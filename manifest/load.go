@@ -200,11 +200,14 @@ func isBlank(text []byte) bool {
 
 var yamlLineErr = regexp.MustCompile(`^(?:error converting YAML to JSON: )?yaml: line (\d+): (.*)$`)
 
-// yamlProblem turns a YAML parser error into a Problem at the file line it names.
+// yamlProblem turns a YAML parser error into a Problem at the file line it
+// names. A document holding a template expression ({{ }}) gets advice instead
+// of the parser's account of what the braces parsed as.
 func yamlProblem(src Source, c chunk, err error) Problem {
 	msg := err.Error()
 	pos := Pos{Line: c.startLine, Column: 1}
-	if m := yamlLineErr.FindStringSubmatch(msg); m != nil {
+	m := yamlLineErr.FindStringSubmatch(msg)
+	if m != nil {
 		n, _ := strconv.Atoi(m[1])
 		pos.Line = c.startLine + n - 1
 		msg = m[2]
@@ -212,10 +215,15 @@ func yamlProblem(src Source, c chunk, err error) Problem {
 		msg = strings.TrimPrefix(strings.TrimPrefix(msg, "error converting YAML to JSON: "), "yaml: ")
 	}
 	if line, ok := templateLine(c); ok {
-		msg += "; the document looks like a template ({{ }}): render it first, for example with helm template"
-		if m := yamlLineErr.FindStringSubmatch(err.Error()); m == nil {
+		detail := ""
+		if m != nil {
+			detail = " (" + msg + ")"
+		} else {
 			pos.Line = line
 		}
+		return Problem{Source: src, Kind: Unparsable, Pos: pos, Message: fmt.Sprintf(
+			"cannot parse YAML%s: the document holds a template expression ({{ }}) at line %d: render the template first, for example with helm template, and lint its output",
+			detail, line)}
 	}
 	return Problem{Source: src, Kind: Unparsable, Pos: pos, Message: "cannot parse YAML: " + msg}
 }

@@ -23,10 +23,11 @@ type Info struct {
 	GoVersion string `json:"goVersion"`
 }
 
-// Get reads the versions from the binary's build information, so that they
-// cannot drift from what was really compiled in.
+// Get reads the versions from the binary's build information where it lists
+// k8s.io/kubernetes (a built binary), else from KubernetesRelease (test
+// binaries record no dependencies); a test keeps the two in step with go.mod.
 func Get() Info {
-	info := Info{Plugin: Version, Kubernetes: "unknown", GoVersion: "unknown"}
+	info := Info{Plugin: Version, Kubernetes: KubernetesRelease, GoVersion: "unknown"}
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
 		if info.Plugin == "" {

@@ -29,6 +29,10 @@ import (
 	"syscall"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
@@ -229,7 +233,6 @@ func StartCluster(ctx context.Context, opts ClusterOptions) (*Cluster, error) {
 	args := []string{
 		"--etcd-servers=" + clientURL,
 		"--bind-address=127.0.0.1",
-		"--advertise-address=127.0.0.1",
 		"--secure-port=" + strconv.Itoa(apiPort),
 		"--cert-dir=" + filepath.Join(opts.Dir, "apiserver-certs"),
 		"--token-auth-file=" + tokens,
@@ -252,6 +255,11 @@ func StartCluster(ctx context.Context, opts ClusterOptions) (*Cluster, error) {
 
 	c.Kubeconfig = filepath.Join(opts.Dir, "kubeconfig")
 	if err := c.writeKubeconfig(c.Kubeconfig); err != nil {
+		return fail(err)
+	}
+	// Without kube-controller-manager nobody creates the "default" service account, and
+	// the ServiceAccount admission plugin then refuses every Pod in the namespace.
+	if err := c.EnsureNamespace(ctx, "default"); err != nil {
 		return fail(err)
 	}
 	c.StartupDuration = time.Since(start)
@@ -349,6 +357,28 @@ func (c *Cluster) RESTConfig() *rest.Config {
 		// Warnings are collected per request (rest.Result.Warnings), not logged.
 		WarningHandler: rest.NoWarnings{},
 	}
+}
+
+// EnsureNamespace creates namespace ns, if it does not exist, with the "default" service
+// account that kube-controller-manager would create in a real cluster, and any further
+// service accounts named.
+func (c *Cluster) EnsureNamespace(ctx context.Context, ns string, serviceAccounts ...string) error {
+	cs, err := kubernetes.NewForConfig(c.RESTConfig())
+	if err != nil {
+		return fmt.Errorf("ensure namespace %s: clientset: %w", ns, err)
+	}
+	_, err = cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
+	if err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("create namespace %s: %w", ns, err)
+	}
+	for _, name := range append([]string{"default"}, serviceAccounts...) {
+		sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}}
+		_, err := cs.CoreV1().ServiceAccounts(ns).Create(ctx, sa, metav1.CreateOptions{})
+		if err != nil && !apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("create service account %s/%s: %w", ns, name, err)
+		}
+	}
+	return nil
 }
 
 // Kubectl runs the kubectl binary from BinDir (or, when it has none, the one on PATH)

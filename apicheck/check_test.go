@@ -1,0 +1,206 @@
+package apicheck
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	"sigs.k8s.io/yaml"
+)
+
+const validDeployment = `
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  selector:
+    matchLabels:
+      app: web
+  template:
+    metadata:
+      labels:
+        app: web
+    spec:
+      containers:
+      - name: web
+        image: nginx:1.27
+`
+
+func check(t *testing.T, doc string, opts Options) Result {
+	t.Helper()
+	js, err := yaml.YAMLToJSON([]byte(doc))
+	if err != nil {
+		t.Fatalf("YAMLToJSON: %v", err)
+	}
+	var h struct {
+		APIVersion string `json:"apiVersion"`
+		Kind       string `json:"kind"`
+	}
+	if err := yaml.Unmarshal(js, &h); err != nil {
+		t.Fatalf("header: %v", err)
+	}
+	return New().Check(context.Background(), Object{APIVersion: h.APIVersion, Kind: h.Kind, JSON: js}, opts)
+}
+
+func TestCheck(t *testing.T) {
+	tests := []struct {
+		name        string
+		doc         string
+		wantChecked bool
+		// want lists "rule field: message" for every issue, in order.
+		want []string
+	}{
+		{
+			name:        "valid deployment",
+			doc:         validDeployment,
+			wantChecked: true,
+		},
+		{
+			name:        "selector does not match template labels",
+			doc:         strings.Replace(validDeployment, "        app: web", "        app: webx", 1),
+			wantChecked: true,
+			want: []string{"api/invalid spec.template.metadata.labels: " +
+				`spec.template.metadata.labels: Invalid value: {"app":"webx"}: ` + "`selector` does not match template `labels`"},
+		},
+		{
+			name:        "unknown field stops at decoding, as the server does",
+			doc:         strings.Replace(validDeployment, "spec:\n  selector:", "spec:\n  replcias: 3\n  replicas: -1\n  selector:", 1),
+			wantChecked: true,
+			want: []string{`api/unknown-field spec.replcias: Deployment in version "v1" cannot be handled as a Deployment: strict decoding error: unknown field "spec.replcias"`},
+		},
+		{
+			name:        "wrong type",
+			doc:         strings.Replace(validDeployment, "spec:\n  selector:", "spec:\n  replicas: \"3\"\n  selector:", 1),
+			wantChecked: true,
+			want: []string{`api/decode spec.replicas: Deployment in version "v1" cannot be handled as a Deployment: json: cannot unmarshal string into Go struct field DeploymentSpec.spec.replicas of type int32`},
+		},
+		{
+			name:        "negative replicas and zero surge with zero unavailable",
+			doc:         strings.Replace(validDeployment, "spec:\n  selector:", "spec:\n  replicas: -1\n  strategy:\n    rollingUpdate:\n      maxSurge: 0\n      maxUnavailable: 0\n  selector:", 1),
+			wantChecked: true,
+			want: []string{
+				"api/invalid spec.replicas: spec.replicas: Invalid value: -1: must be greater than or equal to 0",
+				"api/invalid spec.strategy.rollingUpdate.maxUnavailable: spec.strategy.rollingUpdate.maxUnavailable: Invalid value: 0: may not be 0 when `maxSurge` is 0",
+			},
+		},
+		{
+			name:        "missing name",
+			doc:         strings.Replace(validDeployment, "  name: web\n", "  labels: {}\n", 1),
+			wantChecked: true,
+			want:        []string{"api/required metadata.name: metadata.name: Required value: name or generateName is required"},
+		},
+		{
+			name:        "removed version",
+			doc:         strings.Replace(validDeployment, "apps/v1", "extensions/v1beta1", 1),
+			wantChecked: false,
+			want: []string{`api/removed-version apiVersion: no matches for kind "Deployment" in version "extensions/v1beta1": it was removed in Kubernetes v1.16; use apps/v1`},
+		},
+		{
+			name:        "removed version of a whole group version",
+			doc:         "apiVersion: apps/v1beta2\nkind: StatefulSet\nmetadata:\n  name: db\n",
+			wantChecked: false,
+			want:        []string{`api/removed-version apiVersion: no matches for kind "StatefulSet" in version "apps/v1beta2": it was removed in Kubernetes v1.16; use apps/v1`},
+		},
+		{
+			name:        "a version never served for the kind",
+			doc:         strings.Replace(validDeployment, "apps/v1", "batch/v1", 1),
+			wantChecked: false,
+			want:        []string{`api/unknown-version apiVersion: no matches for kind "Deployment" in version "batch/v1": use apps/v1`},
+		},
+		{
+			name:        "other kinds are not validated",
+			doc:         "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\nspec:\n  bogus: 1\n",
+			wantChecked: false,
+		},
+		{
+			name: "privileged daemonset is accepted, as with --allow-privileged=true",
+			doc: `apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: agent}
+spec:
+  selector: {matchLabels: {app: agent}}
+  template:
+    metadata: {labels: {app: agent}}
+    spec:
+      containers:
+      - name: agent
+        image: agent:1
+        securityContext: {privileged: true}
+`,
+			wantChecked: true,
+		},
+		{
+			name:        "pod name that is not a DNS label only warns",
+			doc:         "apiVersion: v1\nkind: Pod\nmetadata: {name: web.v1}\nspec:\n  containers: [{name: web, image: nginx}]\n",
+			wantChecked: true,
+			want: []string{`api/warning metadata.name: metadata.name: this is used in the Pod's hostname, which can result in surprising behavior; a DNS label is recommended: [must not contain dots]`},
+		},
+		{
+			name:        "job selector is generated and valid",
+			doc:         "apiVersion: batch/v1\nkind: Job\nmetadata: {generateName: batch-}\nspec:\n  template:\n    spec:\n      restartPolicy: Never\n      containers: [{name: j, image: busybox}]\n",
+			wantChecked: true,
+		},
+		{
+			name:        "job with restartPolicy Always",
+			doc:         "apiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\nspec:\n  template:\n    spec:\n      containers: [{name: j, image: busybox}]\n",
+			wantChecked: true,
+			want:        []string{`api/required spec.template.spec.restartPolicy: spec.template.spec.restartPolicy: Required value: valid values: "OnFailure", "Never"`},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := check(t, tt.doc, Options{})
+			if res.Checked != tt.wantChecked {
+				t.Errorf("Checked = %v, want %v", res.Checked, tt.wantChecked)
+			}
+			var got []string
+			for _, is := range res.Issues {
+				got = append(got, is.Rule+" "+is.Field+": "+is.Message)
+			}
+			if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
+				t.Errorf("Check() issues =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
+			}
+		})
+	}
+}
+
+func TestCheckDefaultsTheVersionedObject(t *testing.T) {
+	res := check(t, validDeployment, Options{})
+	d, ok := res.Versioned.(*appsv1.Deployment)
+	if !ok {
+		t.Fatalf("Versioned = %T, want *apps/v1.Deployment", res.Versioned)
+	}
+	if d.Spec.Replicas == nil || *d.Spec.Replicas != 1 {
+		t.Errorf("defaulted replicas = %v, want 1", d.Spec.Replicas)
+	}
+	ru := d.Spec.Strategy.RollingUpdate
+	if d.Spec.Strategy.Type != appsv1.RollingUpdateDeploymentStrategyType || ru == nil || ru.MaxSurge.String() != "25%" || ru.MaxUnavailable.String() != "25%" {
+		t.Errorf("defaulted strategy = %+v, want RollingUpdate 25%%/25%%", d.Spec.Strategy)
+	}
+	if d.Spec.Template.Spec.Containers[0].TerminationMessagePath != "/dev/termination-log" {
+		t.Errorf("container defaults not applied: %+v", d.Spec.Template.Spec.Containers[0])
+	}
+}
+
+func TestRemoved(t *testing.T) {
+	tests := []struct {
+		apiVersion, kind string
+		wantIn, wantRepl string
+		wantOK           bool
+	}{
+		{"batch/v1beta1", "CronJob", "v1.25", "batch/v1", true},
+		{"extensions/v1beta1", "Ingress", "v1.22", "networking.k8s.io/v1", true},
+		{"apps/v1beta1", "Deployment", "v1.16", "apps/v1", true},
+		{"apps/v1", "Deployment", "", "", false},
+		{"batch/v1beta1", "Job", "", "", false},
+		{"not/a/version", "Pod", "", "", false},
+	}
+	for _, tt := range tests {
+		in, repl, ok := Removed(tt.apiVersion, tt.kind)
+		if in != tt.wantIn || repl != tt.wantRepl || ok != tt.wantOK {
+			t.Errorf("Removed(%q, %q) = %q, %q, %v, want %q, %q, %v", tt.apiVersion, tt.kind, in, repl, ok, tt.wantIn, tt.wantRepl, tt.wantOK)
+		}
+	}
+}

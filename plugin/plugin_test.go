@@ -1,0 +1,172 @@
+package plugin
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+// run executes the root command as main would, returning stdout, stderr and
+// the exit code.
+func run(t *testing.T, stdin string, args ...string) (string, string, int) {
+	t.Helper()
+	streams, in, out, errOut := genericiooptions.NewTestIOStreams()
+	in.WriteString(stdin)
+	cmd := NewCmdRoot(streams)
+	cmd.SetArgs(args)
+	err := cmd.ExecuteContext(context.Background())
+	if msg := ErrorMessage(err); msg != "" {
+		errOut.WriteString("error: " + msg + "\n")
+	}
+	return out.String(), errOut.String(), ExitCode(err)
+}
+
+// golden compares got with testdata/golden/name, or rewrites it with -update.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", "golden", name)
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("read golden file (run go test ./plugin -update to create it): %v", err)
+	}
+	if got != string(want) {
+		t.Errorf("output differs from %s (run with -update to accept):\n--- got\n%s\n--- want\n%s", path, got, want)
+	}
+}
+
+func TestLintGolden(t *testing.T) {
+	tests := []struct {
+		name     string
+		stdin    string
+		args     []string
+		wantExit int
+	}{
+		{name: "examples.txt", args: []string{"lint", "../examples"}, wantExit: 1},
+		{name: "examples-good.txt", args: []string{"lint", "../examples/good"}, wantExit: 0},
+		{name: "typos.json", args: []string{"lint", "-o", "json", "../examples/broken/typos.yaml"}, wantExit: 1},
+		{name: "warning-only.txt", args: []string{"lint", "testdata/warning-only.yaml"}, wantExit: 0},
+		{name: "warning-only-fail-on-warning.txt", args: []string{"lint", "--fail-on", "warning", "testdata/warning-only.yaml"}, wantExit: 1},
+		{name: "not-kubernetes.txt", args: []string{"lint", "testdata/not-kubernetes.yaml"}, wantExit: 0},
+		{name: "stdin-namespace.txt", stdin: "apiVersion: v1\nkind: Pod\nmetadata:\n  name: Bad\n", args: []string{"lint", "-n", "team-a", "-"}, wantExit: 1},
+		{name: "filename-flag.txt", args: []string{"lint", "-f", "../examples/broken/selector-mismatch.yaml", "-f", "testdata/warning-only.yaml"}, wantExit: 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, errOut, code := run(t, tt.stdin, tt.args...)
+			if code != tt.wantExit {
+				t.Errorf("exit code = %d, want %d (stderr: %s)", code, tt.wantExit, errOut)
+			}
+			if errOut != "" {
+				t.Errorf("stderr = %q, want nothing", errOut)
+			}
+			golden(t, tt.name, out)
+		})
+	}
+}
+
+func TestLintMissingPathStillLintsTheRest(t *testing.T) {
+	out, errOut, code := run(t, "", "lint", "does-not-exist.yaml", "../examples/broken/selector-mismatch.yaml")
+	if code != ExitError {
+		t.Errorf("exit code = %d, want %d", code, ExitError)
+	}
+	if !strings.Contains(out, "selector-mismatch.yaml:13:7: error api/invalid:") {
+		t.Errorf("stdout = %q, want the other file's finding", out)
+	}
+	if !strings.Contains(errOut, "error: does-not-exist.yaml: no such file or directory") {
+		t.Errorf("stderr = %q, want the missing path named", errOut)
+	}
+}
+
+func TestLintUsageErrors(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    []string
+		wantErr string
+	}{
+		{name: "no paths", args: []string{"lint"}, wantErr: "no input"},
+		{name: "bad output", args: []string{"lint", "-o", "yaml", "x.yaml"}, wantErr: `unknown output format "yaml"`},
+		{name: "bad fail-on", args: []string{"lint", "--fail-on", "fatal", "x.yaml"}, wantErr: `unknown severity "fatal"`},
+		{name: "unknown flag", args: []string{"lint", "--nope"}, wantErr: "unknown flag: --nope"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, errOut, code := run(t, "", tt.args...)
+			if code != ExitError || !strings.Contains(errOut, tt.wantErr) {
+				t.Errorf("run(%v) = exit %d, stderr %q; want exit 2 and %q", tt.args, code, errOut, tt.wantErr)
+			}
+		})
+	}
+}
+
+func TestLintVerboseNamesSkippedDocuments(t *testing.T) {
+	_, errOut, code := run(t, "", "lint", "-v", "testdata/not-kubernetes.yaml")
+	if code != ExitClean {
+		t.Errorf("exit code = %d, want 0", code)
+	}
+	if want := "testdata/not-kubernetes.yaml:2:1: skipped: not a Kubernetes object (no apiVersion or kind)\n"; errOut != want {
+		t.Errorf("stderr = %q, want %q", errOut, want)
+	}
+}
+
+func TestLintJSONIsValidAndCounts(t *testing.T) {
+	out, _, _ := run(t, "", "lint", "-o", "json", "../examples")
+	var rep struct {
+		SchemaVersion     int    `json:"schemaVersion"`
+		KubernetesVersion string `json:"kubernetesVersion"`
+		Findings          []struct {
+			Rule   string `json:"rule"`
+			Line   int    `json:"line"`
+			Column int    `json:"column"`
+		} `json:"findings"`
+		Summary struct {
+			Errors int `json:"errors"`
+		} `json:"summary"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("-o json is not JSON: %v\n%s", err, out)
+	}
+	if rep.SchemaVersion != 1 || rep.Summary.Errors != len(rep.Findings) || len(rep.Findings) == 0 {
+		t.Errorf("report = %+v, want schema 1 and as many errors as findings", rep)
+	}
+	for _, f := range rep.Findings {
+		if f.Line < 1 || f.Column < 1 {
+			t.Errorf("finding %+v has no position", f)
+		}
+	}
+}
+
+func TestVersion(t *testing.T) {
+	out, _, code := run(t, "", "version")
+	if code != 0 || !regexp.MustCompile(`(?m)^Kubernetes v1\.37\.\d+ `).MatchString(out) {
+		t.Errorf("version = exit %d, %q; want the embedded Kubernetes v1.37 release", code, out)
+	}
+	out, _, _ = run(t, "", "version", "-o", "json")
+	var info struct{ Plugin, Kubernetes string }
+	if err := json.Unmarshal([]byte(out), &info); err != nil || !strings.HasPrefix(info.Kubernetes, "v1.37.") {
+		t.Errorf("version -o json = %q (%v), want kubernetes v1.37.x", out, err)
+	}
+}
+
+func TestHelpShowsKubectlPrefix(t *testing.T) {
+	for _, args := range [][]string{{"--help"}, {"lint", "--help"}} {
+		out, _, _ := run(t, "", args...)
+		if !strings.Contains(out, "kubectl workload") || strings.Contains(out, "kubectl-workload lint") {
+			t.Errorf("help for %v does not show the kubectl workload prefix:\n%s", args, out)
+		}
+	}
+}
