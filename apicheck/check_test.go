@@ -68,13 +68,13 @@ func TestCheck(t *testing.T) {
 			name:        "unknown field stops at decoding, as the server does",
 			doc:         strings.Replace(validDeployment, "spec:\n  selector:", "spec:\n  replcias: 3\n  replicas: -1\n  selector:", 1),
 			wantChecked: true,
-			want: []string{`api/unknown-field spec.replcias: Deployment in version "v1" cannot be handled as a Deployment: strict decoding error: unknown field "spec.replcias"`},
+			want:        []string{`api/unknown-field spec.replcias: Deployment in version "v1" cannot be handled as a Deployment: strict decoding error: unknown field "spec.replcias"`},
 		},
 		{
 			name:        "wrong type",
 			doc:         strings.Replace(validDeployment, "spec:\n  selector:", "spec:\n  replicas: \"3\"\n  selector:", 1),
 			wantChecked: true,
-			want: []string{`api/decode spec.replicas: Deployment in version "v1" cannot be handled as a Deployment: json: cannot unmarshal string into Go struct field DeploymentSpec.spec.replicas of type int32`},
+			want:        []string{`api/decode spec.replicas: Deployment in version "v1" cannot be handled as a Deployment: json: cannot unmarshal string into Go struct field DeploymentSpec.spec.replicas of type int32`},
 		},
 		{
 			name:        "negative replicas and zero surge with zero unavailable",
@@ -95,7 +95,7 @@ func TestCheck(t *testing.T) {
 			name:        "removed version",
 			doc:         strings.Replace(validDeployment, "apps/v1", "extensions/v1beta1", 1),
 			wantChecked: false,
-			want: []string{`api/removed-version apiVersion: no matches for kind "Deployment" in version "extensions/v1beta1": it was removed in Kubernetes v1.16; use apps/v1`},
+			want:        []string{`api/removed-version apiVersion: no matches for kind "Deployment" in version "extensions/v1beta1": it was removed in Kubernetes v1.16; use apps/v1`},
 		},
 		{
 			name:        "removed version of a whole group version",
@@ -135,7 +135,7 @@ spec:
 			name:        "pod name that is not a DNS label only warns",
 			doc:         "apiVersion: v1\nkind: Pod\nmetadata: {name: web.v1}\nspec:\n  containers: [{name: web, image: nginx}]\n",
 			wantChecked: true,
-			want: []string{`api/warning metadata.name: metadata.name: this is used in the Pod's hostname, which can result in surprising behavior; a DNS label is recommended: [must not contain dots]`},
+			want:        []string{`api/warning metadata.name: metadata.name: this is used in the Pod's hostname, which can result in surprising behavior; a DNS label is recommended: [must not contain dots]`},
 		},
 		{
 			name:        "job selector is generated and valid",

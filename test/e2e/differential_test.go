@@ -236,6 +236,8 @@ func checkResult(t *testing.T, r diffResult) {
 		t.Fatalf("%s: %v", r.c.path, r.err)
 	}
 	v, p := r.server, r.plugin
+	t.Logf("server: rejected=%v fields=%q warnings=%d; plugin: exit=%d api errors=%d fields=%q",
+		v.Rejected, v.Fields, len(v.Warnings), p.exitCode, len(p.apiErrors), p.fields)
 
 	// The fixture's own claim, checked against the server: a wrong fixture proves nothing.
 	if want := r.c.wantRejected; want != nil && *want != v.Rejected {
@@ -245,6 +247,9 @@ func checkResult(t *testing.T, r diffResult) {
 	}
 	if strings.Contains(r.c.name, "warning-only") && len(v.Warnings) == 0 {
 		t.Errorf("fixture %s is named warning-only but the API server returned no warning", r.c.path)
+	}
+	if k := r.kubectl; k != nil {
+		t.Logf("kubectl apply --dry-run=server: rejected=%v", k.rejected)
 	}
 	if k := r.kubectl; k != nil && k.rejected != v.Rejected {
 		t.Errorf("kubectl apply --dry-run=server -f %s: rejected = %v, client-go oracle: rejected = %v\nkubectl output:\n%s\noracle:\n%s",

@@ -1,0 +1,21 @@
+//go:build unix
+
+package bench
+
+import (
+	"runtime"
+	"syscall"
+)
+
+// maxRSS returns the process's peak resident set size in bytes, as
+// getrusage(2) reports it, or 0 when it cannot be read.
+func maxRSS() uint64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil || ru.Maxrss <= 0 {
+		return 0
+	}
+	if runtime.GOOS == "darwin" || runtime.GOOS == "ios" {
+		return uint64(ru.Maxrss) // bytes
+	}
+	return uint64(ru.Maxrss) * 1024 // kilobytes
+}
