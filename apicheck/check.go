@@ -34,6 +34,9 @@ const (
 	RuleUnknownVersion = "api/unknown-version"
 	RuleWarning        = "api/warning"
 	RuleInternal       = "api/internal"
+	// RuleResourceVersion: the storage layer refuses to create an object that
+	// already carries a resourceVersion, as `kubectl get -o yaml` output does.
+	RuleResourceVersion = "api/resource-version-set"
 )
 
 // ruleByType maps each field.ErrorType to its rule id.
@@ -52,7 +55,7 @@ var ruleByType = map[field.ErrorType]string{
 
 // Rules lists every rule id the API tier can report, sorted.
 func Rules() []string {
-	ids := []string{RuleUnknownField, RuleDecode, RuleRemovedVersion, RuleUnknownVersion, RuleWarning}
+	ids := []string{RuleUnknownField, RuleDecode, RuleRemovedVersion, RuleUnknownVersion, RuleWarning, RuleResourceVersion}
 	for _, id := range ruleByType {
 		ids = append(ids, id)
 	}
@@ -184,6 +187,7 @@ func (c *Checker) Check(ctx context.Context, obj Object, opts Options) (res Resu
 		res.Issues = append(res.Issues, Issue{Rule: RuleInternal, Message: fmt.Sprintf("read %s metadata: %v", gvk.Kind, err)})
 		return res
 	}
+	resourceVersion := accessor.GetResourceVersion()
 	accessor.SetUID(fixedUID)
 	accessor.SetCreationTimestamp(metav1.NewTime(time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)))
 	if accessor.GetName() == "" && accessor.GetGenerateName() != "" {
@@ -213,6 +217,12 @@ func (c *Checker) Check(ctx context.Context, obj Object, opts Options) (res Resu
 		for _, e := range errs {
 			res.Issues = append(res.Issues, fieldIssue(e))
 		}
+		return res
+	}
+	// The storage layer comes after validation; it refuses a resourceVersion.
+	if resourceVersion != "" {
+		res.Issues = append(res.Issues, Issue{Rule: RuleResourceVersion, Field: "metadata.resourceVersion",
+			Message: "resourceVersion should not be set on objects to be created"})
 		return res
 	}
 	for _, w := range k.strategy.WarningsOnCreate(ctx, internal) {

@@ -57,8 +57,9 @@ for b in "$@"; do
 		;;
 	etcd | kube-apiserver | kubectl | kube-controller-manager | kube-scheduler | kwok) ;;
 	*)
+		echo "install-control-plane: unknown binary \"$b\"" >&2
 		usage
-		die "unknown binary \"$b\""
+		exit 2
 		;;
 	esac
 done
@@ -70,6 +71,11 @@ k8s_minor=${BASH_REMATCH[1]}
 staging_version="v0.${BASH_REMATCH[1]}.${BASH_REMATCH[2]}"
 
 cache_root=${KUBECTL_WORKLOAD_CACHE:-${HOME:?HOME is not set and KUBECTL_WORKLOAD_CACHE is empty}/.cache/kubectl-workload}
+# The builds cd into the throwaway modules; every path must be absolute.
+case "$cache_root" in
+/*) ;;
+*) cache_root="${PWD}/${cache_root}" ;;
+esac
 version_dir="${cache_root}/k8s-${KUBERNETES_VERSION}"
 bin_dir="${version_dir}/bin"
 build_dir="${version_dir}/build"
@@ -122,6 +128,7 @@ cleanup() {
 	done
 }
 trap cleanup EXIT
+trap 'exit 130' INT TERM
 tmp_out() {
 	local f
 	f=$(mktemp "${bin_dir}/.${1}.XXXXXX") || die "cannot create a temp file in $bin_dir"

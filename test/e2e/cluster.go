@@ -198,7 +198,7 @@ func StartCluster(ctx context.Context, opts ClusterOptions) (*Cluster, error) {
 	etcdData := filepath.Join(opts.Dir, "etcd-data")
 	clientURL := "http://127.0.0.1:" + strconv.Itoa(etcdClient)
 	peerURL := "http://127.0.0.1:" + strconv.Itoa(etcdPeer)
-	if _, err := c.StartProcess("etcd", filepath.Join(opts.BinDir, "etcd"),
+	etcd, err := c.StartProcess("etcd", filepath.Join(opts.BinDir, "etcd"),
 		"--name=e2e",
 		"--data-dir="+etcdData,
 		"--listen-client-urls="+clientURL,
@@ -208,7 +208,8 @@ func StartCluster(ctx context.Context, opts ClusterOptions) (*Cluster, error) {
 		"--initial-cluster=e2e="+peerURL,
 		// A throwaway store: durability buys nothing and fsync costs seconds on busy disks.
 		"--unsafe-no-fsync=true",
-	); err != nil {
+	)
+	if err != nil {
 		return fail(err)
 	}
 
@@ -226,7 +227,7 @@ func StartCluster(ctx context.Context, opts ClusterOptions) (*Cluster, error) {
 		return fail(fmt.Errorf("start cluster: write %s: %w", tokens, err))
 	}
 
-	if err := waitTCP(ctx, c.processes[0], "127.0.0.1:"+strconv.Itoa(etcdClient), 30*time.Second); err != nil {
+	if err := waitTCP(ctx, etcd, "127.0.0.1:"+strconv.Itoa(etcdClient), 30*time.Second); err != nil {
 		return fail(err)
 	}
 
