@@ -34,9 +34,6 @@ const (
 	RuleUnknownVersion = "api/unknown-version"
 	RuleWarning        = "api/warning"
 	RuleInternal       = "api/internal"
-	// RuleResourceVersion: the storage layer refuses to create an object that
-	// already carries a resourceVersion, as `kubectl get -o yaml` output does.
-	RuleResourceVersion = "api/resource-version-set"
 )
 
 // ruleByType maps each field.ErrorType to its rule id.
@@ -55,7 +52,7 @@ var ruleByType = map[field.ErrorType]string{
 
 // Rules lists every rule id the API tier can report, sorted.
 func Rules() []string {
-	ids := []string{RuleUnknownField, RuleDecode, RuleRemovedVersion, RuleUnknownVersion, RuleWarning, RuleResourceVersion}
+	ids := []string{RuleUnknownField, RuleDecode, RuleRemovedVersion, RuleUnknownVersion, RuleWarning}
 	for _, id := range ruleByType {
 		ids = append(ids, id)
 	}
@@ -73,6 +70,12 @@ type Issue struct {
 	Field string
 	// Message is the API server's text for this issue.
 	Message string
+	// Loose is set on api/decode issues: Field is then the path as Go's JSON
+	// decoder names it, without list indices and with embedded struct names
+	// ("spec.volumes.VolumeSource.fc.lun"), and ValueType is the JSON type it
+	// met there ("string"). manifest.Object.ResolveLoose finds the real field.
+	Loose     bool
+	ValueType string
 }
 
 // Object is the input: an object's apiVersion, kind, name, namespace and its
@@ -167,7 +170,9 @@ func (c *Checker) Check(ctx context.Context, obj Object, opts Options) (res Resu
 			}
 			return res
 		}
-		res.Issues = append(res.Issues, Issue{Rule: RuleDecode, Field: decodeField(err.Error()), Message: prefix + err.Error()})
+		loose, valueType := decodeField(err.Error())
+		res.Issues = append(res.Issues, Issue{Rule: RuleDecode, Field: loose, Loose: loose != "", ValueType: valueType,
+			Message: prefix + err.Error()})
 		return res
 	}
 
@@ -187,7 +192,6 @@ func (c *Checker) Check(ctx context.Context, obj Object, opts Options) (res Resu
 		res.Issues = append(res.Issues, Issue{Rule: RuleInternal, Message: fmt.Sprintf("read %s metadata: %v", gvk.Kind, err)})
 		return res
 	}
-	resourceVersion := accessor.GetResourceVersion()
 	accessor.SetUID(fixedUID)
 	accessor.SetCreationTimestamp(metav1.NewTime(time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)))
 	if accessor.GetName() == "" && accessor.GetGenerateName() != "" {
@@ -217,12 +221,6 @@ func (c *Checker) Check(ctx context.Context, obj Object, opts Options) (res Resu
 		for _, e := range errs {
 			res.Issues = append(res.Issues, fieldIssue(e))
 		}
-		return res
-	}
-	// The storage layer comes after validation; it refuses a resourceVersion.
-	if resourceVersion != "" {
-		res.Issues = append(res.Issues, Issue{Rule: RuleResourceVersion, Field: "metadata.resourceVersion",
-			Message: "resourceVersion should not be set on objects to be created"})
 		return res
 	}
 	for _, w := range k.strategy.WarningsOnCreate(ctx, internal) {
@@ -257,7 +255,7 @@ func generateName(base string) string {
 
 var (
 	strictFieldRe = regexp.MustCompile(`^(?:unknown|duplicate) field "([^"]*)"`)
-	decodeFieldRe = regexp.MustCompile(`Go struct field [A-Za-z0-9_]+\.(\S+) of type`)
+	decodeFieldRe = regexp.MustCompile(`cannot unmarshal (\w+).* into Go struct field [A-Za-z0-9_]+\.(\S+) of type`)
 	warningRe     = regexp.MustCompile(`^([A-Za-z][A-Za-z0-9_.\[\]/-]*): `)
 )
 
@@ -270,13 +268,14 @@ func strictField(msg string) string {
 	return ""
 }
 
-// decodeField extracts the path from a JSON type error such as "json: cannot
-// unmarshal string into Go struct field DeploymentSpec.spec.replicas of type int32".
-func decodeField(msg string) string {
+// decodeField extracts the path and the JSON value's type from a JSON type
+// error such as "json: cannot unmarshal string into Go struct field
+// DeploymentSpec.spec.replicas of type int32".
+func decodeField(msg string) (path, valueType string) {
 	if m := decodeFieldRe.FindStringSubmatch(msg); m != nil {
-		return m[1]
+		return m[2], m[1]
 	}
-	return ""
+	return "", ""
 }
 
 // warningField extracts the leading field path of a warning such as

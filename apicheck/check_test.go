@@ -92,12 +92,6 @@ func TestCheck(t *testing.T) {
 			want:        []string{"api/required metadata.name: metadata.name: Required value: name or generateName is required"},
 		},
 		{
-			name:        "resourceVersion from kubectl get -o yaml",
-			doc:         strings.Replace(validDeployment, "  name: web\n", "  name: web\n  resourceVersion: \"4711\"\n", 1),
-			wantChecked: true,
-			want:        []string{"api/resource-version-set metadata.resourceVersion: resourceVersion should not be set on objects to be created"},
-		},
-		{
 			name:        "removed version",
 			doc:         strings.Replace(validDeployment, "apps/v1", "extensions/v1beta1", 1),
 			wantChecked: false,

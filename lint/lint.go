@@ -7,6 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
+	"sort"
+	"sync"
 
 	"github.com/kubectl-workload/kubectl-workload/apicheck"
 	"github.com/kubectl-workload/kubectl-workload/manifest"
@@ -74,11 +77,80 @@ func New() *Linter {
 	return &Linter{api: apicheck.New()}
 }
 
-// Run loads opts.Paths and lints every object found.
+// Run loads opts.Paths and lints every object found. Files are loaded and
+// linted by one worker per CPU (loading is most of the cost, and files are
+// independent); the results are merged in input order and then sorted, so the
+// output does not depend on scheduling.
 func (l *Linter) Run(ctx context.Context, opts Options) *Result {
-	set := manifest.Load(opts.Paths, opts.Stdin)
-	res := &Result{Files: set.Files, Documents: set.Documents, Objects: len(set.Objects), Skipped: set.Skipped}
-	for _, p := range set.Problems {
+	inputs, problems := manifest.Expand(opts.Paths, opts.Stdin)
+	res := &Result{}
+	addProblems(res, problems)
+
+	type fileResult struct {
+		set      *manifest.Set
+		findings []Finding
+	}
+	results := make([]fileResult, len(inputs))
+	jobs := make(chan int)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(inputs)) {
+		wg.Go(func() {
+			for i := range jobs {
+				set := inputs[i].Load()
+				var findings []Finding
+				for _, obj := range set.Objects {
+					findings = append(findings, l.lintObject(ctx, obj, opts)...)
+				}
+				results[i] = fileResult{set: set, findings: findings} // each worker owns distinct indices
+			}
+		})
+	}
+	var stopped error
+feed:
+	for i := range inputs {
+		if ctx.Err() != nil { // checked first: select picks at random among ready cases
+			stopped = fmt.Errorf("lint stopped before %s: %w", inputs[i].Name, ctx.Err())
+			break
+		}
+		select {
+		case jobs <- i:
+		case <-ctx.Done():
+			stopped = fmt.Errorf("lint stopped before %s: %w", inputs[i].Name, ctx.Err())
+			break feed
+		}
+	}
+	close(jobs)
+	wg.Wait()
+
+	for _, r := range results {
+		if r.set == nil {
+			continue // not reached before cancellation
+		}
+		res.Files += r.set.Files
+		res.Documents += r.set.Documents
+		res.Objects += len(r.set.Objects)
+		res.Skipped = append(res.Skipped, r.set.Skipped...)
+		addProblems(res, r.set.Problems)
+		res.Findings = append(res.Findings, r.findings...)
+	}
+	if stopped != nil {
+		res.Errors = append(res.Errors, stopped)
+	}
+	SortFindings(res.Findings)
+	sort.SliceStable(res.Skipped, func(i, j int) bool {
+		a, b := res.Skipped[i], res.Skipped[j]
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		return a.Document < b.Document
+	})
+	return res
+}
+
+// addProblems turns loading problems into findings (a document that does not
+// parse) or errors (a path that cannot be read).
+func addProblems(res *Result, problems []manifest.Problem) {
+	for _, p := range problems {
 		switch p.Kind {
 		case manifest.Unparsable:
 			res.Findings = append(res.Findings, Finding{Rule: RuleUnparsable, Severity: SeverityError, Message: p.Message,
@@ -87,15 +159,6 @@ func (l *Linter) Run(ctx context.Context, opts Options) *Result {
 			res.Errors = append(res.Errors, errors.New(p.Message))
 		}
 	}
-	for _, obj := range set.Objects {
-		if err := ctx.Err(); err != nil {
-			res.Errors = append(res.Errors, fmt.Errorf("lint stopped before %s: %w", obj.File, err))
-			break
-		}
-		res.Findings = append(res.Findings, l.lintObject(ctx, obj, opts)...)
-	}
-	SortFindings(res.Findings)
-	return res
 }
 
 // lintObject runs every check on one object.
@@ -130,7 +193,13 @@ func (l *Linter) lintObject(ctx context.Context, obj *manifest.Object, opts Opti
 		if is.Warning {
 			sev = SeverityWarning
 		}
-		out = append(out, at(is.Rule, sev, is.Field, is.Message))
+		fieldPath := is.Field
+		if is.Loose {
+			if real, ok := obj.ResolveLoose(is.Field, is.ValueType); ok {
+				fieldPath = real
+			}
+		}
+		out = append(out, at(is.Rule, sev, fieldPath, is.Message))
 	}
 	return out
 }

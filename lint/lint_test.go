@@ -48,7 +48,6 @@ spec:
 	}
 }
 
-
 func TestFailsThreshold(t *testing.T) {
 	res := &Result{Findings: []Finding{{Severity: SeverityWarning}}}
 	tests := []struct {

@@ -21,12 +21,24 @@ import (
 // explicitly is read whatever its name.
 var extensions = map[string]bool{".yaml": true, ".yml": true, ".json": true}
 
-// Load reads every path: a file, a directory (walked recursively for .yaml,
-// .yml and .json files, skipping .git), or "-" for stdin. It never stops early:
-// a file that cannot be read or a document that does not parse is recorded as a
-// Problem and loading goes on.
-func Load(paths []string, stdin io.Reader) *Set {
-	set := &Set{}
+// Input is one file to load: a path found by Expand, or standard input.
+type Input struct {
+	// Name is the file as findings name it; StdinName for standard input.
+	Name string
+	// data holds standard input, read once by Expand.
+	data  []byte
+	stdin bool
+	// skip, when set, is why the file is not parsed (a Kustomize patch).
+	skip string
+}
+
+// Expand turns path arguments into the inputs to load, in order and without
+// repeats: a file, a directory (walked recursively for .yaml, .yml and .json
+// files, skipping .git), or "-" for stdin, which it reads here, once. Paths
+// that cannot be read are returned as Problems; the rest are still returned.
+func Expand(paths []string, stdin io.Reader) ([]Input, []Problem) {
+	var inputs []Input
+	var problems []Problem
 	seen := map[string]bool{}
 	patches := patchIndex{}
 	for _, p := range paths {
@@ -37,41 +49,79 @@ func Load(paths []string, stdin io.Reader) *Set {
 			seen[StdinName] = true
 			data, err := io.ReadAll(stdin)
 			if err != nil {
-				set.Problems = append(set.Problems, Problem{Source: Source{File: StdinName}, Kind: Unreadable,
+				problems = append(problems, Problem{Source: Source{File: StdinName}, Kind: Unreadable,
 					Message: fmt.Sprintf("read standard input: %v", err)})
 				continue
 			}
-			set.Files++
-			parse(set, StdinName, data)
+			inputs = append(inputs, Input{Name: StdinName, data: data, stdin: true})
 			continue
 		}
-		for _, f := range expand(set, p) {
+		files, probs := expand(p)
+		problems = append(problems, probs...)
+		for _, f := range files {
 			if seen[filepath.Clean(f)] {
 				continue
 			}
 			seen[filepath.Clean(f)] = true
-			data, err := os.ReadFile(f)
-			if err != nil {
-				set.Problems = append(set.Problems, Problem{Source: Source{File: f}, Kind: Unreadable,
-					Message: fmt.Sprintf("read %s: %v", f, errors.Unwrap(err))})
-				continue
-			}
-			set.Files++
+			in := Input{Name: f}
 			if kf, ok := patches.patchOf(f); ok {
-				set.Skipped = append(set.Skipped, Skipped{Source: Source{File: f}, Pos: Pos{Line: 1, Column: 1},
-					Reason: "a Kustomize patch, listed in " + kf + "; lint the output of kustomize build instead"})
-				continue
+				in.skip = "a Kustomize patch, listed in " + kf + "; lint the output of kustomize build instead"
 			}
-			parse(set, f, data)
+			inputs = append(inputs, in)
 		}
+	}
+	return inputs, problems
+}
+
+// Load reads and parses one input. Inputs are independent, so several may
+// load at once.
+func (in Input) Load() *Set {
+	set := &Set{}
+	data := in.data
+	if !in.stdin {
+		var err error
+		if data, err = os.ReadFile(in.Name); err != nil {
+			set.Problems = append(set.Problems, Problem{Source: Source{File: in.Name}, Kind: Unreadable,
+				Message: fmt.Sprintf("read %s: %v", in.Name, errors.Unwrap(err))})
+			return set
+		}
+	}
+	set.Files++
+	if in.skip != "" {
+		set.Skipped = append(set.Skipped, Skipped{Source: Source{File: in.Name}, Pos: Pos{Line: 1, Column: 1}, Reason: in.skip})
+		return set
+	}
+	parse(set, in.Name, data)
+	set.sort()
+	return set
+}
+
+// Load reads every path (see Expand) and parses every file, one after the
+// other. It never stops early: a file that cannot be read or a document that
+// does not parse is recorded as a Problem and loading goes on.
+func Load(paths []string, stdin io.Reader) *Set {
+	inputs, problems := Expand(paths, stdin)
+	set := &Set{Problems: problems}
+	for _, in := range inputs {
+		set.Merge(in.Load())
 	}
 	set.sort()
 	return set
 }
 
-// expand turns a path argument into the files it names. Problems with the
-// path itself are recorded in set.
-func expand(set *Set, p string) []string {
+// Merge appends o's contents to s.
+func (s *Set) Merge(o *Set) {
+	s.Files += o.Files
+	s.Documents += o.Documents
+	s.Objects = append(s.Objects, o.Objects...)
+	s.Skipped = append(s.Skipped, o.Skipped...)
+	s.Problems = append(s.Problems, o.Problems...)
+}
+
+// expand turns a path argument into the files it names, and the problems met
+// on the way.
+func expand(p string) ([]string, []Problem) {
+	var problems []Problem
 	info, err := os.Stat(p)
 	if err != nil {
 		msg := err.Error()
@@ -79,16 +129,15 @@ func expand(set *Set, p string) []string {
 		if errors.As(err, &pe) {
 			msg = fmt.Sprintf("%s: %v", p, pe.Err)
 		}
-		set.Problems = append(set.Problems, Problem{Source: Source{File: p}, Kind: Unreadable, Message: msg})
-		return nil
+		return nil, []Problem{{Source: Source{File: p}, Kind: Unreadable, Message: msg}}
 	}
 	if !info.IsDir() {
-		return []string{p}
+		return []string{p}, nil
 	}
 	var files []string
 	err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
-			set.Problems = append(set.Problems, Problem{Source: Source{File: path}, Kind: Unreadable,
+			problems = append(problems, Problem{Source: Source{File: path}, Kind: Unreadable,
 				Message: fmt.Sprintf("walk %s: %v", path, err)})
 			if d != nil && d.IsDir() && path != p {
 				return fs.SkipDir
@@ -107,10 +156,10 @@ func expand(set *Set, p string) []string {
 		return nil
 	})
 	if err != nil {
-		set.Problems = append(set.Problems, Problem{Source: Source{File: p}, Kind: Unreadable,
+		problems = append(problems, Problem{Source: Source{File: p}, Kind: Unreadable,
 			Message: fmt.Sprintf("walk %s: %v", p, err)})
 	}
-	return files
+	return files, problems
 }
 
 // parse splits one file's bytes into documents and loads each one.
@@ -375,25 +424,28 @@ func addDocument(set *Set, src Source, root *yaml.Node, lineOffset int, js []byt
 				break
 			}
 			before := len(set.Objects)
-			addObject(set, src, i, item, lineOffset, h.Items[i])
+			addObject(set, src, i, item, lineOffset, h.Items[i], nil)
 			if len(set.Objects) == before {
 				set.Skipped[len(set.Skipped)-1].Reason += fmt.Sprintf(" (item %d of %s)", i, kind)
 			}
 		}
 		return
 	}
-	addObject(set, src, -1, node, lineOffset, js)
+	addObject(set, src, -1, node, lineOffset, js, &h)
 }
 
-// addObject records one object (a document, or a List item).
-func addObject(set *Set, src Source, item int, node *yaml.Node, lineOffset int, js []byte) {
+// addObject records one object (a document, or a List item). h is the
+// object's header when the caller has decoded it already.
+func addObject(set *Set, src Source, item int, node *yaml.Node, lineOffset int, js []byte, h *header) {
 	start := Pos{Line: node.Line + lineOffset, Column: node.Column}
-	var h header
 	if node.Kind != yaml.MappingNode {
 		set.Skipped = append(set.Skipped, Skipped{Source: src, Pos: start, Reason: "not a Kubernetes object (not a mapping)"})
 		return
 	}
-	_ = json.Unmarshal(js, &h)
+	if h == nil {
+		h = &header{}
+		_ = json.Unmarshal(js, h) // see addDocument
+	}
 	if str(h.APIVersion) == "" || str(h.Kind) == "" {
 		set.Skipped = append(set.Skipped, Skipped{Source: src, Pos: start, Reason: "not a Kubernetes object (no apiVersion or kind)"})
 		return
