@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"runtime"
-	"sort"
 	"sync"
 
 	"github.com/kubectl-workload/kubectl-workload/apicheck"
@@ -137,13 +136,7 @@ feed:
 		res.Errors = append(res.Errors, stopped)
 	}
 	SortFindings(res.Findings)
-	sort.SliceStable(res.Skipped, func(i, j int) bool {
-		a, b := res.Skipped[i], res.Skipped[j]
-		if a.File != b.File {
-			return a.File < b.File
-		}
-		return a.Document < b.Document
-	})
+	manifest.SortSkipped(res.Skipped)
 	return res
 }
 

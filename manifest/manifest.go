@@ -144,25 +144,27 @@ type Set struct {
 	Problems []Problem
 }
 
-func (s *Set) sort() {
-	sort.SliceStable(s.Skipped, func(i, j int) bool {
-		a, b := s.Skipped[i], s.Skipped[j]
-		if a.File != b.File {
-			return a.File < b.File
-		}
-		if a.Document != b.Document {
-			return a.Document < b.Document
-		}
-		return a.Pos.Less(b.Pos)
+// before orders places in a load: by file, document, then position.
+func before(a Source, pa Pos, b Source, pb Pos) bool {
+	if a.File != b.File {
+		return a.File < b.File
+	}
+	if a.Document != b.Document {
+		return a.Document < b.Document
+	}
+	return pa.Less(pb)
+}
+
+// SortSkipped orders skipped documents by file, document and position.
+func SortSkipped(skipped []Skipped) {
+	sort.SliceStable(skipped, func(i, j int) bool {
+		return before(skipped[i].Source, skipped[i].Pos, skipped[j].Source, skipped[j].Pos)
 	})
+}
+
+func (s *Set) sort() {
+	SortSkipped(s.Skipped)
 	sort.SliceStable(s.Problems, func(i, j int) bool {
-		a, b := s.Problems[i], s.Problems[j]
-		if a.File != b.File {
-			return a.File < b.File
-		}
-		if a.Document != b.Document {
-			return a.Document < b.Document
-		}
-		return a.Pos.Less(b.Pos)
+		return before(s.Problems[i].Source, s.Problems[i].Pos, s.Problems[j].Source, s.Problems[j].Pos)
 	})
 }
