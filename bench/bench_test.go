@@ -44,7 +44,7 @@ func writeCorpus(tb testing.TB, objects int) (string, Stats) {
 // is the process's resident-set high-water mark so far.
 func BenchmarkLint10k(b *testing.B) {
 	dir, st := writeCorpus(b, corpusObjects)
-	l := lint.New()
+	l := newLinter(b)
 	ctx := context.Background()
 	opts := lint.Options{Paths: []string{dir}}
 	b.ReportAllocs()
@@ -96,7 +96,7 @@ func BenchmarkLoad10k(b *testing.B) {
 // file-system calls are counted.
 func BenchmarkLintSingleDeployment(b *testing.B) {
 	doc := ObjectOf(KindDeployment, 0)
-	l := lint.New()
+	l := newLinter(b)
 	ctx := context.Background()
 	rd := bytes.NewReader(doc)
 	opts := lint.Options{Paths: []string{"-"}, Stdin: rd}
@@ -177,7 +177,7 @@ func TestCorpusIsDeterministic(t *testing.T) {
 func TestCorpusFindings(t *testing.T) {
 	const n = 200
 	dir, st := writeCorpus(t, n)
-	res := lint.New().Run(context.Background(), lint.Options{Paths: []string{dir}})
+	res := newLinter(t).Run(context.Background(), lint.Options{Paths: []string{dir}})
 	if len(res.Errors) > 0 {
 		t.Fatalf("lint errors: %v", res.Errors)
 	}
@@ -337,3 +337,13 @@ func (s *peakSampler) stop() peak {
 }
 
 func toMB(b uint64) float64 { return float64(b) / (1 << 20) }
+
+// newLinter builds a Linter with the built-in rules and no user policies.
+func newLinter(tb testing.TB) *lint.Linter {
+	tb.Helper()
+	l, err := lint.New(lint.Config{})
+	if err != nil {
+		tb.Fatalf("lint.New: %v", err)
+	}
+	return l
+}

@@ -4,6 +4,7 @@ package lint
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/kubectl-workload/kubectl-workload/apicheck"
 	"github.com/kubectl-workload/kubectl-workload/manifest"
+	"github.com/kubectl-workload/kubectl-workload/rules"
 )
 
 // Rule ids for problems with the input itself.
@@ -66,78 +68,160 @@ func (r *Result) Fails(threshold Severity) bool {
 	return false
 }
 
-// Linter holds what is built once and reused across runs.
+// Config is what a Linter is built from, once.
+type Config struct {
+	// Policies are user Rego policy files or directories (--policy).
+	Policies []string
+	// PolicyNamespaces are the packages whose deny/violation/warn rules are
+	// read (--namespace); ["main"] when empty.
+	PolicyNamespaces []string
+}
+
+// Linter holds what is built once and reused across runs: the API tier and
+// the compiled Rego rules.
 type Linter struct {
-	api *apicheck.Checker
+	api   *apicheck.Checker
+	rules *rules.Engine
 }
 
-// New builds a Linter.
-func New() *Linter {
-	return &Linter{api: apicheck.New()}
+// New builds a Linter. It fails when a user policy does not compile.
+func New(cfg Config) (*Linter, error) {
+	engine, err := rules.New(rules.Options{Policies: cfg.Policies, Namespaces: cfg.PolicyNamespaces})
+	if err != nil {
+		return nil, err
+	}
+	return &Linter{api: apicheck.New(), rules: engine}, nil
 }
 
-// Run loads opts.Paths and lints every object found. Files are loaded and
-// linted by one worker per CPU (loading is most of the cost, and files are
-// independent); the results are merged in input order and then sorted, so the
-// output does not depend on scheduling.
+// Rules returns the built-in Rego rules' metadata, sorted by id.
+func (l *Linter) Rules() []rules.Rule { return l.rules.Rules() }
+
+// checked is one object after the per-object checks: its findings so far and
+// what the Rego tier needs.
+type checked struct {
+	obj      *manifest.Object
+	ref      *ObjectRef
+	input    rules.Object
+	findings []Finding
+}
+
+// Run loads opts.Paths and lints every object found, in two passes:
+//
+//  1. files are loaded and each object gets the per-object checks (input
+//     problems, the API tier) by one worker per CPU: loading is most of the
+//     cost, and files are independent;
+//  2. with every object known, the Rego rules run on each object against an
+//     inventory of the whole run, again one worker per CPU.
+//
+// Results are merged in input order and sorted, so output does not depend on
+// scheduling.
 func (l *Linter) Run(ctx context.Context, opts Options) *Result {
 	inputs, problems := manifest.Expand(opts.Paths, opts.Stdin)
 	res := &Result{}
 	addProblems(res, problems)
 
-	type fileResult struct {
-		set      *manifest.Set
-		findings []Finding
+	sets := make([]*manifest.Set, len(inputs))
+	perFile := make([][]*checked, len(inputs))
+	stopped := parallel(ctx, len(inputs), func(i int) {
+		set := inputs[i].Load()
+		var cs []*checked
+		for _, obj := range set.Objects {
+			cs = append(cs, l.checkObject(ctx, obj, opts))
+		}
+		sets[i], perFile[i] = set, cs // each worker owns distinct indices
+	})
+	if stopped >= 0 {
+		res.Errors = append(res.Errors, fmt.Errorf("lint stopped before %s: %w", inputs[stopped].Name, ctx.Err()))
 	}
-	results := make([]fileResult, len(inputs))
+	var all []*checked
+	for i, set := range sets {
+		if set == nil {
+			continue // not reached before cancellation
+		}
+		res.Files += set.Files
+		res.Documents += set.Documents
+		res.Objects += len(set.Objects)
+		res.Skipped = append(res.Skipped, set.Skipped...)
+		addProblems(res, set.Problems)
+		all = append(all, perFile[i]...)
+	}
+
+	if err := l.runRules(ctx, all); err != nil {
+		res.Errors = append(res.Errors, err)
+	}
+	for _, c := range all {
+		res.Findings = append(res.Findings, c.findings...)
+	}
+	SortFindings(res.Findings)
+	manifest.SortSkipped(res.Skipped)
+	return res
+}
+
+// runRules evaluates the Rego tier on every object.
+func (l *Linter) runRules(ctx context.Context, all []*checked) error {
+	if len(all) == 0 {
+		return nil
+	}
+	inputs := make([]rules.Object, len(all))
+	for i, c := range all {
+		inputs[i] = c.input
+	}
+	run, err := l.rules.Prepare(ctx, rules.NewInventory(inputs))
+	if err != nil {
+		return err
+	}
+	errs := make([]error, len(all))
+	if stopped := parallel(ctx, len(all), func(i int) {
+		c := all[i]
+		found, err := run.Eval(ctx, c.input)
+		if err != nil {
+			errs[i] = fmt.Errorf("%s: document %d: %s: %w", c.obj.File, c.obj.Document, c.ref, err)
+			return
+		}
+		for _, f := range found {
+			sev, err := ParseSeverity(f.Severity)
+			if err != nil {
+				errs[i] = fmt.Errorf("rule %s: %w", f.RuleID, err)
+				return
+			}
+			c.findings = append(c.findings, c.at(f.RuleID, sev, f.Path, f.Message))
+		}
+	}); stopped >= 0 {
+		errs = append(errs, fmt.Errorf("rules stopped: %w", ctx.Err()))
+	}
+	return errors.Join(errs...)
+}
+
+// parallel calls fn(0..n-1) on one worker per CPU: a producer, N workers,
+// no shared state beyond what fn's index owns. It returns the first index
+// not handed out because ctx was done, or -1.
+func parallel(ctx context.Context, n int, fn func(i int)) int {
 	jobs := make(chan int)
 	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(inputs)) {
+	for range min(runtime.GOMAXPROCS(0), n) {
 		wg.Go(func() {
 			for i := range jobs {
-				set := inputs[i].Load()
-				var findings []Finding
-				for _, obj := range set.Objects {
-					findings = append(findings, l.lintObject(ctx, obj, opts)...)
-				}
-				results[i] = fileResult{set: set, findings: findings} // each worker owns distinct indices
+				fn(i)
 			}
 		})
 	}
-	var stopped error
+	stopped := -1
 feed:
-	for i := range inputs {
+	for i := range n {
 		if ctx.Err() != nil { // checked first: select picks at random among ready cases
-			stopped = fmt.Errorf("lint stopped before %s: %w", inputs[i].Name, ctx.Err())
+			stopped = i
 			break
 		}
 		select {
 		case jobs <- i:
 		case <-ctx.Done():
-			stopped = fmt.Errorf("lint stopped before %s: %w", inputs[i].Name, ctx.Err())
+			stopped = i
 			break feed
 		}
 	}
 	close(jobs)
 	wg.Wait()
-
-	for _, r := range results {
-		if r.set == nil {
-			continue // not reached before cancellation
-		}
-		res.Files += r.set.Files
-		res.Documents += r.set.Documents
-		res.Objects += len(r.set.Objects)
-		res.Skipped = append(res.Skipped, r.set.Skipped...)
-		addProblems(res, r.set.Problems)
-		res.Findings = append(res.Findings, r.findings...)
-	}
-	if stopped != nil {
-		res.Errors = append(res.Errors, stopped)
-	}
-	SortFindings(res.Findings)
-	manifest.SortSkipped(res.Skipped)
-	return res
+	return stopped
 }
 
 // addProblems turns loading problems into findings (a document that does not
@@ -154,8 +238,9 @@ func addProblems(res *Result, problems []manifest.Problem) {
 	}
 }
 
-// lintObject runs every check on one object.
-func (l *Linter) lintObject(ctx context.Context, obj *manifest.Object, opts Options) []Finding {
+// checkObject runs the per-object checks on one object: duplicate keys and
+// the API tier. It also prepares the object's input to the Rego tier.
+func (l *Linter) checkObject(ctx context.Context, obj *manifest.Object, opts Options) *checked {
 	ns := obj.Namespace
 	if ns == "" {
 		ns = opts.Namespace
@@ -167,17 +252,12 @@ func (l *Linter) lintObject(ctx context.Context, obj *manifest.Object, opts Opti
 	if ref.Name == "" && obj.GenerateName != "" {
 		ref.Name = obj.GenerateName + "*"
 	}
-	at := func(rule string, sev Severity, fieldPath, msg string) Finding {
-		pos, _ := obj.Position(fieldPath)
-		return Finding{Rule: rule, Severity: sev, Message: msg, File: obj.File, Document: obj.Document,
-			Line: pos.Line, Column: pos.Column, Field: fieldPath, Object: ref}
-	}
-	var out []Finding
+	c := &checked{obj: obj, ref: ref, input: rules.Object{JSON: obj.JSON, Namespace: ns}}
 	for _, d := range obj.Duplicates {
-		f := at(RuleDuplicateKey, SeverityError, d.Field,
+		f := c.at(RuleDuplicateKey, SeverityError, d.Field,
 			fmt.Sprintf("%s: duplicate key: it is already set at line %d, and kubectl silently keeps only this last value", d.Field, d.First.Line))
 		f.Line, f.Column = d.Pos.Line, d.Pos.Column
-		out = append(out, f)
+		c.findings = append(c.findings, f)
 	}
 	res := l.api.Check(ctx, apicheck.Object{APIVersion: obj.APIVersion, Kind: obj.Kind, Namespace: obj.Namespace,
 		Name: obj.Name, JSON: obj.JSON}, apicheck.Options{Namespace: opts.Namespace})
@@ -192,7 +272,24 @@ func (l *Linter) lintObject(ctx context.Context, obj *manifest.Object, opts Opti
 				fieldPath = real
 			}
 		}
-		out = append(out, at(is.Rule, sev, fieldPath, is.Message))
+		c.findings = append(c.findings, c.at(is.Rule, sev, fieldPath, is.Message))
+		if !is.Warning {
+			c.input.Rejected = true
+		}
 	}
-	return out
+	if res.Versioned != nil {
+		if js, err := json.Marshal(res.Versioned); err == nil {
+			c.input.Defaulted = js
+		}
+		c.input.Facts = rules.Facts(res.Versioned)
+	}
+	return c
+}
+
+// at places a finding about c's object at fieldPath, or at its nearest
+// existing ancestor.
+func (c *checked) at(rule string, sev Severity, fieldPath, msg string) Finding {
+	pos, _ := c.obj.Position(fieldPath)
+	return Finding{Rule: rule, Severity: sev, Message: msg, File: c.obj.File, Document: c.obj.Document,
+		Line: pos.Line, Column: pos.Column, Field: fieldPath, Object: c.ref}
 }

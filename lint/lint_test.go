@@ -30,7 +30,7 @@ spec:
   containers: [{name: c, image: busybox}]
   containers: [{name: c, image: busybox}]
 `)
-	res := New().Run(context.Background(), Options{Paths: []string{"-"}, Stdin: stdin, Namespace: "team"})
+	res := newTestLinter(t).Run(context.Background(), Options{Paths: []string{"-"}, Stdin: stdin, Namespace: "team"})
 	var got []string
 	for _, f := range res.Findings {
 		got = append(got, strings.Join([]string{f.Rule, f.Field, f.Object.String(), strconv.Itoa(f.Line) + ":" + strconv.Itoa(f.Column)}, " "))
@@ -68,8 +68,17 @@ func TestFailsThreshold(t *testing.T) {
 func TestRunStopsWhenCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	res := New().Run(ctx, Options{Paths: []string{"-"}, Stdin: strings.NewReader("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n")})
+	res := newTestLinter(t).Run(ctx, Options{Paths: []string{"-"}, Stdin: strings.NewReader("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n")})
 	if len(res.Errors) != 1 || !strings.Contains(res.Errors[0].Error(), "context canceled") {
 		t.Errorf("Errors = %v, want the cancellation reported", res.Errors)
 	}
+}
+
+func newTestLinter(t *testing.T) *Linter {
+	t.Helper()
+	l, err := New(Config{})
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	return l
 }

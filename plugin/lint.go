@@ -26,10 +26,14 @@ const lintExample = `  # Lint every manifest under a directory
 type LintOptions struct {
 	configFlags *genericclioptions.ConfigFlags
 
-	Filenames []string
-	Output    string
-	FailOn    string
-	Verbose   bool
+	Filenames        []string
+	Output           string
+	FailOn           string
+	Verbose          bool
+	Policies         []string
+	PolicyNamespaces []string
+	ListRules        bool
+	Explain          string
 
 	paths     []string
 	namespace string
@@ -68,6 +72,11 @@ or tool errors (such as a path that does not exist).`,
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "text", "output format: "+strings.Join(report.Formats, ", "))
 	cmd.Flags().StringVar(&o.FailOn, "fail-on", "error", "exit 1 when a finding is at or above this severity: error, warning or info")
 	cmd.Flags().BoolVarP(&o.Verbose, "verbose", "v", false, "also name the documents skipped because they are not Kubernetes objects")
+	cmd.Flags().StringArrayVar(&o.Policies, "policy", nil, "user Rego policy file or directory, conftest style (repeatable)")
+	cmd.Flags().StringArrayVar(&o.PolicyNamespaces, "policy-namespace", nil,
+		"Rego package whose deny/violation/warn rules are read (repeatable; default main; conftest's --namespace, renamed because -n/--namespace is kubectl's)")
+	cmd.Flags().BoolVar(&o.ListRules, "list-rules", false, "list every rule with its severity, then exit")
+	cmd.Flags().StringVar(&o.Explain, "explain", "", "print the documentation of a rule, then exit")
 	return cmd
 }
 
@@ -89,6 +98,9 @@ func (o *LintOptions) Complete(cmd *cobra.Command, args []string) error {
 
 // Validate checks the flags.
 func (o *LintOptions) Validate() error {
+	if o.ListRules || o.Explain != "" {
+		return nil
+	}
 	if len(o.paths) == 0 {
 		return fmt.Errorf("no input: name files, directories or - for standard input")
 	}
@@ -102,7 +114,17 @@ func (o *LintOptions) Validate() error {
 
 // Run lints, prints, and returns an exitError for exit codes 1 and 2.
 func (o *LintOptions) Run(cmd *cobra.Command) error {
-	res := lint.New().Run(cmd.Context(), lint.Options{Paths: o.paths, Stdin: o.In, Namespace: o.namespace})
+	linter, err := lint.New(lint.Config{Policies: o.Policies, PolicyNamespaces: o.PolicyNamespaces})
+	if err != nil {
+		return err
+	}
+	switch {
+	case o.ListRules:
+		return report.RuleList(o.Out, linter.Rules())
+	case o.Explain != "":
+		return report.Explain(o.Out, linter.Rules(), o.Explain)
+	}
+	res := linter.Run(cmd.Context(), lint.Options{Paths: o.paths, Stdin: o.In, Namespace: o.namespace})
 	if err := report.Write(o.Out, o.Output, res, version.Get().Kubernetes); err != nil {
 		return err
 	}

@@ -1,0 +1,67 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"github.com/kubectl-workload/kubectl-workload/apicheck"
+	"github.com/kubectl-workload/kubectl-workload/lint"
+	"github.com/kubectl-workload/kubectl-workload/rules"
+)
+
+// builtinTiers are the rules that are Go, not Rego: the input checks and the
+// API tier.
+func builtinTiers() []rules.Rule {
+	out := []rules.Rule{
+		{ID: lint.RuleUnparsable, Severity: rules.SeverityError, Title: "Document is not valid YAML or JSON"},
+		{ID: lint.RuleDuplicateKey, Severity: rules.SeverityError, Title: "Key given twice; kubectl keeps only the last value"},
+	}
+	for _, id := range apicheck.Rules() {
+		sev := rules.SeverityError
+		if id == apicheck.RuleWarning {
+			sev = rules.SeverityWarning
+		}
+		out = append(out, rules.Rule{ID: id, Severity: sev, Title: "The API server's own validation (v1.37)"})
+	}
+	return out
+}
+
+// RuleList writes every rule: id, severity and title, sorted by id.
+func RuleList(w io.Writer, catalogue []rules.Rule) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "RULE\tSEVERITY\tTITLE")
+	all := append(builtinTiers(), catalogue...)
+	for _, r := range sortRules(all) {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", r.ID, r.Severity, r.Title)
+	}
+	return tw.Flush()
+}
+
+func sortRules(rs []rules.Rule) []rules.Rule {
+	out := append([]rules.Rule(nil), rs...)
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && out[j].ID < out[j-1].ID; j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	return out
+}
+
+// Explain writes one rule's documentation.
+func Explain(w io.Writer, catalogue []rules.Rule, id string) error {
+	for _, r := range catalogue {
+		if r.ID == id {
+			_, err := io.WriteString(w, rules.Doc(r))
+			return err
+		}
+	}
+	for _, r := range builtinTiers() {
+		if r.ID == id {
+			_, err := fmt.Fprintf(w, "%s (%s)\n\n%s. Findings carry the API server's own message; see the README's rule table.\n", r.ID, r.Severity, r.Title)
+			return err
+		}
+	}
+	return fmt.Errorf("unknown rule %q: kubectl workload lint --list-rules lists them", id)
+}
+

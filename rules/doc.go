@@ -1,0 +1,36 @@
+package rules
+
+import (
+	"fmt"
+	"strings"
+)
+
+// DocFile is the name of a rule's page under docs/rules/.
+func DocFile(id string) string { return strings.ReplaceAll(id, "/", "-") + ".md" }
+
+// Doc renders a built-in rule's documentation as Markdown. `lint --explain`
+// prints it, and docs/rules/ is generated from it.
+func Doc(r Rule) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s\n\n", r.ID)
+	fmt.Fprintf(&b, "**%s**\n\nSeverity: %s\n\n", r.Title, r.Severity)
+	fmt.Fprintf(&b, "%s\n\n", r.Description)
+	fmt.Fprintf(&b, "## Remediation\n\n%s\n\n", r.Remediation)
+	fmt.Fprintf(&b, "Source: [`rules/%s`](../../rules/%s).\n", r.File, r.File)
+	return b.String()
+}
+
+// DocIndex renders docs/rules/README.md: every rule, by id.
+func DocIndex(rs []Rule) string {
+	var b strings.Builder
+	b.WriteString("# Built-in rules\n\nGenerated from the rules' METADATA by `go test ./rules -update-docs`; do not edit.\n\n")
+	b.WriteString("| rule | severity | title |\n| --- | --- | --- |\n")
+	for _, r := range rs {
+		fmt.Fprintf(&b, "| [%s](%s) | %s | %s |\n", r.ID, DocFile(r.ID), r.Severity, r.Title)
+	}
+	return b.String()
+}
+
+// FixtureDir is the directory under rules/testdata/ that holds a rule's
+// pass-*.yaml and fail-*.yaml fixtures.
+func FixtureDir(id string) string { return strings.ReplaceAll(id, "/", "-") }

@@ -1,0 +1,217 @@
+package rules
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/rego"
+	"github.com/open-policy-agent/opa/v1/storage/inmem"
+)
+
+// Finding is one result of a Rego rule.
+type Finding struct {
+	// RuleID is the built-in rule's id, or policy/<namespace>/<rule> for a
+	// user policy.
+	RuleID   string
+	Severity string
+	Message  string
+	// Path is the field the finding is about, in the API server's notation,
+	// or "" for the object as a whole.
+	Path string
+}
+
+// Run is the engine prepared for one lint run: its queries are prepared once
+// against that run's inventory. Eval is safe for concurrent use.
+type Run struct {
+	engine   *Engine
+	builtin  rego.PreparedEvalQuery
+	user     *rego.PreparedEvalQuery
+	userKeys []userKey
+}
+
+type userKey struct{ namespace, rule string }
+
+// Prepare readies the queries for one run.
+func (e *Engine) Prepare(ctx context.Context, inv *Inventory) (*Run, error) {
+	store := inmem.NewFromObjectWithOpts(map[string]any{"kubectl_workload": map[string]any{"inventory": inv.data}},
+		inmem.OptRoundTripOnWrite(false))
+	run := &Run{engine: e}
+	pq, err := rego.New(
+		rego.Query(`out = {pkg: fs | fs := data.`+builtinRoot+`[pkg].findings}`),
+		rego.Compiler(e.compiler), rego.Store(store), rego.Capabilities(capabilities()),
+	).PrepareForEval(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("prepare built-in rules: %w", err)
+	}
+	run.builtin = pq
+
+	var parts []string
+	for _, ns := range e.namespaces {
+		for _, r := range ns.rules {
+			run.userKeys = append(run.userKeys, userKey{ns.name, r})
+			parts = append(parts, fmt.Sprintf("[m | m := data.%s.%s[_]]", ns.name, r))
+		}
+	}
+	if len(parts) > 0 {
+		upq, err := rego.New(
+			rego.Query("out = ["+strings.Join(parts, ", ")+"]"),
+			rego.Compiler(e.compiler), rego.Store(store), rego.Capabilities(capabilities()),
+		).PrepareForEval(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("prepare policies: %w", err)
+		}
+		run.user = &upq
+	}
+	return run, nil
+}
+
+// Eval runs every built-in rule and user policy on one object. Built-in rules
+// see input.object (as written), input.defaulted, input.namespace,
+// input.key (Kind/name) and input.facts; user policies see the object as
+// written, as in conftest.
+func (r *Run) Eval(ctx context.Context, o Object) ([]Finding, error) {
+	obj, err := ast.ValueFromReader(bytes.NewReader(o.JSON))
+	if err != nil {
+		return nil, fmt.Errorf("read object for rules: %w", err)
+	}
+	defaulted := obj
+	if o.Defaulted != nil {
+		if defaulted, err = ast.ValueFromReader(bytes.NewReader(o.Defaulted)); err != nil {
+			return nil, fmt.Errorf("read defaulted object for rules: %w", err)
+		}
+	}
+	facts, err := ast.InterfaceToValue(o.Facts)
+	if err != nil {
+		return nil, fmt.Errorf("facts for rules: %w", err)
+	}
+	var key string
+	var hdr struct {
+		Kind     string `json:"kind"`
+		Metadata struct {
+			Name string `json:"name"`
+		} `json:"metadata"`
+	}
+	if err := json.Unmarshal(o.JSON, &hdr); err == nil {
+		key = Key(hdr.Kind, hdr.Metadata.Name)
+	}
+	input := ast.NewObject(
+		ast.Item(ast.StringTerm("object"), ast.NewTerm(obj)),
+		ast.Item(ast.StringTerm("defaulted"), ast.NewTerm(defaulted)),
+		ast.Item(ast.StringTerm("namespace"), ast.StringTerm(o.Namespace)),
+		ast.Item(ast.StringTerm("key"), ast.StringTerm(key)),
+		ast.Item(ast.StringTerm("facts"), ast.NewTerm(facts)),
+	)
+	var out []Finding
+	var rs rego.ResultSet
+	if !o.Rejected {
+		if rs, err = r.builtin.Eval(ctx, rego.EvalParsedInput(input)); err != nil {
+			return nil, fmt.Errorf("evaluate built-in rules: %w", err)
+		}
+	}
+	if len(rs) > 0 {
+		byPkg, _ := rs[0].Bindings["out"].(map[string]any)
+		pkgs := make([]string, 0, len(byPkg))
+		for p := range byPkg {
+			pkgs = append(pkgs, p)
+		}
+		sort.Strings(pkgs)
+		for _, p := range pkgs {
+			rule, ok := r.engine.byPackage[builtinRoot+"."+p]
+			if !ok {
+				continue
+			}
+			for _, f := range asFindings(byPkg[p]) {
+				f.RuleID, f.Severity = rule.ID, rule.Severity
+				out = append(out, f)
+			}
+		}
+	}
+	if r.user != nil {
+		rs, err := r.user.Eval(ctx, rego.EvalParsedInput(obj))
+		if err != nil {
+			return nil, fmt.Errorf("evaluate policies: %w", err)
+		}
+		if len(rs) > 0 {
+			lists, _ := rs[0].Bindings["out"].([]any)
+			for i, l := range lists {
+				k := r.userKeys[i]
+				sev := SeverityError
+				if strings.HasPrefix(k.rule, "warn") {
+					sev = SeverityWarning
+				}
+				for _, f := range asFindings(l) {
+					f.RuleID, f.Severity = "policy/"+k.namespace+"/"+k.rule, sev
+					out = append(out, f)
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// asFindings reads a rule's results: strings, or objects with "msg" and an
+// optional "path" (a string in field-path notation, or an array of
+// segments).
+func asFindings(v any) []Finding {
+	var items []any
+	switch t := v.(type) {
+	case []any:
+		items = t
+	case map[string]any: // a rule returning one object
+		items = []any{t}
+	case string:
+		items = []any{t}
+	}
+	var out []Finding
+	for _, it := range items {
+		switch t := it.(type) {
+		case string:
+			out = append(out, Finding{Message: t})
+		case map[string]any:
+			f := Finding{}
+			f.Message, _ = t["msg"].(string)
+			switch p := t["path"].(type) {
+			case string:
+				f.Path = p
+			case []any:
+				f.Path = joinPath(p)
+			}
+			if f.Message == "" {
+				b, _ := json.Marshal(t)
+				f.Message = string(b)
+			}
+			out = append(out, f)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Path != out[j].Path {
+			return out[i].Path < out[j].Path
+		}
+		return out[i].Message < out[j].Message
+	})
+	return out
+}
+
+// joinPath renders ["spec", "containers", 0, "image"] as spec.containers[0].image.
+func joinPath(segs []any) string {
+	var b strings.Builder
+	for _, s := range segs {
+		switch t := s.(type) {
+		case string:
+			if b.Len() > 0 {
+				b.WriteByte('.')
+			}
+			b.WriteString(t)
+		case json.Number:
+			b.WriteString("[" + t.String() + "]")
+		case float64:
+			fmt.Fprintf(&b, "[%d]", int(t))
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,314 @@
+// Package rules is lint's Rego tier: the built-in rule catalogue (Rego v1
+// files embedded from builtin/, with METADATA annotations) and user policies
+// in conftest's style. Everything is compiled once; queries are prepared once
+// per run and evaluated per object. Rules return findings as data; the
+// package never prints.
+package rules
+
+import (
+	"embed"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+)
+
+//go:embed builtin/*.rego lib/*.rego
+var builtinFS embed.FS
+
+// Severities a rule may declare.
+const (
+	SeverityError   = "error"
+	SeverityWarning = "warning"
+	SeverityInfo    = "info"
+)
+
+// builtinRoot is the package prefix of every built-in rule.
+const builtinRoot = "kubectl_workload.rules"
+
+// Rule is one built-in rule's metadata, read from its METADATA annotation.
+type Rule struct {
+	// ID is the rule id, such as rollout/downtime.
+	ID       string `json:"id"`
+	Title    string `json:"title"`
+	Severity string `json:"severity"`
+	// Description says what the rule checks and why it matters.
+	Description string `json:"description"`
+	// Remediation says how to fix a finding; it ends with a period.
+	Remediation string `json:"remediation"`
+	// Package is the Rego package, data.kubectl_workload.rules.<name>.
+	Package string `json:"package"`
+	// File is the rule's source file in builtin/.
+	File string `json:"file"`
+}
+
+// Options configure an Engine.
+type Options struct {
+	// Policies are user policy files or directories (.rego, recursively;
+	// _test.rego files are left out).
+	Policies []string
+	// Namespaces are the packages whose deny/violation/warn rules are user
+	// findings; ["main"] when empty, as in conftest.
+	Namespaces []string
+}
+
+// Engine holds the compiled built-in rules and user policies.
+type Engine struct {
+	compiler   *ast.Compiler
+	rules      []Rule
+	byPackage  map[string]*Rule
+	namespaces []userNamespace
+}
+
+// userNamespace is one policy package and its finding rules.
+type userNamespace struct {
+	name string
+	// rules are the deny*, violation* and warn* rule names in the package.
+	rules []string
+}
+
+// capabilities are OPA's built-ins minus network and environment access:
+// lint must give the same answer on every machine and never call out.
+func capabilities() *ast.Capabilities {
+	caps := ast.CapabilitiesForThisVersion()
+	kept := caps.Builtins[:0]
+	for _, b := range caps.Builtins {
+		if forbiddenBuiltin(b.Name) {
+			continue
+		}
+		kept = append(kept, b)
+	}
+	caps.Builtins = kept
+	return caps
+}
+
+// forbiddenBuiltin names the built-ins policies may not call.
+func forbiddenBuiltin(name string) bool {
+	return name == "http.send" || name == "opa.runtime" || strings.HasPrefix(name, "net.")
+}
+
+func parserOptions(v ast.RegoVersion) ast.ParserOptions {
+	return ast.ParserOptions{ProcessAnnotation: true, RegoVersion: v, Capabilities: capabilities()}
+}
+
+// BuiltinModules parses the embedded rules and their library, plus the
+// _test.rego files when withTests is set.
+func BuiltinModules(withTests bool) (map[string]*ast.Module, error) {
+	modules := map[string]*ast.Module{}
+	for _, pattern := range []string{"builtin/*.rego", "lib/*.rego"} {
+		files, err := fs.Glob(builtinFS, pattern)
+		if err != nil {
+			return nil, fmt.Errorf("list built-in rules: %w", err)
+		}
+		for _, f := range files {
+			if strings.HasSuffix(f, "_test.rego") && !withTests {
+				continue
+			}
+			src, err := builtinFS.ReadFile(f)
+			if err != nil {
+				return nil, fmt.Errorf("read built-in rule %s: %w", f, err)
+			}
+			m, err := ast.ParseModuleWithOpts(f, string(src), parserOptions(ast.RegoV1))
+			if err != nil {
+				return nil, fmt.Errorf("parse built-in rule %s: %w", f, err)
+			}
+			modules[f] = m
+		}
+	}
+	return modules, nil
+}
+
+// New compiles the built-in rules and the user policies in opts. Policy
+// errors name the file and row.
+func New(opts Options) (*Engine, error) {
+	modules, err := BuiltinModules(false)
+	if err != nil {
+		return nil, err
+	}
+	e := &Engine{byPackage: map[string]*Rule{}}
+	for file, m := range modules {
+		if !strings.HasPrefix(file, "builtin/") {
+			continue
+		}
+		r, err := ruleFromModule(file, m)
+		if err != nil {
+			return nil, err
+		}
+		e.rules = append(e.rules, r)
+	}
+	sort.Slice(e.rules, func(i, j int) bool { return e.rules[i].ID < e.rules[j].ID })
+	for i := range e.rules {
+		if prev, dup := e.byPackage[e.rules[i].Package]; dup {
+			return nil, fmt.Errorf("built-in rules %s and %s share package %s", prev.File, e.rules[i].File, e.rules[i].Package)
+		}
+		e.byPackage[e.rules[i].Package] = &e.rules[i]
+	}
+
+	user, err := loadPolicies(opts.Policies)
+	if err != nil {
+		return nil, err
+	}
+	for name, m := range user {
+		modules[name] = m
+	}
+	compiler := ast.NewCompiler().WithCapabilities(capabilities()).WithEnablePrintStatements(false)
+	compiler.Compile(modules)
+	if compiler.Failed() {
+		return nil, compileError(compiler.Errors)
+	}
+	e.compiler = compiler
+
+	namespaces := opts.Namespaces
+	if len(namespaces) == 0 {
+		namespaces = []string{"main"}
+	}
+	for _, ns := range namespaces {
+		e.namespaces = append(e.namespaces, userNamespace{name: ns, rules: findingRules(user, ns)})
+	}
+	return e, nil
+}
+
+// Rules returns the built-in rules, sorted by id.
+func (e *Engine) Rules() []Rule { return e.rules }
+
+// Rule returns the built-in rule with the given id.
+func (e *Engine) Rule(id string) (Rule, bool) {
+	for _, r := range e.rules {
+		if r.ID == id {
+			return r, true
+		}
+	}
+	return Rule{}, false
+}
+
+// ruleFromModule reads a built-in rule's METADATA.
+func ruleFromModule(file string, m *ast.Module) (Rule, error) {
+	pkg := strings.TrimPrefix(m.Package.Path.String(), "data.")
+	if !strings.HasPrefix(pkg, builtinRoot+".") {
+		return Rule{}, fmt.Errorf("built-in rule %s: package %s is not under %s", file, pkg, builtinRoot)
+	}
+	for _, a := range m.Annotations {
+		if a.Scope != "package" {
+			continue
+		}
+		str := func(key string) string {
+			s, _ := a.Custom[key].(string)
+			return strings.TrimSpace(s)
+		}
+		r := Rule{ID: str("id"), Title: a.Title, Severity: str("severity"), Description: strings.TrimSpace(a.Description),
+			Remediation: str("remediation"), Package: pkg, File: file}
+		if r.ID == "" || r.Title == "" || r.Description == "" || r.Remediation == "" {
+			return Rule{}, fmt.Errorf("built-in rule %s: METADATA needs title, description and custom id and remediation", file)
+		}
+		switch r.Severity {
+		case SeverityError, SeverityWarning, SeverityInfo:
+		default:
+			return Rule{}, fmt.Errorf("built-in rule %s: severity %q: want error, warning or info", file, r.Severity)
+		}
+		return r, nil
+	}
+	return Rule{}, fmt.Errorf("built-in rule %s: no package METADATA annotation", file)
+}
+
+// loadPolicies parses user policy files and directories. A file that does
+// not parse as Rego v1 is tried as v0, since many conftest policies predate
+// v1; when both fail, the v1 error is reported.
+func loadPolicies(paths []string) (map[string]*ast.Module, error) {
+	modules := map[string]*ast.Module{}
+	var errs []string
+	for _, p := range paths {
+		info, err := os.Stat(p)
+		if err != nil {
+			return nil, fmt.Errorf("policy %s: %w", p, err)
+		}
+		var files []string
+		if info.IsDir() {
+			err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+				if err != nil {
+					return err
+				}
+				if !d.IsDir() && strings.HasSuffix(path, ".rego") && !strings.HasSuffix(path, "_test.rego") {
+					files = append(files, path)
+				}
+				return nil
+			})
+			if err != nil {
+				return nil, fmt.Errorf("policy directory %s: %w", p, err)
+			}
+		} else {
+			files = []string{p}
+		}
+		for _, f := range files {
+			src, err := os.ReadFile(f)
+			if err != nil {
+				return nil, fmt.Errorf("policy %s: %w", f, err)
+			}
+			m, errV1 := ast.ParseModuleWithOpts(f, string(src), parserOptions(ast.RegoV1))
+			if errV1 != nil {
+				var errV0 error
+				if m, errV0 = ast.ParseModuleWithOpts(f, string(src), parserOptions(ast.RegoV0)); errV0 != nil {
+					errs = append(errs, errV1.Error())
+					continue
+				}
+			}
+			if strings.HasPrefix(m.Package.Path.String(), "data."+builtinRoot) {
+				errs = append(errs, fmt.Sprintf("%s: package %s is reserved for built-in rules", f, m.Package.Path))
+				continue
+			}
+			modules["policy:"+f] = m
+		}
+	}
+	if len(errs) > 0 {
+		return nil, fmt.Errorf("policy errors:\n%s", strings.Join(errs, "\n"))
+	}
+	return modules, nil
+}
+
+// compileError explains compile errors, naming file and row, and says plainly
+// when a policy calls a built-in that is withheld.
+func compileError(errs ast.Errors) error {
+	var lines []string
+	for _, e := range errs {
+		msg := e.Error()
+		for _, name := range []string{"http.send", "opa.runtime", "net."} {
+			if strings.Contains(e.Message, "undefined function "+name) || strings.Contains(e.Message, "undefined ref: "+name) {
+				fn := strings.TrimSpace(e.Message[strings.Index(e.Message, name):])
+				msg = fmt.Sprintf("%s: %s is not allowed: policies run without network or environment access", e.Location, fn)
+			}
+		}
+		lines = append(lines, msg)
+	}
+	return fmt.Errorf("policy compile errors:\n%s", strings.Join(lines, "\n"))
+}
+
+// findingRules lists the rules of package ns, across modules, whose names
+// make them conftest findings: deny, violation and warn, with any suffix.
+func findingRules(modules map[string]*ast.Module, ns string) []string {
+	seen := map[string]bool{}
+	for _, m := range modules {
+		if m.Package.Path.String() != "data."+ns {
+			continue
+		}
+		for _, r := range m.Rules {
+			name := r.Head.Name.String()
+			if name == "" && len(r.Head.Reference) > 0 {
+				name = r.Head.Reference[0].Value.String()
+			}
+			for _, prefix := range []string{"deny", "violation", "warn"} {
+				if strings.HasPrefix(name, prefix) {
+					seen[name] = true
+				}
+			}
+		}
+	}
+	var names []string
+	for n := range seen {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
