@@ -64,4 +64,3 @@ func Explain(w io.Writer, catalogue []rules.Rule, id string) error {
 	}
 	return fmt.Errorf("unknown rule %q: kubectl workload lint --list-rules lists them", id)
 }
-
