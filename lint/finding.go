@@ -93,6 +93,19 @@ type Finding struct {
 	// Object is the object the finding is about; nil for a document that
 	// did not parse.
 	Object *ObjectRef `json:"object,omitempty"`
+	// Suppressed is set when an ignore annotation or a configuration
+	// exemption silences the finding. Suppressed findings stay in the
+	// report (JSON, SARIF) but never count toward --fail-on.
+	Suppressed *Suppression `json:"suppressed,omitempty"`
+}
+
+// Suppression says what silenced a finding, and why.
+type Suppression struct {
+	// Kind is "annotation" (the object's own ignore annotation) or "config"
+	// (an exemption in the configuration file).
+	Kind string `json:"kind"`
+	// Reason is the justification the annotation or exemption gives.
+	Reason string `json:"reason"`
 }
 
 // SortFindings orders findings by file, document, line, column, rule and

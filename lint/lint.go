@@ -47,21 +47,34 @@ type Result struct {
 	Errors []error `json:"-"`
 }
 
-// Count returns how many findings have exactly the given severity.
+// Count returns how many unsuppressed findings have exactly the given
+// severity.
 func (r *Result) Count(s Severity) int {
 	n := 0
 	for _, f := range r.Findings {
-		if f.Severity == s {
+		if f.Severity == s && f.Suppressed == nil {
 			n++
 		}
 	}
 	return n
 }
 
-// Fails reports whether any finding is at or above the threshold.
+// CountSuppressed returns how many findings are suppressed.
+func (r *Result) CountSuppressed() int {
+	n := 0
+	for _, f := range r.Findings {
+		if f.Suppressed != nil {
+			n++
+		}
+	}
+	return n
+}
+
+// Fails reports whether any unsuppressed finding is at or above the
+// threshold.
 func (r *Result) Fails(threshold Severity) bool {
 	for _, f := range r.Findings {
-		if f.Severity >= threshold {
+		if f.Severity >= threshold && f.Suppressed == nil {
 			return true
 		}
 	}
