@@ -1,0 +1,7 @@
+package kubernetes.admission
+
+deny[msg] {
+	input.kind == "Pod"
+	not input.metadata.labels.owner
+	msg := "pods need an owner label"
+}
