@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/kubectl-workload/kubectl-workload/apicheck"
+	"github.com/kubectl-workload/kubectl-workload/config"
 	"github.com/kubectl-workload/kubectl-workload/manifest"
 	"github.com/kubectl-workload/kubectl-workload/rules"
 )
@@ -30,12 +31,19 @@ type Options struct {
 	// Namespace is the namespace for objects that name none, as kubectl
 	// would take it from -n; "default" when empty.
 	Namespace string
+	// Settings is the configuration file, or nil.
+	Settings *config.File
+	// NoIgnoreAnnotations makes lint disregard the objects' ignore
+	// annotations (--no-ignore-annotations), for platform teams.
+	NoIgnoreAnnotations bool
 }
 
 // Result is everything a lint run found.
 type Result struct {
 	// Findings are sorted by file, document, line, column and rule.
 	Findings []Finding `json:"findings"`
+	// Excluded counts the files the configuration's exclude globs left out.
+	Excluded int `json:"excluded"`
 	// Files, Documents and Objects count what was read.
 	Files     int `json:"files"`
 	Documents int `json:"documents"`
@@ -129,9 +137,17 @@ type checked struct {
 // Results are merged in input order and sorted, so output does not depend on
 // scheduling.
 func (l *Linter) Run(ctx context.Context, opts Options) *Result {
-	inputs, problems := manifest.Expand(opts.Paths, opts.Stdin)
+	expanded, problems := manifest.Expand(opts.Paths, opts.Stdin)
 	res := &Result{}
 	addProblems(res, problems)
+	var inputs []manifest.Input
+	for _, in := range expanded {
+		if opts.Settings.Excluded(in.Name) {
+			res.Excluded++
+			continue
+		}
+		inputs = append(inputs, in)
+	}
 
 	sets := make([]*manifest.Set, len(inputs))
 	perFile := make([][]*checked, len(inputs))
@@ -162,9 +178,23 @@ func (l *Linter) Run(ctx context.Context, opts Options) *Result {
 	if err := l.runRules(ctx, all); err != nil {
 		res.Errors = append(res.Errors, err)
 	}
+	known := l.knownRules()
 	for _, c := range all {
+		l.govern(c, opts, known)
 		res.Findings = append(res.Findings, c.findings...)
 	}
+	// Findings with no object (unparsable documents) obey the settings too.
+	kept := res.Findings[:0]
+	for _, f := range res.Findings {
+		if f.Object == nil {
+			if opts.Settings.Disabled(f.Rule) {
+				continue
+			}
+			applySeverity(&f, opts.Settings)
+		}
+		kept = append(kept, f)
+	}
+	res.Findings = kept
 	SortFindings(res.Findings)
 	manifest.SortSkipped(res.Skipped)
 	return res

@@ -33,6 +33,9 @@ spec:
 	res := newTestLinter(t).Run(context.Background(), Options{Paths: []string{"-"}, Stdin: stdin, Namespace: "team"})
 	var got []string
 	for _, f := range res.Findings {
+		if !strings.HasPrefix(f.Rule, "api/") && !strings.HasPrefix(f.Rule, "input/") {
+			continue // the Rego catalogue is tested in rules/
+		}
 		got = append(got, strings.Join([]string{f.Rule, f.Field, f.Object.String(), strconv.Itoa(f.Line) + ":" + strconv.Itoa(f.Column)}, " "))
 	}
 	want := []string{

@@ -8,6 +8,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/kubectl-workload/kubectl-workload/config"
 	"github.com/kubectl-workload/kubectl-workload/lint"
 	"github.com/kubectl-workload/kubectl-workload/lint/report"
 	"github.com/kubectl-workload/kubectl-workload/version"
@@ -34,6 +35,11 @@ type LintOptions struct {
 	PolicyNamespaces []string
 	ListRules        bool
 	Explain          string
+	ConfigFile       string
+	NoConfig         bool
+	NoIgnore         bool
+
+	settings *config.File
 
 	paths     []string
 	namespace string
@@ -76,6 +82,9 @@ or tool errors (such as a path that does not exist).`,
 	cmd.Flags().StringArrayVar(&o.PolicyNamespaces, "policy-namespace", nil,
 		"Rego package whose deny/violation/warn rules are read (repeatable; default main; conftest's --namespace, renamed because -n/--namespace is kubectl's)")
 	cmd.Flags().BoolVar(&o.ListRules, "list-rules", false, "list every rule with its severity, then exit")
+	cmd.Flags().StringVar(&o.ConfigFile, "config", "", "configuration file (default: "+config.FileName+" in the current directory or the nearest parent, up to the git root)")
+	cmd.Flags().BoolVar(&o.NoConfig, "no-config", false, "do not read a configuration file")
+	cmd.Flags().BoolVar(&o.NoIgnore, "no-ignore-annotations", false, "disregard the objects' "+lint.AnnotationIgnore+" annotations")
 	cmd.Flags().StringVar(&o.Explain, "explain", "", "print the documentation of a rule, then exit")
 	return cmd
 }
@@ -88,11 +97,45 @@ func (o *LintOptions) Complete(cmd *cobra.Command, args []string) error {
 	if f := cmd.Flags().Lookup("namespace"); f != nil && f.Changed && o.configFlags.Namespace != nil {
 		o.namespace = *o.configFlags.Namespace
 	}
-	sev, err := lint.ParseSeverity(o.FailOn)
+	if err := o.loadConfig(); err != nil {
+		return err
+	}
+	failOn := o.FailOn
+	if o.settings != nil && o.settings.FailOn != "" && !cmd.Flags().Changed("fail-on") {
+		failOn = o.settings.FailOn
+	}
+	sev, err := lint.ParseSeverity(failOn)
 	if err != nil {
 		return fmt.Errorf("--fail-on: %w", err)
 	}
 	o.failOn = sev
+	return nil
+}
+
+// loadConfig reads --config, or the discovered configuration file.
+func (o *LintOptions) loadConfig() error {
+	if o.NoConfig {
+		if o.ConfigFile != "" {
+			return fmt.Errorf("--config and --no-config contradict each other")
+		}
+		return nil
+	}
+	path := o.ConfigFile
+	if path == "" {
+		found, err := config.Discover(".")
+		if err != nil {
+			return err
+		}
+		path = found
+	}
+	if path == "" {
+		return nil
+	}
+	settings, err := config.Load(path)
+	if err != nil {
+		return err
+	}
+	o.settings = settings
 	return nil
 }
 
@@ -124,7 +167,8 @@ func (o *LintOptions) Run(cmd *cobra.Command) error {
 	case o.Explain != "":
 		return report.Explain(o.Out, linter.Rules(), o.Explain)
 	}
-	res := linter.Run(cmd.Context(), lint.Options{Paths: o.paths, Stdin: o.In, Namespace: o.namespace})
+	res := linter.Run(cmd.Context(), lint.Options{Paths: o.paths, Stdin: o.In, Namespace: o.namespace,
+		Settings: o.settings, NoIgnoreAnnotations: o.NoIgnore})
 	if err := report.Write(o.Out, o.Output, res, version.Get().Kubernetes); err != nil {
 		return err
 	}

@@ -34,6 +34,9 @@ func Write(w io.Writer, format string, res *lint.Result, kubernetesVersion strin
 func Text(w io.Writer, res *lint.Result) error {
 	var b strings.Builder
 	for _, f := range res.Findings {
+		if f.Suppressed != nil {
+			continue // counted in the summary; -o json and -o sarif list them
+		}
 		fmt.Fprintf(&b, "%s:%d:%d: %s %s: %s", f.File, f.Line, f.Column, f.Severity, f.Rule, f.Message)
 		if f.Object != nil {
 			fmt.Fprintf(&b, " (%s)", f.Object)
@@ -64,6 +67,12 @@ func Summary(res *lint.Result) string {
 	if n := len(res.Skipped); n > 0 {
 		read += fmt.Sprintf(" (%s skipped: not Kubernetes objects; -v names them)", plural(n, "document", "documents"))
 	}
+	if n := res.CountSuppressed(); n > 0 {
+		counts += fmt.Sprintf(", %d suppressed", n)
+	}
+	if res.Excluded > 0 {
+		read += fmt.Sprintf(" (%s excluded by configuration)", plural(res.Excluded, "file", "files"))
+	}
 	if res.Objects == 0 && len(res.Findings) == 0 {
 		return fmt.Sprintf("%s: no Kubernetes objects found", plural(res.Files, "file", "files"))
 	}
@@ -85,9 +94,13 @@ type jsonSummary struct {
 	Documents int `json:"documents"`
 	Objects   int `json:"objects"`
 	Skipped   int `json:"skipped"`
+	Excluded  int `json:"excluded"`
 	Errors    int `json:"errors"`
 	Warnings  int `json:"warnings"`
 	Infos     int `json:"infos"`
+	// Suppressed counts findings silenced by annotations or exemptions; they
+	// are listed with a "suppressed" object and excluded from the counts above.
+	Suppressed int `json:"suppressed"`
 }
 
 // JSON writes the result as one JSON document (schema: docs/output.md).
@@ -101,8 +114,9 @@ func JSON(w io.Writer, res *lint.Result, kubernetesVersion string) error {
 		KubernetesVersion: kubernetesVersion,
 		Findings:          findings,
 		Summary: jsonSummary{
-			Files: res.Files, Documents: res.Documents, Objects: res.Objects, Skipped: len(res.Skipped),
+			Files: res.Files, Documents: res.Documents, Objects: res.Objects, Skipped: len(res.Skipped), Excluded: res.Excluded,
 			Errors: res.Count(lint.SeverityError), Warnings: res.Count(lint.SeverityWarning), Infos: res.Count(lint.SeverityInfo),
+			Suppressed: res.CountSuppressed(),
 		},
 	}
 	enc := json.NewEncoder(w)

@@ -1,0 +1,308 @@
+// Package config reads .kubectl-workload.yaml: which rules run, at what
+// severity, which paths are left out, the --fail-on default, and governed
+// exemptions (each must say why).
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// FileName is the configuration file lint looks for.
+const FileName = ".kubectl-workload.yaml"
+
+// File is a parsed configuration file.
+type File struct {
+	// Path is where it was read from.
+	Path string `yaml:"-"`
+	// Rules turns rules off and changes severities.
+	Rules Rules `yaml:"rules"`
+	// FailOn is the default for --fail-on: error, warning or info.
+	FailOn string `yaml:"failOn"`
+	// Exclude are globs of paths not to lint ("**" crosses directories),
+	// matched against paths as given on the command line or found under a
+	// named directory, and against their suffixes.
+	Exclude []string `yaml:"exclude"`
+	// Exemptions silence rules for the objects they name; a silenced
+	// finding stays visible as suppressed.
+	Exemptions []Exemption `yaml:"exemptions"`
+}
+
+// Rules are rule settings.
+type Rules struct {
+	// Disable lists rule ids (globs such as "kind/*") that do not run.
+	Disable []string `yaml:"disable"`
+	// Severity overrides a rule's severity: id → error|warning|info.
+	Severity map[string]string `yaml:"severity"`
+}
+
+// Exemption silences rules for the objects it matches. Kind, Namespace and
+// Name are globs; an empty one matches anything, but one of them must be set.
+type Exemption struct {
+	// Rules are rule ids or globs; empty means every rule.
+	Rules     []string `yaml:"rules"`
+	Kind      string   `yaml:"kind"`
+	Namespace string   `yaml:"namespace"`
+	Name      string   `yaml:"name"`
+	// Reason is required: exemptions are governed, not silent.
+	Reason string `yaml:"reason"`
+	// Line is the exemption's line in the file.
+	Line int `yaml:"-"`
+}
+
+// Discover looks for FileName in dir and its parents, up to and including
+// the root of the git work tree dir is in (the first directory holding
+// .git). It returns "" when there is none.
+func Discover(dir string) (string, error) {
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("find %s: %w", FileName, err)
+	}
+	for {
+		p := filepath.Join(dir, FileName)
+		if _, err := os.Stat(p); err == nil {
+			return p, nil
+		} else if !errors.Is(err, os.ErrNotExist) {
+			return "", fmt.Errorf("find %s: %w", FileName, err)
+		}
+		if _, err := os.Stat(filepath.Join(dir, ".git")); err == nil {
+			return "", nil // the top of the work tree
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", nil
+		}
+		dir = parent
+	}
+}
+
+var severities = map[string]bool{"error": true, "warning": true, "info": true}
+
+// Load reads and checks a configuration file. Errors name the file and the
+// line: unknown keys, wrong types, bad severities, and exemptions without a
+// reason.
+func Load(path string) (*File, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read config: %w", err)
+	}
+	f := &File{Path: path}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(f); err != nil {
+		if errors.Is(err, io.EOF) {
+			return f, nil // an empty file
+		}
+		return nil, fmt.Errorf("%s: %s", path, yamlErrorText(err))
+	}
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		return nil, fmt.Errorf("%s: %s", path, yamlErrorText(err))
+	}
+	lines := exemptionLines(&root)
+	var errs []error
+	if f.FailOn != "" && !severities[f.FailOn] {
+		errs = append(errs, fmt.Errorf("%s:%d: failOn %q: want error, warning or info", path, keyLine(&root, "failOn"), f.FailOn))
+	}
+	ids := make([]string, 0, len(f.Rules.Severity))
+	for id := range f.Rules.Severity {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		if sev := f.Rules.Severity[id]; !severities[sev] {
+			errs = append(errs, fmt.Errorf("%s: rules.severity[%s] = %q: want error, warning or info", path, id, sev))
+		}
+	}
+	for i := range f.Exemptions {
+		e := &f.Exemptions[i]
+		if i < len(lines) {
+			e.Line = lines[i]
+		}
+		if strings.TrimSpace(e.Reason) == "" {
+			errs = append(errs, fmt.Errorf("%s:%d: exemption %d has no reason: every exemption must say why", path, e.Line, i+1))
+		}
+		if e.Kind == "" && e.Namespace == "" && e.Name == "" {
+			errs = append(errs, fmt.Errorf("%s:%d: exemption %d names no kind, namespace or name: it would silence every object", path, e.Line, i+1))
+		}
+		for _, g := range append(append([]string{}, e.Rules...), e.Kind, e.Namespace, e.Name) {
+			if _, err := filepath.Match(g, ""); err != nil {
+				errs = append(errs, fmt.Errorf("%s:%d: bad pattern %q: %w", path, e.Line, g, err))
+			}
+		}
+	}
+	for _, g := range f.Exclude {
+		if _, err := globRegexp(g); err != nil {
+			errs = append(errs, fmt.Errorf("%s: exclude %q: %w", path, g, err))
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return f, nil
+}
+
+// yamlErrorText turns yaml.v3's "yaml: unmarshal errors:\n  line 3: field x
+// not found in type config.File" into "line 3: unknown key x".
+func yamlErrorText(err error) string {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	msg = strings.TrimPrefix(msg, "unmarshal errors:\n")
+	var out []string
+	for _, l := range strings.Split(msg, "\n") {
+		l = strings.TrimSpace(l)
+		if m := unknownFieldRe.FindStringSubmatch(l); m != nil {
+			l = fmt.Sprintf("line %s: unknown key %q", m[1], m[2])
+		}
+		if l != "" {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "; ")
+}
+
+var unknownFieldRe = regexp.MustCompile(`^line (\d+): field (\S+) not found in type`)
+
+// exemptionLines returns the line of each item of the top-level exemptions list.
+func exemptionLines(root *yaml.Node) []int {
+	n := topValue(root, "exemptions")
+	if n == nil || n.Kind != yaml.SequenceNode {
+		return nil
+	}
+	var lines []int
+	for _, item := range n.Content {
+		lines = append(lines, item.Line)
+	}
+	return lines
+}
+
+func keyLine(root *yaml.Node, key string) int {
+	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
+		root = root.Content[0]
+	}
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		if root.Content[i].Value == key {
+			return root.Content[i].Line
+		}
+	}
+	return 1
+}
+
+func topValue(root *yaml.Node, key string) *yaml.Node {
+	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
+		root = root.Content[0]
+	}
+	if root.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		if root.Content[i].Value == key {
+			return root.Content[i+1]
+		}
+	}
+	return nil
+}
+
+// globRegexp compiles a path glob in which "**" matches across directories
+// and "*" and "?" do not cross "/".
+func globRegexp(glob string) (*regexp.Regexp, error) {
+	var b strings.Builder
+	b.WriteString("^")
+	for i := 0; i < len(glob); i++ {
+		c := glob[i]
+		switch {
+		case c == '*' && i+1 < len(glob) && glob[i+1] == '*':
+			i++
+			if i+1 < len(glob) && glob[i+1] == '/' {
+				i++
+				b.WriteString("(?:.*/)?")
+			} else {
+				b.WriteString(".*")
+			}
+		case c == '*':
+			b.WriteString("[^/]*")
+		case c == '?':
+			b.WriteString("[^/]")
+		default:
+			b.WriteString(regexp.QuoteMeta(string(c)))
+		}
+	}
+	b.WriteString("$")
+	return regexp.Compile(b.String())
+}
+
+// Excluded reports whether path matches an exclude glob, as given or by
+// any suffix starting at a directory boundary.
+func (f *File) Excluded(path string) bool {
+	if f == nil {
+		return false
+	}
+	p := filepath.ToSlash(filepath.Clean(path))
+	for _, g := range f.Exclude {
+		re, err := globRegexp(g)
+		if err != nil {
+			continue // rejected by Load
+		}
+		for q := p; ; {
+			if re.MatchString(q) {
+				return true
+			}
+			i := strings.IndexByte(q, '/')
+			if i < 0 {
+				break
+			}
+			q = q[i+1:]
+		}
+	}
+	return false
+}
+
+// Disabled reports whether a rule id is disabled.
+func (f *File) Disabled(rule string) bool {
+	if f == nil {
+		return false
+	}
+	for _, g := range f.Rules.Disable {
+		if ok, _ := filepath.Match(g, rule); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// Exempt returns the first exemption that silences rule for the object
+// kind namespace/name.
+func (f *File) Exempt(rule, kind, namespace, name string) (Exemption, bool) {
+	if f == nil {
+		return Exemption{}, false
+	}
+	match := func(glob, s string) bool {
+		if glob == "" {
+			return true
+		}
+		ok, _ := filepath.Match(glob, s)
+		return ok
+	}
+	for _, e := range f.Exemptions {
+		if !match(e.Kind, kind) || !match(e.Namespace, namespace) || !match(e.Name, name) {
+			continue
+		}
+		if len(e.Rules) == 0 {
+			return e, true
+		}
+		for _, r := range e.Rules {
+			if ok, _ := filepath.Match(r, rule); ok {
+				return e, true
+			}
+		}
+	}
+	return Exemption{}, false
+}

@@ -1,0 +1,110 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestLoadGood(t *testing.T) {
+	f, err := Load("testdata/good.yaml")
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	if f.FailOn != "warning" || !f.Disabled("kind/bare-pod") || f.Disabled("rollout/paused") {
+		t.Errorf("Load = %+v: want failOn warning and kind/* disabled only", f)
+	}
+	tests := []struct {
+		rule, kind, ns, name string
+		want                 bool
+		wantLine             int
+	}{
+		{"rollout/no-readiness-probe", "Deployment", "batch", "worker-7", true, 12},
+		{"rollout/no-readiness-probe", "Deployment", "batch", "api", false, 0},
+		{"rollout/no-readiness-probe", "Deployment", "web", "worker-7", false, 0},
+		{"rollout/paused", "Deployment", "batch", "worker-7", false, 0},
+		{"anything/at-all", "StatefulSet", "x", "legacy", true, 17},
+	}
+	for _, tt := range tests {
+		e, got := f.Exempt(tt.rule, tt.kind, tt.ns, tt.name)
+		if got != tt.want || e.Line != tt.wantLine {
+			t.Errorf("Exempt(%s, %s %s/%s) = %v at line %d, want %v at line %d", tt.rule, tt.kind, tt.ns, tt.name, got, e.Line, tt.want, tt.wantLine)
+		}
+	}
+}
+
+func TestExcluded(t *testing.T) {
+	f, err := Load("testdata/good.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		path string
+		want bool
+	}{
+		{"charts/web/templates/deploy.yaml", true},
+		{"deploy/charts/x.yaml", true},
+		{"deploy/app.generated.yaml", true},
+		{"app.generated.yaml", true},
+		{"deploy/app.yaml", false},
+		{"chartsx/a.yaml", false},
+	}
+	for _, tt := range tests {
+		if got := f.Excluded(tt.path); got != tt.want {
+			t.Errorf("Excluded(%q) = %v, want %v", tt.path, got, tt.want)
+		}
+	}
+}
+
+func TestLoadErrorsNameTheLine(t *testing.T) {
+	tests := []struct {
+		file string
+		want []string
+	}{
+		{"testdata/unknown-key.yaml", []string{`testdata/unknown-key.yaml: line 3: unknown key "disabled"`}},
+		{"testdata/no-reason.yaml", []string{"testdata/no-reason.yaml:4: exemption 2 has no reason"}},
+		{"testdata/bad-values.yaml", []string{
+			`testdata/bad-values.yaml:1: failOn "fatal"`,
+			`rules.severity[kind/bare-pod] = "critical"`,
+			"testdata/bad-values.yaml:6: exemption 1 names no kind, namespace or name",
+		}},
+	}
+	for _, tt := range tests {
+		_, err := Load(tt.file)
+		if err == nil {
+			t.Errorf("Load(%s) succeeded, want an error", tt.file)
+			continue
+		}
+		for _, w := range tt.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("Load(%s) = %q, want it to contain %q", tt.file, err, w)
+			}
+		}
+	}
+}
+
+func TestDiscoverStopsAtGitRoot(t *testing.T) {
+	root := t.TempDir()
+	repo := filepath.Join(root, "repo")
+	deep := filepath.Join(repo, "a", "b")
+	for _, d := range []string{filepath.Join(repo, ".git"), deep} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Above the git root: never read.
+	if err := os.WriteFile(filepath.Join(root, FileName), []byte("failOn: info\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := Discover(deep); err != nil || got != "" {
+		t.Errorf("Discover = %q, %v; want nothing: the file above the git root does not count", got, err)
+	}
+	want := filepath.Join(repo, "a", FileName)
+	if err := os.WriteFile(want, []byte("failOn: info\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := Discover(deep); err != nil || got != want {
+		t.Errorf("Discover = %q, %v; want %q", got, err, want)
+	}
+}

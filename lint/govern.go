@@ -1,0 +1,149 @@
+package lint
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/kubectl-workload/kubectl-workload/apicheck"
+	"github.com/kubectl-workload/kubectl-workload/config"
+)
+
+// The ignore annotations, set in an object's own metadata.
+const (
+	// AnnotationIgnore lists the rule ids to silence for the object,
+	// comma-separated; "*" silences every rule.
+	AnnotationIgnore = "kubectl-workload/ignore"
+	// AnnotationIgnoreReason says why. An ignore without a reason is not
+	// honoured: ignores are governed, not silent.
+	AnnotationIgnoreReason = "kubectl-workload/ignore-reason"
+)
+
+// Rule ids of findings about the ignore annotations themselves.
+const (
+	RuleIgnoreMisplaced   = "ignore/misplaced"
+	RuleIgnoreUnknownRule = "ignore/unknown-rule"
+	RuleIgnoreNoReason    = "ignore/no-reason"
+)
+
+// knownRules returns every rule id lint can report (policy/* aside).
+func (l *Linter) knownRules() map[string]bool {
+	known := map[string]bool{RuleUnparsable: true, RuleDuplicateKey: true,
+		RuleIgnoreMisplaced: true, RuleIgnoreUnknownRule: true, RuleIgnoreNoReason: true}
+	for _, id := range apicheck.Rules() {
+		known[id] = true
+	}
+	for _, r := range l.rules.Rules() {
+		known[r.ID] = true
+	}
+	return known
+}
+
+// annotations is what governing reads of an object.
+type annotations struct {
+	Metadata struct {
+		Annotations map[string]string `json:"annotations"`
+	} `json:"metadata"`
+	Spec struct {
+		Template struct {
+			Metadata struct {
+				Annotations map[string]string `json:"annotations"`
+			} `json:"metadata"`
+		} `json:"template"`
+		JobTemplate struct {
+			Spec struct {
+				Template struct {
+					Metadata struct {
+						Annotations map[string]string `json:"annotations"`
+					} `json:"metadata"`
+				} `json:"template"`
+			} `json:"spec"`
+		} `json:"jobTemplate"`
+	} `json:"spec"`
+}
+
+// govern applies the configuration file and the object's ignore annotations
+// to c's findings: disabled rules are dropped, severities overridden, and
+// exempted or ignored findings marked suppressed. It also reports misused
+// ignore annotations.
+func (l *Linter) govern(c *checked, opts Options, known map[string]bool) {
+	var a annotations
+	_ = json.Unmarshal(c.obj.JSON, &a) // a malformed object has no usable annotations
+	ignored, reason := map[string]bool{}, ""
+	if !opts.NoIgnoreAnnotations {
+		ignored, reason = l.readIgnore(c, a, known)
+	}
+	kept := c.findings[:0]
+	for _, f := range c.findings {
+		if opts.Settings.Disabled(f.Rule) {
+			continue
+		}
+		applySeverity(&f, opts.Settings)
+		if e, ok := opts.Settings.Exempt(f.Rule, c.ref.Kind, c.ref.Namespace, c.ref.Name); ok {
+			f.Suppressed = &Suppression{Kind: "config", Reason: fmt.Sprintf("%s (%s:%d)", e.Reason, opts.Settings.Path, e.Line)}
+		} else if reason != "" && (ignored["*"] || ignored[f.Rule]) && !strings.HasPrefix(f.Rule, "ignore/") {
+			f.Suppressed = &Suppression{Kind: "annotation", Reason: reason}
+		}
+		kept = append(kept, f)
+	}
+	c.findings = kept
+}
+
+// readIgnore reads the ignore annotations, and adds findings when they are
+// misplaced, name unknown rules, or give no reason (then nothing is ignored).
+func (l *Linter) readIgnore(c *checked, a annotations, known map[string]bool) (map[string]bool, string) {
+	for _, t := range []struct {
+		path string
+		ann  map[string]string
+	}{
+		{"spec.template.metadata.annotations", a.Spec.Template.Metadata.Annotations},
+		{"spec.jobTemplate.spec.template.metadata.annotations", a.Spec.JobTemplate.Spec.Template.Metadata.Annotations},
+	} {
+		if _, ok := t.ann[AnnotationIgnore]; ok {
+			c.findings = append(c.findings, c.at(RuleIgnoreMisplaced, SeverityWarning, t.path+"["+AnnotationIgnore+"]",
+				fmt.Sprintf("%s is in the pod template's annotations, where it silences nothing: move it to the %s's own metadata.annotations", AnnotationIgnore, c.ref.Kind)))
+		}
+	}
+	value, ok := a.Metadata.Annotations[AnnotationIgnore]
+	if !ok {
+		return nil, ""
+	}
+	path := "metadata.annotations[" + AnnotationIgnore + "]"
+	ids := map[string]bool{}
+	var unknown []string
+	for _, id := range strings.Split(value, ",") {
+		id = strings.TrimSpace(id)
+		if id == "" {
+			continue
+		}
+		ids[id] = true
+		if id != "*" && !known[id] && !strings.HasPrefix(id, "policy/") {
+			unknown = append(unknown, id)
+		}
+	}
+	sort.Strings(unknown)
+	for _, id := range unknown {
+		c.findings = append(c.findings, c.at(RuleIgnoreUnknownRule, SeverityWarning, path,
+			fmt.Sprintf("%s names %q, which is not a rule (kubectl workload lint --list-rules lists them)", AnnotationIgnore, id)))
+	}
+	reason := strings.TrimSpace(a.Metadata.Annotations[AnnotationIgnoreReason])
+	if reason == "" {
+		c.findings = append(c.findings, c.at(RuleIgnoreNoReason, SeverityWarning, path,
+			fmt.Sprintf("%s has no %s annotation, so nothing is ignored: say why the rules do not apply", AnnotationIgnore, AnnotationIgnoreReason)))
+		return nil, ""
+	}
+	return ids, reason
+}
+
+// applySeverity applies a configured severity override.
+func applySeverity(f *Finding, settings *config.File) {
+	if settings == nil {
+		return
+	}
+	if s, ok := settings.Rules.Severity[f.Rule]; ok {
+		if sev, err := ParseSeverity(s); err == nil { // Load has checked it
+			f.Severity = sev
+		}
+	}
+}
