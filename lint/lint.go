@@ -10,6 +10,7 @@ import (
 	"io"
 	"runtime"
 	"sync"
+	"time"
 
 	"github.com/kubectl-workload/kubectl-workload/apicheck"
 	"github.com/kubectl-workload/kubectl-workload/config"
@@ -53,6 +54,19 @@ type Result struct {
 	// Errors are failures of the tool or its inputs as a whole (a path that
 	// does not exist); they make the run exit 2. Findings are still valid.
 	Errors []error `json:"-"`
+	// Timings say where the run's wall time went, for -v and benchmarks.
+	Timings Timings `json:"-"`
+}
+
+// Timings split a run's wall time by stage.
+type Timings struct {
+	// Load is reading and parsing files plus the per-object checks (input
+	// problems and the API tier), done together file by file.
+	Load time.Duration
+	// Inventory is building the cross-resource index and preparing queries.
+	Inventory time.Duration
+	// Rules is evaluating the Rego tier on every object.
+	Rules time.Duration
 }
 
 // Count returns how many unsuppressed findings have exactly the given
@@ -149,6 +163,7 @@ func (l *Linter) Run(ctx context.Context, opts Options) *Result {
 		inputs = append(inputs, in)
 	}
 
+	start := time.Now()
 	sets := make([]*manifest.Set, len(inputs))
 	perFile := make([][]*checked, len(inputs))
 	stopped := parallel(ctx, len(inputs), func(i int) {
@@ -175,7 +190,8 @@ func (l *Linter) Run(ctx context.Context, opts Options) *Result {
 		all = append(all, perFile[i]...)
 	}
 
-	if err := l.runRules(ctx, all); err != nil {
+	res.Timings.Load = time.Since(start)
+	if err := l.runRules(ctx, all, &res.Timings); err != nil {
 		res.Errors = append(res.Errors, err)
 	}
 	known := l.knownRules()
@@ -201,10 +217,11 @@ func (l *Linter) Run(ctx context.Context, opts Options) *Result {
 }
 
 // runRules evaluates the Rego tier on every object.
-func (l *Linter) runRules(ctx context.Context, all []*checked) error {
+func (l *Linter) runRules(ctx context.Context, all []*checked, timings *Timings) error {
 	if len(all) == 0 {
 		return nil
 	}
+	start := time.Now()
 	inputs := make([]rules.Object, len(all))
 	for i, c := range all {
 		inputs[i] = c.input
@@ -213,6 +230,9 @@ func (l *Linter) runRules(ctx context.Context, all []*checked) error {
 	if err != nil {
 		return err
 	}
+	timings.Inventory = time.Since(start)
+	start = time.Now()
+	defer func() { timings.Rules = time.Since(start) }()
 	errs := make([]error, len(all))
 	if stopped := parallel(ctx, len(all), func(i int) {
 		c := all[i]
