@@ -1,0 +1,30 @@
+# METADATA
+# title: StatefulSet pods with a termination grace period of 0
+# description: |
+#   A StatefulSet guarantees at most one pod per identity (name, hostname,
+#   volumes) only as long as a pod object is removed after its containers have
+#   stopped. With terminationGracePeriodSeconds 0 in the pod template, every
+#   deletion that does not give its own grace period (the controller's deletions
+#   in rolling updates and scale-downs, a plain kubectl delete) has a grace
+#   period of 0 (the pod strategy's CheckGracefulDelete), and the API server
+#   removes the pod object at once, as a force deletion does. The controller
+#   then creates the replacement, with the same name and volumes, while the old
+#   containers may still run, indefinitely on a node that is unreachable. The
+#   StatefulSet documentation calls a grace period of 0 unsafe and strongly
+#   discouraged for this reason.
+# custom:
+#   id: statefulset/zero-grace-period
+#   severity: warning
+#   remediation: Remove terminationGracePeriodSeconds 0 from the pod template (the default is 30) or set the time a clean shutdown needs.
+package kubectl_workload.rules.statefulset_zero_grace_period
+
+import rego.v1
+
+findings contains f if {
+	input.object.kind == "StatefulSet"
+	input.object.spec.template.spec.terminationGracePeriodSeconds == 0
+	f := {
+		"msg": "terminationGracePeriodSeconds is 0 (default 30): every deletion of a pod without its own grace period, the controller's own in rolling updates and scale-downs included, removes the pod object at once like a force deletion, so the replacement with the same name and volumes can start while the old containers still run; the StatefulSet documentation calls this unsafe",
+		"path": "spec.template.spec.terminationGracePeriodSeconds",
+	}
+}
