@@ -76,6 +76,7 @@ func NewInventory(objects []Object) *Inventory {
 		bySelectorLabel  map[string][]string
 		selectorNoLabels []string
 		count            map[string]int
+		byKind           map[string][]string
 	}
 	namespaces := map[string]*nsIndex{}
 	for _, o := range objects {
@@ -89,7 +90,8 @@ func NewInventory(objects []Object) *Inventory {
 		}
 		ns := namespaces[o.Namespace]
 		if ns == nil {
-			ns = &nsIndex{objects: map[string]entry{}, byTemplateLabel: map[string][]string{}, bySelectorLabel: map[string][]string{}, count: map[string]int{}}
+			ns = &nsIndex{objects: map[string]entry{}, byTemplateLabel: map[string][]string{}, bySelectorLabel: map[string][]string{},
+				count: map[string]int{}, byKind: map[string][]string{}}
 			namespaces[o.Namespace] = ns
 		}
 		e := entry{Kind: r.Kind, APIVersion: r.APIVersion, Name: r.Metadata.Name, Namespace: o.Namespace,
@@ -98,6 +100,7 @@ func NewInventory(objects []Object) *Inventory {
 		key := Key(e.Kind, e.Name)
 		ns.objects[key] = e
 		ns.count[e.Kind]++
+		ns.byKind[e.Kind] = append(ns.byKind[e.Kind], key)
 		for k, v := range e.TemplateLabels {
 			ns.byTemplateLabel[k+"="+v] = append(ns.byTemplateLabel[k+"="+v], key)
 		}
@@ -118,7 +121,7 @@ func NewInventory(objects []Object) *Inventory {
 		for k, e := range ns.objects {
 			objs[k] = e
 		}
-		for _, idx := range []map[string][]string{ns.byTemplateLabel, ns.bySelectorLabel} {
+		for _, idx := range []map[string][]string{ns.byTemplateLabel, ns.bySelectorLabel, ns.byKind} {
 			for k := range idx {
 				sort.Strings(idx[k])
 			}
@@ -130,6 +133,7 @@ func NewInventory(objects []Object) *Inventory {
 			"by_selector_label":        ns.bySelectorLabel,
 			"selectors_without_labels": ns.selectorNoLabels,
 			"count":                    ns.count,
+			"by_kind":                  ns.byKind,
 		}
 	}
 	// Round-trip through JSON so that the store holds plain JSON values.

@@ -26,7 +26,6 @@ func policyFindings(t *testing.T, cfg lint.Config) []string {
 	return got
 }
 
-
 func TestConftestPolicyDirectory(t *testing.T) {
 	got := policyFindings(t, lint.Config{Policies: []string{"testdata/policies/conftest"}})
 	want := []string{

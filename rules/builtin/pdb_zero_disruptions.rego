@@ -1,0 +1,158 @@
+# METADATA
+# title: PodDisruptionBudget allows no disruption
+# description: |
+#   The disruption controller allows status.disruptionsAllowed = healthy pods −
+#   desired healthy pods, and the eviction API refuses every eviction while it
+#   is 0. With maxUnavailable 0 (or 0%), or minAvailable 100%, it is always 0.
+#   With an integer minAvailable the desired count is minAvailable itself,
+#   against the pods the selector matches; with a percentage, minAvailable is
+#   rounded up against the replicas of the pods' controllers
+#   (GetScaledValueFromIntOrPercent with roundUp). So minAvailable at or above
+#   the selected workloads' replicas (spec.replicas after defaulting, 1 when
+#   unset, plus any bare Pod selected) allows no disruption either. kubectl
+#   drain, cluster autoscalers and node upgrades then wait forever on those
+#   pods. Workloads whose pod count the input does not give (DaemonSets, Jobs,
+#   CronJobs, and workloads that a HorizontalPodAutoscaler of the input scales)
+#   are only checked against the forms that allow nothing whatever the count.
+# custom:
+#   id: pdb/zero-disruptions
+#   severity: warning
+#   remediation: Allow at least one eviction, with maxUnavailable set to 1 (or a percentage above 0) or with minAvailable below the number of replicas.
+package kubectl_workload.rules.pdb_zero_disruptions
+
+import data.kubectl_workload.lib.xref
+import rego.v1
+
+name := input.object.metadata.name
+
+sel := xref.selector_of(input.object)
+
+min_available := object.get(input.object, ["spec", "minAvailable"], null)
+
+max_unavailable := object.get(input.object, ["spec", "maxUnavailable"], null)
+
+# applies: the budget selects pods, and, when the input holds workloads in the
+# namespace, some of them (otherwise pdb/no-matching-workload reports it).
+applies if {
+	input.object.kind == "PodDisruptionBudget"
+	sel != null
+	not xref.has_workloads
+}
+
+applies if {
+	input.object.kind == "PodDisruptionBudget"
+	sel != null
+	count(xref.workloads_selected_by(sel)) > 0
+}
+
+findings contains f if {
+	applies
+	max_unavailable in {0, "0%"}
+	f := {
+		"msg": sprintf("PodDisruptionBudget %s sets maxUnavailable %v: no pod%s may ever be evicted, so node drains wait forever", [name, max_unavailable, of_selected]),
+		"path": "spec.maxUnavailable",
+	}
+}
+
+findings contains f if {
+	applies
+	min_available == "100%"
+	f := {
+		"msg": sprintf("PodDisruptionBudget %s sets minAvailable 100%%: no pod%s may ever be evicted, so node drains wait forever", [name, of_selected]),
+		"path": "spec.minAvailable",
+	}
+}
+
+# The checks against the replica count go from cheap to dear: the replicas of
+# the selected templates first, and only when they already allow no
+# disruption, the autoscalers (which make the count vary) and the bare Pods
+# (which add to it).
+findings contains f if {
+	applies
+	is_number(min_available)
+	template_replicas > 0
+	min_available >= template_replicas
+	not autoscaled
+	min_available >= total
+	f := {
+		"msg": sprintf(
+			"PodDisruptionBudget %s sets minAvailable %d, and the pods it selects number %d (%s): 0 disruptions are allowed, so node drains wait forever",
+			[name, min_available, total, counted_list],
+		),
+		"path": "spec.minAvailable",
+	}
+}
+
+findings contains f if {
+	applies
+	is_string(min_available)
+	min_available != "100%"
+	endswith(min_available, "%")
+	pct := to_number(trim_suffix(min_available, "%"))
+	template_replicas > 0
+	ceil((pct * template_replicas) / 100) >= template_replicas
+	not autoscaled
+	desired := ceil((pct * total) / 100)
+	desired >= total
+	f := {
+		"msg": sprintf(
+			"PodDisruptionBudget %s sets minAvailable %s, which rounds up to %d of the %d pods it selects (%s): 0 disruptions are allowed, so node drains wait forever",
+			[name, min_available, desired, total, counted_list],
+		),
+		"path": "spec.minAvailable",
+	}
+}
+
+of_selected := sprintf(" of %s", [xref.describe_list(selected)]) if {
+	selected := xref.workloads_selected_by(sel)
+	count(selected) > 0
+} else := ""
+
+# templates are the selected workloads with a pod template.
+templates := {key |
+	some key in xref.templates_selected_by(sel)
+	xref.kind_of(key) in xref.workload_kinds
+}
+
+# replicas: the pod count of each selected template, defined only when every
+# one is known. A Deployment's ReplicaSets count through the Deployment.
+replicas := {key: n |
+	some key in templates
+	n := template_pods(xref.entry(key))
+} if {
+	count(templates) > 0
+	every key in templates {
+		known(xref.entry(key))
+	}
+}
+
+known(e) if {
+	e.kind in {"Deployment", "StatefulSet", "ReplicationController", "ReplicaSet"}
+	is_number(e.spec.replicas)
+}
+
+template_pods(e) := 0 if {
+	xref.deployment_replicaset(e)
+} else := e.spec.replicas
+
+template_replicas := sum([n | some n in replicas])
+
+autoscaled if {
+	some key in templates
+	e := xref.entry(key)
+	count(xref.autoscalers_targeting(e.kind, e.name, e.apiVersion)) > 0
+}
+
+# bare_pods are the selected Pods that no controller owns (a controller's own
+# Pods count through it).
+bare_pods := {key |
+	some key in xref.pods_selected_by(sel)
+	not xref.entry(key).owned
+}
+
+total := template_replicas + count(bare_pods)
+
+counted_list := concat(", ", array.concat(
+	sort([sprintf("%s with %s", [xref.describe(key), xref.quantity(n, "replica")]) | some key, n in replicas; n > 0]),
+	sort([xref.describe(key) | some key in bare_pods]),
+))
