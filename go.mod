@@ -70,6 +70,7 @@ replace k8s.io/streaming => k8s.io/streaming v0.37.1
 
 require (
 	github.com/open-policy-agent/opa v1.22.2
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	github.com/spf13/cobra v1.10.2
 	gopkg.in/yaml.v3 v3.0.1
 	k8s.io/api v0.37.1

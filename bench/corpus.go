@@ -281,7 +281,9 @@ func writeObject(buf *bytes.Buffer, p Plan) {
 	// Skip the draws PlanOf made so that the rest of the stream is fresh.
 	g.rng.IntN(100)
 	g.rng.IntN(len(apps))
-	g.app = strings.TrimSuffix(p.Name, fmt.Sprintf("-%d", p.Index))
+	// Each object is its own app: two controllers with one selector would
+	// overlap, a real defect (selector/overlap) the corpus must not plant.
+	g.app = p.Name
 	g.component = []string{"server", "worker", "frontend", "backend", "job"}[g.rng.IntN(5)]
 	g.version = fmt.Sprintf("%d.%d.%d", 1+g.rng.IntN(4), g.rng.IntN(20), g.rng.IntN(10))
 	switch p.Kind {

@@ -13,6 +13,10 @@ export KUBECTL_WORKLOAD_E2E=1
 export KUBECTL_WORKLOAD_E2E_BIN="$bin"
 export KUBECTL="$bin/kubectl"
 
+echo "== test tools (pre-commit, krew, SARIF schema)"
+tools=$(bash hack/install-test-tools.sh)
+eval "$tools"
+
 echo "== gofmt"
 unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './.git/*'))
 if [ -n "$unformatted" ]; then

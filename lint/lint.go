@@ -51,6 +51,9 @@ type Result struct {
 	Objects   int `json:"objects"`
 	// Skipped are the documents that are not Kubernetes objects.
 	Skipped []manifest.Skipped `json:"-"`
+	// Linted lists every object checked, in input order, with findings or
+	// without: what reports that enumerate objects (JUnit) need.
+	Linted []LintedObject `json:"-"`
 	// Errors are failures of the tool or its inputs as a whole (a path that
 	// does not exist); they make the run exit 2. Findings are still valid.
 	Errors []error `json:"-"`
@@ -67,6 +70,14 @@ type Timings struct {
 	Inventory time.Duration
 	// Rules is evaluating the Rego tier on every object.
 	Rules time.Duration
+}
+
+// LintedObject is one object a run checked.
+type LintedObject struct {
+	File string
+	// Document is the 0-based index of the object's document in File.
+	Document int
+	Object   ObjectRef
 }
 
 // Count returns how many unsuppressed findings have exactly the given
@@ -198,6 +209,7 @@ func (l *Linter) Run(ctx context.Context, opts Options) *Result {
 	for _, c := range all {
 		l.govern(c, opts, known)
 		res.Findings = append(res.Findings, c.findings...)
+		res.Linted = append(res.Linted, LintedObject{File: c.obj.File, Document: c.obj.Document, Object: *c.ref})
 	}
 	// Findings with no object (unparsable documents) obey the settings too.
 	kept := res.Findings[:0]

@@ -169,7 +169,7 @@ func (o *LintOptions) Run(cmd *cobra.Command) error {
 	}
 	res := linter.Run(cmd.Context(), lint.Options{Paths: o.paths, Stdin: o.In, Namespace: o.namespace,
 		Settings: o.settings, NoIgnoreAnnotations: o.NoIgnore})
-	if err := report.Write(o.Out, o.Output, res, version.Get().Kubernetes); err != nil {
+	if err := report.Write(o.Out, o.Output, res, linter.Rules(), version.Get().Kubernetes); err != nil {
 		return err
 	}
 	if o.Verbose {

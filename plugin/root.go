@@ -61,6 +61,7 @@ and what makes rollouts unsafe, each at file:line:col.`,
 	configFlags.AddFlags(cmd.PersistentFlags())
 	cmd.AddCommand(NewCmdLint(configFlags, streams))
 	cmd.AddCommand(NewCmdVersion(streams))
+	addCompletions(cmd)
 	return cmd
 }
 

@@ -9,18 +9,26 @@ import (
 	"strings"
 
 	"github.com/kubectl-workload/kubectl-workload/lint"
+	"github.com/kubectl-workload/kubectl-workload/rules"
 )
 
 // Formats are the names accepted by -o.
-var Formats = []string{"text", "json"}
+var Formats = []string{"text", "json", "sarif", "junit", "github"}
 
-// Write renders res in the named format.
-func Write(w io.Writer, format string, res *lint.Result, kubernetesVersion string) error {
+// Write renders res in the named format. catalogue is the built-in rules'
+// metadata (linter.Rules()), which SARIF describes.
+func Write(w io.Writer, format string, res *lint.Result, catalogue []rules.Rule, kubernetesVersion string) error {
 	switch format {
 	case "text", "":
 		return Text(w, res)
 	case "json":
 		return JSON(w, res, kubernetesVersion)
+	case "sarif":
+		return SARIF(w, res, catalogue, kubernetesVersion)
+	case "junit":
+		return JUnit(w, res)
+	case "github":
+		return GitHub(w, res)
 	default:
 		return fmt.Errorf("unknown output format %q: want one of %s", format, strings.Join(Formats, ", "))
 	}

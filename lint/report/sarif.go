@@ -1,0 +1,397 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/url"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/kubectl-workload/kubectl-workload/apicheck"
+	"github.com/kubectl-workload/kubectl-workload/lint"
+	"github.com/kubectl-workload/kubectl-workload/rules"
+	"github.com/kubectl-workload/kubectl-workload/version"
+)
+
+// SARIF constants: the format's version and where the plugin documents
+// itself. helpUri values are built from them.
+const (
+	sarifVersion = "2.1.0"
+	// sarifSchema is the schema URI SARIF consumers (GitHub code scanning
+	// among them) recognise for 2.1.0.
+	sarifSchema = "https://json.schemastore.org/sarif-2.1.0.json"
+	// repositoryURL is the plugin's home; rule docs live under it.
+	repositoryURL = "https://github.com/kubectl-workload/kubectl-workload"
+	// srcRoot is the uriBaseId of relative artifact locations: SARIF
+	// consumers resolve it to the checkout the linter ran in.
+	srcRoot = "%SRCROOT%"
+)
+
+// ruleDocURL is the documentation page of a catalogue rule, which
+// go test ./rules -update-docs generates: docs/rules/<id with / replaced by ->.md.
+func ruleDocURL(id string) string {
+	return repositoryURL + "/blob/main/docs/rules/" + rules.DocFile(id)
+}
+
+// readmeRulesURL documents the input/*, ignore/* and api/* rules, which have
+// no page of their own: the README's rule table.
+const readmeRulesURL = repositoryURL + "/blob/main/README.md#rules"
+
+// tierHelp is the title, description and remediation of a rule that is Go,
+// not Rego, so has no METADATA to read them from. An empty title keeps the
+// rule list's.
+type tierHelp struct {
+	title, description, remediation string
+}
+
+// fieldErrorTitles tell the api/* rules named after field.Error types apart
+// (the rule list gives them one title).
+var fieldErrorTitles = map[string]string{
+	"api/invalid":       "The API server rejects an invalid value",
+	"api/required":      "The API server requires a value that is missing",
+	"api/forbidden":     "The API server forbids the field or value",
+	"api/duplicate":     "The API server rejects a duplicated value",
+	"api/not-supported": "The API server rejects a value it does not support",
+	"api/not-found":     "The API server cannot find a value the object refers to",
+	"api/too-long":      "The API server rejects a value that is too long",
+	"api/too-many":      "The API server rejects a list with too many items",
+	"api/type-invalid":  "The API server rejects a value of the wrong type",
+}
+
+// fieldErrorHelp is the help of every api/* rule named after a field.Error
+// type (api/invalid, api/required, ...): the message is the server's own, and
+// says what is wrong.
+var fieldErrorHelp = tierHelp{
+	description: "The Kubernetes API server's own validation (v1.37), run offline, rejects the object: " +
+		"kubectl apply would fail. The rule is named after the type of the server's field error, and the message is the server's, word for word.",
+	remediation: "Change the field the message names as it says; the API server rejects the object as it is.",
+}
+
+// tierHelps holds the help of the Go rules that are not field errors.
+var tierHelps = map[string]tierHelp{
+	lint.RuleUnparsable: {
+		description: "The document is not valid YAML or JSON, for example an unrendered Helm template or broken indentation. Nothing in it can be checked; the other documents still are.",
+		remediation: "Fix the syntax at the reported line, or lint the rendered output (helm template, kustomize build) instead of the template.",
+	},
+	lint.RuleDuplicateKey: {
+		description: "A mapping gives the same key twice. kubectl silently keeps only the last value, so the first never reaches the API server; it is always a mistake.",
+		remediation: "Remove one of the two keys, keeping the value you meant.",
+	},
+	apicheck.RuleUnknownField: {
+		title:       "Unknown field, rejected by strict decoding",
+		description: "Strict decoding (kubectl's default --validate=strict) rejects a field the API does not define, such as a misspelled replicas. Like the API server, lint reports no validation findings for the object until the field is fixed.",
+		remediation: "Fix the field's spelling or indentation, or remove it.",
+	},
+	apicheck.RuleDecode: {
+		title:       "The API server cannot decode the object",
+		description: "The API server cannot decode the object at all, for example a string where it expects an integer.",
+		remediation: "Give the field a value of the type the API expects.",
+	},
+	apicheck.RuleRemovedVersion: {
+		title:       "apiVersion removed from Kubernetes",
+		description: "The object's apiVersion is no longer served by Kubernetes v1.37; the API server rejects it.",
+		remediation: "Move the object to the replacement apiVersion the message names, converting any fields that changed.",
+	},
+	apicheck.RuleUnknownVersion: {
+		title:       "Kind never served under this apiVersion",
+		description: "The object's kind was never served under its apiVersion.",
+		remediation: "Use an apiVersion that serves the kind, such as apps/v1 for a Deployment.",
+	},
+	apicheck.RuleWarning: {
+		title:       "The API server accepts the object with a warning",
+		description: "The API server accepts the object but answers with a Warning (WarningsOnCreate), usually about a deprecated field or a value that will not behave as written.",
+		remediation: "Follow the warning's advice so that the object behaves as intended on current and future clusters.",
+	},
+	apicheck.RuleInternal: {
+		title:       "lint could not complete the API server's checks",
+		description: "lint could not complete the API server's checks on the object: an internal error in conversion or validation.",
+		remediation: "Report the manifest to the kubectl-workload maintainers.",
+	},
+	lint.RuleIgnoreMisplaced: {
+		description: "An ignore annotation sits in the pod template's annotations, where it silences nothing.",
+		remediation: "Move the annotation to the object's own metadata.annotations.",
+	},
+	lint.RuleIgnoreUnknownRule: {
+		description: "An ignore annotation names a rule id that does not exist, so it silences nothing for that id.",
+		remediation: "Correct the rule id; kubectl workload lint --list-rules lists them.",
+	},
+	lint.RuleIgnoreNoReason: {
+		description: "An ignore annotation has no ignore-reason annotation beside it. Ignores are governed, so nothing is ignored.",
+		remediation: "Add the ignore-reason annotation saying why the rules do not apply to the object.",
+	},
+}
+
+// AllRules returns every rule --list-rules and --explain know, other than
+// user policies: the Go tiers (input/*, ignore/*, api/*) and the catalogue,
+// sorted by id.
+func AllRules(catalogue []rules.Rule) []rules.Rule {
+	return sortRules(append(builtinTiers(), catalogue...))
+}
+
+// The SARIF 2.1.0 objects this printer writes, as structs so that field
+// order, and so output, is fixed.
+type (
+	sarifLog struct {
+		Schema  string     `json:"$schema"`
+		Version string     `json:"version"`
+		Runs    []sarifRun `json:"runs"`
+	}
+	sarifRun struct {
+		Tool        sarifTool         `json:"tool"`
+		Invocations []sarifInvocation `json:"invocations"`
+		// ColumnKind says how columns count: lint counts characters (code
+		// points), as its YAML parser does, not UTF-16 code units.
+		ColumnKind string             `json:"columnKind"`
+		Results    []sarifResult      `json:"results"`
+		Properties sarifRunProperties `json:"properties"`
+	}
+	sarifTool struct {
+		Driver sarifDriver `json:"driver"`
+	}
+	sarifDriver struct {
+		Name           string                `json:"name"`
+		Version        string                `json:"version"`
+		InformationURI string                `json:"informationUri"`
+		Rules          []sarifRuleDescriptor `json:"rules"`
+	}
+	sarifRuleDescriptor struct {
+		ID                   string             `json:"id"`
+		ShortDescription     sarifMessage       `json:"shortDescription"`
+		FullDescription      sarifMessage       `json:"fullDescription"`
+		Help                 sarifMultiformat   `json:"help"`
+		HelpURI              string             `json:"helpUri,omitempty"`
+		DefaultConfiguration sarifConfiguration `json:"defaultConfiguration"`
+	}
+	sarifMessage struct {
+		Text string `json:"text"`
+	}
+	sarifMultiformat struct {
+		Text     string `json:"text"`
+		Markdown string `json:"markdown"`
+	}
+	sarifConfiguration struct {
+		Level string `json:"level"`
+	}
+	sarifInvocation struct {
+		ExecutionSuccessful        bool                `json:"executionSuccessful"`
+		ToolExecutionNotifications []sarifNotification `json:"toolExecutionNotifications,omitempty"`
+	}
+	sarifNotification struct {
+		Level   string       `json:"level"`
+		Message sarifMessage `json:"message"`
+	}
+	sarifResult struct {
+		RuleID       string             `json:"ruleId"`
+		RuleIndex    int                `json:"ruleIndex"`
+		Level        string             `json:"level"`
+		Message      sarifMessage       `json:"message"`
+		Locations    []sarifLocation    `json:"locations"`
+		Suppressions []sarifSuppression `json:"suppressions,omitempty"`
+		Properties   *sarifResultProps  `json:"properties,omitempty"`
+	}
+	sarifLocation struct {
+		PhysicalLocation sarifPhysicalLocation  `json:"physicalLocation"`
+		LogicalLocations []sarifLogicalLocation `json:"logicalLocations,omitempty"`
+	}
+	sarifPhysicalLocation struct {
+		ArtifactLocation sarifArtifactLocation `json:"artifactLocation"`
+		Region           sarifRegion           `json:"region"`
+	}
+	sarifArtifactLocation struct {
+		URI       string `json:"uri"`
+		URIBaseID string `json:"uriBaseId,omitempty"`
+	}
+	sarifRegion struct {
+		StartLine   int `json:"startLine"`
+		StartColumn int `json:"startColumn"`
+	}
+	sarifLogicalLocation struct {
+		Name               string `json:"name"`
+		FullyQualifiedName string `json:"fullyQualifiedName"`
+		Kind               string `json:"kind"`
+	}
+	sarifSuppression struct {
+		Kind          string `json:"kind"`
+		Status        string `json:"status"`
+		Justification string `json:"justification"`
+	}
+	sarifResultProps struct {
+		// Field is the finding's field path in the API server's notation.
+		Field string `json:"field,omitempty"`
+		// Document is the 0-based document index in the file.
+		Document int `json:"document"`
+	}
+	sarifRunProperties struct {
+		KubernetesVersion string `json:"kubernetesVersion"`
+	}
+)
+
+// sarifLevel maps a severity to a SARIF level: info is a "note".
+func sarifLevel(s string) string {
+	switch s {
+	case rules.SeverityError:
+		return "error"
+	case rules.SeverityWarning:
+		return "warning"
+	default:
+		return "note"
+	}
+}
+
+// suppressionKind maps a lint.Suppression's kind to SARIF's: an annotation in
+// the manifest is "inSource", a configuration exemption is "external".
+func suppressionKind(kind string) string {
+	if kind == "annotation" {
+		return "inSource"
+	}
+	return "external"
+}
+
+// artifactURI turns a finding's file into a SARIF artifact location. A
+// relative path stays relative (to %SRCROOT%), as the user gave it; an
+// absolute one becomes a file: URI. Both are percent-encoded, with forward
+// slashes, so that they are valid URI references on every platform.
+func artifactURI(file string) sarifArtifactLocation {
+	if filepath.IsAbs(file) {
+		p := filepath.ToSlash(file)
+		if !strings.HasPrefix(p, "/") {
+			p = "/" + p // C:/x on Windows: file:///C:/x
+		}
+		return sarifArtifactLocation{URI: (&url.URL{Scheme: "file", Path: p}).String()}
+	}
+	return sarifArtifactLocation{URI: (&url.URL{Path: filepath.ToSlash(file)}).String(), URIBaseID: srcRoot}
+}
+
+// atLeastOne keeps a SARIF region valid: SARIF lines and columns start at 1,
+// and a finding whose parser could not say where it is points at the start.
+func atLeastOne(n int) int {
+	return max(n, 1)
+}
+
+// unwrap joins the lines of each paragraph: METADATA descriptions are
+// wrapped for the .rego source, and SARIF viewers wrap text themselves.
+func unwrap(s string) string {
+	paragraphs := strings.Split(strings.TrimSpace(s), "\n\n")
+	for i, p := range paragraphs {
+		paragraphs[i] = strings.Join(strings.Fields(p), " ")
+	}
+	return strings.Join(paragraphs, "\n\n")
+}
+
+// descriptor builds a rule's SARIF descriptor.
+func descriptor(r rules.Rule, helpURI string) sarifRuleDescriptor {
+	full := unwrap(r.Description)
+	if full == "" {
+		full = r.Title + "."
+	}
+	md := r.Remediation
+	if helpURI != "" {
+		md += fmt.Sprintf("\n\n[%s](%s)", r.ID, helpURI)
+	}
+	return sarifRuleDescriptor{
+		ID:                   r.ID,
+		ShortDescription:     sarifMessage{Text: r.Title},
+		FullDescription:      sarifMessage{Text: full},
+		Help:                 sarifMultiformat{Text: r.Remediation, Markdown: md},
+		HelpURI:              helpURI,
+		DefaultConfiguration: sarifConfiguration{Level: sarifLevel(r.Severity)},
+	}
+}
+
+// sarifRules returns the descriptors of every rule the run could report,
+// sorted by id: the catalogue, the Go tiers, and any other id the findings
+// carry (user policies, policy/<package>/<rule>).
+func sarifRules(res *lint.Result, catalogue []rules.Rule) []sarifRuleDescriptor {
+	byID := map[string]sarifRuleDescriptor{}
+	for _, r := range catalogue {
+		byID[r.ID] = descriptor(r, ruleDocURL(r.ID))
+	}
+	for _, r := range builtinTiers() {
+		help, ok := tierHelps[r.ID]
+		if !ok {
+			help = fieldErrorHelp
+			help.title = fieldErrorTitles[r.ID]
+		}
+		if help.title != "" {
+			r.Title = help.title
+		}
+		r.Description, r.Remediation = help.description, help.remediation
+		byID[r.ID] = descriptor(r, readmeRulesURL)
+	}
+	for _, f := range res.Findings { // sorted, so the first finding of an id decides
+		if _, ok := byID[f.Rule]; ok {
+			continue
+		}
+		r := rules.Rule{ID: f.Rule, Severity: f.Severity.String(), Title: "User policy rule " + f.Rule,
+			Remediation: "See the policy that reports " + f.Rule + " (--policy)."}
+		if !strings.HasPrefix(f.Rule, "policy/") {
+			r.Title = "Rule " + f.Rule
+			r.Remediation = "See kubectl workload lint --explain " + f.Rule + "."
+		}
+		byID[f.Rule] = descriptor(r, "")
+	}
+	ids := make([]string, 0, len(byID))
+	for id := range byID {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	out := make([]sarifRuleDescriptor, len(ids))
+	for i, id := range ids {
+		out[i] = byID[id]
+	}
+	return out
+}
+
+// SARIF writes the result as a SARIF 2.1.0 log with one run: a descriptor per
+// rule (help text and a documentation link), and a result per finding at its
+// real line and column. Suppressed findings are results with suppressions,
+// as SARIF consumers expect, not dropped.
+func SARIF(w io.Writer, res *lint.Result, catalogue []rules.Rule, kubernetesVersion string) error {
+	descriptors := sarifRules(res, catalogue)
+	index := make(map[string]int, len(descriptors))
+	for i, d := range descriptors {
+		index[d.ID] = i
+	}
+	run := sarifRun{
+		Tool: sarifTool{Driver: sarifDriver{Name: "kubectl-workload", Version: version.Get().Plugin,
+			InformationURI: repositoryURL, Rules: descriptors}},
+		Invocations: []sarifInvocation{{ExecutionSuccessful: len(res.Errors) == 0}},
+		ColumnKind:  "unicodeCodePoints",
+		Results:     []sarifResult{},
+		Properties:  sarifRunProperties{KubernetesVersion: kubernetesVersion},
+	}
+	for _, err := range res.Errors {
+		run.Invocations[0].ToolExecutionNotifications = append(run.Invocations[0].ToolExecutionNotifications,
+			sarifNotification{Level: "error", Message: sarifMessage{Text: err.Error()}})
+	}
+	for _, f := range res.Findings {
+		msg := f.Message
+		loc := sarifLocation{PhysicalLocation: sarifPhysicalLocation{
+			ArtifactLocation: artifactURI(f.File),
+			Region:           sarifRegion{StartLine: atLeastOne(f.Line), StartColumn: atLeastOne(f.Column)},
+		}}
+		if f.Object != nil {
+			msg += " (" + f.Object.String() + ")"
+			loc.LogicalLocations = []sarifLogicalLocation{{Name: f.Object.Name, FullyQualifiedName: f.Object.String(), Kind: "resource"}}
+		}
+		r := sarifResult{
+			RuleID: f.Rule, RuleIndex: index[f.Rule], Level: sarifLevel(f.Severity.String()),
+			Message:    sarifMessage{Text: msg},
+			Locations:  []sarifLocation{loc},
+			Properties: &sarifResultProps{Field: f.Field, Document: f.Document},
+		}
+		if s := f.Suppressed; s != nil {
+			r.Suppressions = []sarifSuppression{{Kind: suppressionKind(s.Kind), Status: "accepted", Justification: s.Reason}}
+		}
+		run.Results = append(run.Results, r)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false) // messages quote manifests: keep <, > and & readable
+	if err := enc.Encode(sarifLog{Schema: sarifSchema, Version: sarifVersion, Runs: []sarifRun{run}}); err != nil {
+		return fmt.Errorf("write SARIF report: %w", err)
+	}
+	return nil
+}
