@@ -281,9 +281,7 @@ func writeObject(buf *bytes.Buffer, p Plan) {
 	// Skip the draws PlanOf made so that the rest of the stream is fresh.
 	g.rng.IntN(100)
 	g.rng.IntN(len(apps))
-	// Each object is its own app: two controllers with one selector would
-	// overlap, a real defect (selector/overlap) the corpus must not plant.
-	g.app = p.Name
+	g.app = strings.TrimSuffix(p.Name, fmt.Sprintf("-%d", p.Index))
 	g.component = []string{"server", "worker", "frontend", "backend", "job"}[g.rng.IntN(5)]
 	g.version = fmt.Sprintf("%d.%d.%d", 1+g.rng.IntN(4), g.rng.IntN(20), g.rng.IntN(10))
 	switch p.Kind {
@@ -331,11 +329,18 @@ func (g *gen) header(apiVersion, kind string) {
 	}
 }
 
-// labels writes the object's labels; the first two are the selector's.
+// labels writes the object's labels; the first two are the selector's, and
+// workloads add app.kubernetes.io/instance, which their selectors also use:
+// several workloads share an app's name, and two controllers with one
+// selector would overlap, a real defect (selector/overlap) the corpus must not
+// plant. Services select the app and component, so they match its workloads.
 func (g *gen) labels(depth int, all bool) {
 	w := g.w
 	w.l(depth, "app.kubernetes.io/name: %s", g.app)
 	w.l(depth, "app.kubernetes.io/component: %s", g.component)
+	if g.p.Kind != KindService {
+		w.l(depth, "app.kubernetes.io/instance: %s", g.p.Name)
+	}
 	if all {
 		w.l(depth, "app.kubernetes.io/version: \"%s\"", g.version)
 		w.l(depth, "app.kubernetes.io/part-of: %s", strings.SplitN(g.app, "-", 2)[0])
@@ -364,6 +369,7 @@ func (g *gen) selector(depth int) {
 		component += "-canary"
 	}
 	w.l(depth+2, "app.kubernetes.io/component: %s", component)
+	w.l(depth+2, "app.kubernetes.io/instance: %s", g.p.Name)
 }
 
 // count writes a replicas-like field, negative for a NegativeCount.
