@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"sort"
 	"text/tabwriter"
 
 	"github.com/kubectl-workload/kubectl-workload/apicheck"
@@ -43,11 +44,7 @@ func RuleList(w io.Writer, catalogue []rules.Rule) error {
 
 func sortRules(rs []rules.Rule) []rules.Rule {
 	out := append([]rules.Rule(nil), rs...)
-	for i := 1; i < len(out); i++ {
-		for j := i; j > 0 && out[j].ID < out[j-1].ID; j-- {
-			out[j], out[j-1] = out[j-1], out[j]
-		}
-	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out
 }
 
