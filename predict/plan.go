@@ -1,0 +1,130 @@
+// Package predict simulates a Deployment rollout with the Deployment controller's own
+// arithmetic (k8s.io/kubernetes v1.37.1, pkg/controller/deployment), in a discrete-event world
+// on an injected clock. It never imports cobra and never prints: Simulate takes plain inputs and
+// returns a Plan.
+package predict
+
+import (
+	"time"
+
+	apps "k8s.io/api/apps/v1"
+)
+
+// Step reasons. ReasonScaling is the controller's event reason for every scale action.
+const (
+	ReasonScaling          = "ScalingReplicaSet"
+	ReasonDeadlineExceeded = "ProgressDeadlineExceeded"
+)
+
+// Timing holds the world's timing parameters. minReadySeconds comes from the Deployment spec.
+type Timing struct {
+	// ReadyAfter is how long a created pod takes to become Ready.
+	ReadyAfter time.Duration
+	// TerminateAfter is how long a deleted pod keeps running before it is gone.
+	TerminateAfter time.Duration
+	// FailNew makes the pods of the new ReplicaSet (the one whose template equals the
+	// Deployment's) never become Ready.
+	FailNew bool
+}
+
+// PodPhase is the state of a group of pods in a starting state.
+type PodPhase string
+
+// The pod phases a starting state can hold.
+const (
+	// PodNotReady pods are running but not Ready; they become Ready ReadyAfter after the start.
+	PodNotReady PodPhase = "NotReady"
+	// PodReady pods are Ready but not yet Available; they become Available after minReadySeconds.
+	PodReady PodPhase = "Ready"
+	// PodAvailable pods are Ready for at least minReadySeconds.
+	PodAvailable PodPhase = "Available"
+	// PodTerminating pods are deleted and still running; they are gone TerminateAfter after the start.
+	PodTerminating PodPhase = "Terminating"
+)
+
+// PodGroup is a number of pods of one ReplicaSet in the same phase.
+type PodGroup struct {
+	Phase PodPhase
+	Count int32
+}
+
+// ReplicaSetState is one ReplicaSet of a starting state with its pods.
+type ReplicaSetState struct {
+	// ReplicaSet must have a name, a creation timestamp, spec.replicas and a template. Its
+	// status is recomputed from Pods.
+	ReplicaSet *apps.ReplicaSet
+	Pods       []PodGroup
+}
+
+// Input is what Simulate needs. Deployment is the desired state (the new manifest), already
+// defaulted. The starting state is either Old (the previous version, assumed fully rolled out
+// and available) or ReplicaSets (a state taken mid-rollout); with neither, the Deployment starts
+// from nothing.
+type Input struct {
+	Deployment  *apps.Deployment
+	Old         *apps.Deployment
+	ReplicaSets []ReplicaSetState
+	Timing      Timing
+	// Start is the simulated wall time of the first sync; the zero value means a fixed epoch.
+	// The simulation never reads the real clock.
+	Start time.Time
+	// MaxEvents bounds the simulation; 0 means 1,000,000.
+	MaxEvents int
+}
+
+// ReplicaSetSize is one ReplicaSet's size at a step.
+type ReplicaSetSize struct {
+	Name string
+	// Replicas is spec.replicas.
+	Replicas int32
+	// Pods counts the ReplicaSet's pods that exist, including terminating ones.
+	Pods int32
+	// Available counts its available pods.
+	Available int32
+}
+
+// Step is one controller action: a scale event or a condition flip.
+type Step struct {
+	// At is the time since the start.
+	At time.Duration
+	// Seq orders steps taken at the same time.
+	Seq    int
+	Reason string
+	// Message is the controller's event text, for example
+	// "Scaled up replica set web-6c5f67b5f7 from 0 to 1".
+	Message string
+	// ReplicaSets lists every ReplicaSet, oldest first, after the ReplicaSet controller has
+	// acted on this sync.
+	ReplicaSets []ReplicaSetSize
+	// Pods counts every pod that exists, terminating ones included.
+	Pods int32
+	// Available counts available pods.
+	Available int32
+}
+
+// Summary describes how the rollout ends.
+type Summary struct {
+	// Completed is true when the Deployment ends complete (DeploymentComplete).
+	Completed bool
+	// Duration is when it became complete, or when the simulation ran out of events.
+	Duration time.Duration
+	// StallReason says why a rollout that did not complete stopped.
+	StallReason string
+	// PeakPods is the most pods that existed at once, terminating ones included.
+	PeakPods int32
+	// MinAvailable is the fewest available pods at any time.
+	MinAvailable int32
+	// DeadlineExceeded is true when Progressing flipped to ProgressDeadlineExceeded, at
+	// DeadlineAt. LastProgressAt is the Progressing condition's last update before that.
+	DeadlineExceeded bool
+	DeadlineAt       time.Duration
+	LastProgressAt   time.Duration
+}
+
+// Plan is the predicted rollout: the new ReplicaSet's name, the steps sorted by time then
+// sequence, and a summary.
+type Plan struct {
+	NewReplicaSet string
+	Steps         []Step
+	Summary       Summary
+}

@@ -1,0 +1,573 @@
+package predict
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	apps "k8s.io/api/apps/v1"
+	v1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/klog/v2"
+	"k8s.io/kubernetes/pkg/controller"
+	deploymentutil "k8s.io/kubernetes/pkg/controller/deployment/util"
+)
+
+// defaultStart is the simulated wall time when Input.Start is zero.
+var defaultStart = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// defaultMaxEvents bounds a simulation whose Input.MaxEvents is 0.
+const defaultMaxEvents = 1_000_000
+
+// maxSyncsPerInstant bounds the syncs at one instant; the controller reaches a fixed point in a
+// handful, so hitting it means a bug, reported as an error.
+const maxSyncsPerInstant = 1000
+
+// podGroup is a number of pods of one ReplicaSet created together, not yet available.
+type podGroup struct {
+	count       int32
+	ready       bool
+	neverReady  bool
+	readyAt     time.Time
+	availableAt time.Time
+}
+
+// terminatingGroup is a number of deleted pods that keep running until goneAt.
+type terminatingGroup struct {
+	count  int32
+	goneAt time.Time
+}
+
+// rsPods holds one ReplicaSet's pods. Available pods are only counted: which available pod is
+// deleted first changes no count the controllers read.
+type rsPods struct {
+	available   int32
+	pending     []*podGroup // creation order
+	terminating []terminatingGroup
+}
+
+func (p *rsPods) active() int32 {
+	n := p.available
+	for _, g := range p.pending {
+		n += g.count
+	}
+	return n
+}
+
+func (p *rsPods) ready() int32 {
+	n := p.available
+	for _, g := range p.pending {
+		if g.ready {
+			n += g.count
+		}
+	}
+	return n
+}
+
+func (p *rsPods) terminatingCount() int32 {
+	n := int32(0)
+	for _, g := range p.terminating {
+		n += g.count
+	}
+	return n
+}
+
+// world is the discrete-event simulation around the Deployment controller: the ReplicaSet
+// controller, the kubelet's readiness, and pod termination, on a simulated clock.
+type world struct {
+	now    time.Time
+	start  time.Time
+	timing Timing
+	d      *apps.Deployment
+	rsList []*apps.ReplicaSet // creation order, as the informer would list them
+	pods   map[types.UID]*rsPods
+	dc     *deploymentController
+
+	plan        *Plan
+	seq         int
+	syncSteps   int // index of the first step recorded in the current instant
+	requeueAt   time.Time
+	hasRequeue  bool
+	completedAt time.Duration
+	wasComplete bool
+}
+
+// Simulate predicts the rollout of in.Deployment from the starting state in in, and returns the
+// plan. Errors are failures of the input (a missing Deployment, a ReplicaSet without replicas);
+// a rollout that stalls is a plan whose summary says so.
+func Simulate(in Input) (*Plan, error) {
+	w, err := newWorld(in)
+	if err != nil {
+		return nil, err
+	}
+	maxEvents := in.MaxEvents
+	if maxEvents == 0 {
+		maxEvents = defaultMaxEvents
+	}
+	if err := w.settle(); err != nil {
+		return nil, err
+	}
+	events := 0
+	for {
+		t, ok := w.nextEventTime()
+		if !ok {
+			break
+		}
+		if events++; events > maxEvents {
+			w.plan.Summary.StallReason = fmt.Sprintf("simulation stopped after %d events", maxEvents)
+			break
+		}
+		w.now = t
+		if w.hasRequeue && !w.requeueAt.After(t) {
+			w.hasRequeue = false
+		}
+		w.advance()
+		if err := w.settle(); err != nil {
+			return nil, err
+		}
+	}
+	w.finish()
+	return w.plan, nil
+}
+
+func newWorld(in Input) (*world, error) {
+	if in.Deployment == nil {
+		return nil, errors.New("predict: no deployment")
+	}
+	if in.Deployment.Spec.Replicas == nil || in.Deployment.Spec.Template.Labels == nil {
+		return nil, fmt.Errorf("predict: deployment %s: not defaulted (spec.replicas or template labels missing)", in.Deployment.Name)
+	}
+	start := in.Start
+	if start.IsZero() {
+		start = defaultStart
+	}
+	w := &world{
+		now:    start,
+		start:  start,
+		timing: in.Timing,
+		d:      in.Deployment.DeepCopy(),
+		pods:   map[types.UID]*rsPods{},
+		plan:   &Plan{},
+	}
+	w.dc = &deploymentController{
+		now:      func() time.Time { return w.now },
+		logger:   klog.Background(),
+		createRS: w.createRS,
+		deleteRS: w.deleteRS,
+		event:    w.record,
+		// The Deployment's template is fixed for the whole simulation.
+		templateMatch: map[types.UID]bool{},
+	}
+	switch {
+	case in.Old != nil && len(in.ReplicaSets) > 0:
+		return nil, errors.New("predict: give either an old deployment or a starting state, not both")
+	case in.Old != nil:
+		if err := w.startFromOld(in.Old); err != nil {
+			return nil, err
+		}
+	default:
+		for i, s := range in.ReplicaSets {
+			if err := w.addState(s); err != nil {
+				return nil, fmt.Errorf("predict: replica set %d: %w", i, err)
+			}
+		}
+	}
+	w.refreshStatus()
+	w.d.Status = w.dc.calculateStatus(w.rsList, deploymentutil.FindNewReplicaSet(w.d, append([]*apps.ReplicaSet(nil), w.rsList...)), w.d)
+	w.d.Status.ObservedGeneration = w.d.Generation
+	w.observe()
+	w.plan.Summary.MinAvailable = w.totalAvailable()
+	return w, nil
+}
+
+// startFromOld builds the state a fully rolled out old Deployment leaves behind: one
+// ReplicaSet named as the controller would name it, every pod available, and the Deployment's
+// status and conditions as the controller last wrote them.
+func (w *world) startFromOld(old *apps.Deployment) error {
+	if old.Spec.Replicas == nil {
+		return fmt.Errorf("predict: old deployment %s: not defaulted (spec.replicas missing)", old.Name)
+	}
+	created := w.start.Add(-time.Hour)
+	// Let a controller for the old Deployment create its ReplicaSet, so that the name,
+	// labels and annotations are the controller's own.
+	oldD := old.DeepCopy()
+	var oldRS *apps.ReplicaSet
+	dc := newFixedClockController(created, nil)
+	dc.createRS = func(rs *apps.ReplicaSet) *apps.ReplicaSet {
+		rs.CreationTimestamp = metav1.NewTime(created)
+		rs.UID = types.UID(rs.Name)
+		oldRS = rs
+		return rs
+	}
+	dc.getNewReplicaSet(oldD, nil, nil, true)
+	if oldRS == nil {
+		return fmt.Errorf("predict: old deployment %s: no replica set created", old.Name)
+	}
+	if rev, ok := old.Annotations[deploymentutil.RevisionAnnotation]; ok {
+		oldRS.Annotations[deploymentutil.RevisionAnnotation] = rev
+	}
+	*oldRS.Spec.Replicas = *old.Spec.Replicas
+	deploymentutil.SetReplicasAnnotations(oldRS, *old.Spec.Replicas, *old.Spec.Replicas+deploymentutil.MaxSurge(*old))
+	w.rsList = append(w.rsList, oldRS)
+	w.pods[oldRS.UID] = &rsPods{available: *old.Spec.Replicas}
+	// The Deployment as the controller left it: revision and a completed Progressing condition.
+	w.d.Status = oldD.Status
+	deploymentutil.SetDeploymentRevision(w.d, oldRS.Annotations[deploymentutil.RevisionAnnotation])
+	if deploymentutil.HasProgressDeadline(w.d) {
+		c := dc.newCondition(apps.DeploymentProgressing, v1.ConditionTrue, deploymentutil.NewRSAvailableReason, fmt.Sprintf("ReplicaSet %q has successfully progressed.", oldRS.Name))
+		deploymentutil.SetDeploymentCondition(&w.d.Status, *c)
+	}
+	return nil
+}
+
+// addState adds one ReplicaSet of a starting state with its pods.
+func (w *world) addState(s ReplicaSetState) error {
+	if s.ReplicaSet == nil || s.ReplicaSet.Spec.Replicas == nil {
+		return errors.New("no replica set or no spec.replicas")
+	}
+	rs := s.ReplicaSet.DeepCopy()
+	if rs.UID == "" {
+		rs.UID = types.UID(rs.Name)
+	}
+	p := &rsPods{}
+	isNew := w.isNewTemplate(rs)
+	for _, g := range s.Pods {
+		switch g.Phase {
+		case PodAvailable:
+			p.available += g.Count
+		case PodReady:
+			p.pending = append(p.pending, &podGroup{count: g.Count, ready: true, availableAt: w.now.Add(time.Duration(rs.Spec.MinReadySeconds) * time.Second)})
+		case PodNotReady:
+			readyAt := w.now.Add(w.timing.ReadyAfter)
+			p.pending = append(p.pending, &podGroup{count: g.Count, neverReady: isNew && w.timing.FailNew, readyAt: readyAt,
+				availableAt: readyAt.Add(time.Duration(rs.Spec.MinReadySeconds) * time.Second)})
+		case PodTerminating:
+			p.terminating = append(p.terminating, terminatingGroup{count: g.Count, goneAt: w.now.Add(w.timing.TerminateAfter)})
+		default:
+			return fmt.Errorf("unknown pod phase %q", g.Phase)
+		}
+	}
+	w.rsList = append(w.rsList, rs)
+	sort.Stable(controller.ReplicaSetsByCreationTimestamp(w.rsList))
+	w.pods[rs.UID] = p
+	return nil
+}
+
+// isNewTemplate reports whether rs runs the Deployment's template, i.e. is the new ReplicaSet
+// whose pods FailNew keeps from becoming ready.
+func (w *world) isNewTemplate(rs *apps.ReplicaSet) bool {
+	return w.dc.equalIgnoreHash(rs, w.d)
+}
+
+func (w *world) createRS(rs *apps.ReplicaSet) *apps.ReplicaSet {
+	rs.CreationTimestamp = metav1.NewTime(w.now)
+	rs.UID = types.UID(rs.Name)
+	w.rsList = append(w.rsList, rs)
+	w.pods[rs.UID] = &rsPods{}
+	if w.plan.NewReplicaSet == "" {
+		w.plan.NewReplicaSet = rs.Name
+	}
+	return rs
+}
+
+func (w *world) deleteRS(rs *apps.ReplicaSet) {
+	for i, r := range w.rsList {
+		if r.UID == rs.UID {
+			w.rsList = append(w.rsList[:i], w.rsList[i+1:]...)
+			break
+		}
+	}
+	delete(w.pods, rs.UID)
+}
+
+// record appends a step for a controller event. Its pod counts are filled in once the
+// ReplicaSet controller has acted (fillSteps).
+func (w *world) record(reason, message string) {
+	w.seq++
+	w.plan.Steps = append(w.plan.Steps, Step{At: w.now.Sub(w.start), Seq: w.seq, Reason: reason, Message: message})
+	if reason == ReasonDeadlineExceeded {
+		w.plan.Summary.DeadlineExceeded = true
+		w.plan.Summary.DeadlineAt = w.now.Sub(w.start)
+		// syncRolloutStatus emits the event before it writes the new status, so the
+		// Deployment still holds the condition of the last progress.
+		if c := deploymentutil.GetDeploymentCondition(w.d.Status, apps.DeploymentProgressing); c != nil {
+			w.plan.Summary.LastProgressAt = c.LastUpdateTime.Sub(w.start)
+		}
+	}
+}
+
+// refreshStatus writes each ReplicaSet's status from its pods, as the ReplicaSet controller
+// does: replicas, ready and available count pods that are not terminating.
+func (w *world) refreshStatus() {
+	for _, rs := range w.rsList {
+		p := w.pods[rs.UID]
+		rs.Status.Replicas = p.active()
+		rs.Status.ReadyReplicas = p.ready()
+		rs.Status.AvailableReplicas = p.available
+		rs.Status.FullyLabeledReplicas = rs.Status.Replicas
+		rs.Status.ObservedGeneration = rs.Generation
+	}
+}
+
+// manageReplicas mirrors the ReplicaSet controller's manageReplicas for every ReplicaSet:
+// missing pods are created at once (slowStartBatch and the 500-pod burst limit are not
+// modelled), surplus pods are deleted, not-ready before ready, ready for shorter before longer
+// (ActivePodsWithRanks). It reports whether any pod was created or deleted.
+//
+// Example: spec 2 with 1 available and 2 not-ready pods deletes the newest not-ready pod.
+func (w *world) manageReplicas() bool {
+	changed := false
+	for _, rs := range w.rsList {
+		p := w.pods[rs.UID]
+		diff := *rs.Spec.Replicas - p.active()
+		minReady := time.Duration(rs.Spec.MinReadySeconds) * time.Second
+		switch {
+		case diff > 0:
+			readyAt := w.now.Add(w.timing.ReadyAfter)
+			p.pending = append(p.pending, &podGroup{count: diff, readyAt: readyAt, availableAt: readyAt.Add(minReady),
+				neverReady: w.timing.FailNew && w.isNewTemplate(rs)})
+			changed = true
+		case diff < 0:
+			w.deletePods(p, -diff)
+			changed = true
+		}
+	}
+	return changed
+}
+
+// deletePods deletes n pods of p in the ReplicaSet controller's order and starts their
+// termination.
+func (w *world) deletePods(p *rsPods, n int32) {
+	deleted := int32(0)
+	take := func(g *podGroup) {
+		k := min(g.count, n-deleted)
+		g.count -= k
+		deleted += k
+	}
+	// Not ready first, newest first; then ready but not yet available, ready for shorter first.
+	for _, wantReady := range []bool{false, true} {
+		for i := len(p.pending) - 1; i >= 0 && deleted < n; i-- {
+			if p.pending[i].ready == wantReady {
+				take(p.pending[i])
+			}
+		}
+	}
+	if deleted < n {
+		k := min(p.available, n-deleted)
+		p.available -= k
+		deleted += k
+	}
+	kept := p.pending[:0]
+	for _, g := range p.pending {
+		if g.count > 0 {
+			kept = append(kept, g)
+		}
+	}
+	p.pending = kept
+	if deleted == 0 {
+		return
+	}
+	goneAt := w.now.Add(w.timing.TerminateAfter)
+	if k := len(p.terminating); k > 0 && p.terminating[k-1].goneAt.Equal(goneAt) {
+		p.terminating[k-1].count += deleted
+	} else {
+		p.terminating = append(p.terminating, terminatingGroup{count: deleted, goneAt: goneAt})
+	}
+}
+
+// podMap builds what getPodMapForDeployment returns, one Running pod standing for each group:
+// oldPodsRunning only asks whether a non-terminal pod exists.
+func (w *world) podMap() map[types.UID][]*v1.Pod {
+	m := map[types.UID][]*v1.Pod{}
+	running := &v1.Pod{Status: v1.PodStatus{Phase: v1.PodRunning}}
+	for _, rs := range w.rsList {
+		p := w.pods[rs.UID]
+		if p.active()+p.terminatingCount() > 0 {
+			m[rs.UID] = []*v1.Pod{running}
+		}
+	}
+	return m
+}
+
+// settle runs the Deployment controller and the ReplicaSet controller at the current instant
+// until neither has anything left to do, as their informers would.
+func (w *world) settle() error {
+	for i := 0; ; i++ {
+		if i == maxSyncsPerInstant {
+			return fmt.Errorf("predict: deployment %s: no fixed point after %d syncs at %s", w.d.Name, i, w.now.Sub(w.start))
+		}
+		w.refreshStatus()
+		w.dc.wrote = false
+		first := len(w.plan.Steps)
+		var podMap map[types.UID][]*v1.Pod
+		if w.d.Spec.Strategy.Type == apps.RecreateDeploymentStrategyType {
+			podMap = w.podMap()
+		}
+		beforeStatus := w.d.Status.DeepCopy()
+		beforeRevision := w.d.Annotations[deploymentutil.RevisionAnnotation]
+		if err := w.dc.syncDeployment(w.d, append([]*apps.ReplicaSet(nil), w.rsList...), podMap); err != nil {
+			return err
+		}
+		// A status or annotation write is a Deployment update event: it syncs again.
+		wrote := w.dc.wrote || beforeRevision != w.d.Annotations[deploymentutil.RevisionAnnotation] ||
+			!apiequality.Semantic.DeepEqual(beforeStatus, &w.d.Status)
+		podsChanged := w.manageReplicas()
+		w.refreshStatus()
+		w.observe()
+		w.fillSteps(first)
+		if !wrote && !podsChanged {
+			break
+		}
+	}
+	for _, at := range w.dc.requeue {
+		// The work queue keeps the earliest pending time for a key.
+		if at.After(w.now) && (!w.hasRequeue || at.Before(w.requeueAt)) {
+			w.requeueAt, w.hasRequeue = at, true
+		}
+	}
+	w.dc.requeue = w.dc.requeue[:0]
+	complete := deploymentutil.DeploymentComplete(w.d, &w.d.Status)
+	if complete && !w.wasComplete {
+		w.completedAt = w.now.Sub(w.start)
+	}
+	w.wasComplete = complete
+	return nil
+}
+
+// fillSteps writes the sizes after the ReplicaSet controller acted into the steps recorded by
+// the last sync, from index first.
+func (w *world) fillSteps(first int) {
+	if first == len(w.plan.Steps) {
+		return
+	}
+	sizes := make([]ReplicaSetSize, 0, len(w.rsList))
+	for _, rs := range w.rsList {
+		p := w.pods[rs.UID]
+		sizes = append(sizes, ReplicaSetSize{Name: rs.Name, Replicas: *rs.Spec.Replicas, Pods: p.active() + p.terminatingCount(), Available: p.available})
+	}
+	for i := first; i < len(w.plan.Steps); i++ {
+		s := &w.plan.Steps[i]
+		s.ReplicaSets = sizes
+		s.Pods = w.totalPods()
+		s.Available = w.totalAvailable()
+	}
+}
+
+func (w *world) totalPods() int32 {
+	n := int32(0)
+	for _, rs := range w.rsList {
+		p := w.pods[rs.UID]
+		n += p.active() + p.terminatingCount()
+	}
+	return n
+}
+
+func (w *world) totalAvailable() int32 {
+	n := int32(0)
+	for _, rs := range w.rsList {
+		n += w.pods[rs.UID].available
+	}
+	return n
+}
+
+// observe updates the peak and trough.
+func (w *world) observe() {
+	s := &w.plan.Summary
+	s.PeakPods = max(s.PeakPods, w.totalPods())
+	s.MinAvailable = min(s.MinAvailable, w.totalAvailable())
+}
+
+// nextEventTime is the earliest future pod transition or deadline check.
+func (w *world) nextEventTime() (time.Time, bool) {
+	var next time.Time
+	found := false
+	consider := func(t time.Time) {
+		if !found || t.Before(next) {
+			next, found = t, true
+		}
+	}
+	for _, rs := range w.rsList {
+		p := w.pods[rs.UID]
+		for _, g := range p.pending {
+			switch {
+			case !g.ready && !g.neverReady:
+				consider(g.readyAt)
+			case g.ready:
+				consider(g.availableAt)
+			}
+		}
+		for _, g := range p.terminating {
+			consider(g.goneAt)
+		}
+	}
+	if w.hasRequeue {
+		consider(w.requeueAt)
+	}
+	if found && next.Before(w.now) {
+		next = w.now
+	}
+	return next, found
+}
+
+// advance applies every pod transition due at the current time: all pods due together change
+// together (the "wave becomes ready together" model).
+func (w *world) advance() {
+	for _, rs := range w.rsList {
+		p := w.pods[rs.UID]
+		kept := p.pending[:0]
+		for _, g := range p.pending {
+			if !g.ready && !g.neverReady && !g.readyAt.After(w.now) {
+				g.ready = true
+			}
+			if g.ready && !g.availableAt.After(w.now) {
+				p.available += g.count
+				continue
+			}
+			kept = append(kept, g)
+		}
+		p.pending = kept
+		keptT := p.terminating[:0]
+		for _, g := range p.terminating {
+			if g.goneAt.After(w.now) {
+				keptT = append(keptT, g)
+			}
+		}
+		p.terminating = keptT
+	}
+	w.observe()
+}
+
+// finish writes the summary.
+func (w *world) finish() {
+	s := &w.plan.Summary
+	s.Completed = w.wasComplete
+	if s.Completed {
+		s.Duration = w.completedAt
+	} else {
+		s.Duration = w.now.Sub(w.start)
+		if s.StallReason == "" {
+			switch {
+			case s.DeadlineExceeded:
+				s.StallReason = deploymentutil.TimedOutReason
+			case w.d.Spec.Paused:
+				s.StallReason = "Deployment is paused"
+			default:
+				s.StallReason = "no further progress possible"
+			}
+		}
+	}
+	if w.plan.NewReplicaSet == "" {
+		if rs := deploymentutil.FindNewReplicaSet(w.d, append([]*apps.ReplicaSet(nil), w.rsList...)); rs != nil {
+			w.plan.NewReplicaSet = rs.Name
+		}
+	}
+	sort.SliceStable(w.plan.Steps, func(i, j int) bool {
+		if w.plan.Steps[i].At != w.plan.Steps[j].At {
+			return w.plan.Steps[i].At < w.plan.Steps[j].At
+		}
+		return w.plan.Steps[i].Seq < w.plan.Steps[j].Seq
+	})
+}
