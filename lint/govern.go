@@ -40,24 +40,23 @@ func (l *Linter) knownRules() map[string]bool {
 	return known
 }
 
-// annotations is what governing reads of an object.
-type annotations struct {
+// withAnnotations is anything with metadata.annotations: an object, or a
+// pod template.
+type withAnnotations struct {
 	Metadata struct {
 		Annotations map[string]string `json:"annotations"`
 	} `json:"metadata"`
+}
+
+// annotations is what governing reads of an object: its own annotations and
+// its pod template's (a CronJob's one level further down).
+type annotations struct {
+	withAnnotations
 	Spec struct {
-		Template struct {
-			Metadata struct {
-				Annotations map[string]string `json:"annotations"`
-			} `json:"metadata"`
-		} `json:"template"`
+		Template    withAnnotations `json:"template"`
 		JobTemplate struct {
 			Spec struct {
-				Template struct {
-					Metadata struct {
-						Annotations map[string]string `json:"annotations"`
-					} `json:"metadata"`
-				} `json:"template"`
+				Template withAnnotations `json:"template"`
 			} `json:"spec"`
 		} `json:"jobTemplate"`
 	} `json:"spec"`
