@@ -14,6 +14,9 @@ import (
 const (
 	ReasonScaling          = "ScalingReplicaSet"
 	ReasonDeadlineExceeded = "ProgressDeadlineExceeded"
+	// ReasonChange marks a step where Input.Changes edited the Deployment; it is not a
+	// controller event.
+	ReasonChange = "Change"
 )
 
 // Timing holds the world's timing parameters. minReadySeconds comes from the Deployment spec.
@@ -70,6 +73,23 @@ type Input struct {
 	Start time.Time
 	// MaxEvents bounds the simulation; 0 means 1,000,000.
 	MaxEvents int
+	// Changes edit the Deployment while the simulation runs, in time order: a rollover (apply
+	// v3 while v2 rolls out), pause, edits and resume, or a scale in the middle of a rollout.
+	Changes []Change
+}
+
+// Change is an edit of the Deployment at a simulated time, as kubectl apply, scale or
+// rollout pause/resume would make it.
+type Change struct {
+	// At is the time since the start; it must be positive.
+	At time.Duration
+	// Deployment is the new desired state, defaulted. Its spec replaces the current spec (a
+	// changed spec bumps metadata.generation) and its labels replace the current labels; its
+	// annotations replace the current ones except the revision annotations, which the
+	// controller owns.
+	Deployment *apps.Deployment
+	// Description is the step's message, for example "apply web-v3.yaml".
+	Description string
 }
 
 // ReplicaSetSize is one ReplicaSet's size at a step.
@@ -121,10 +141,49 @@ type Summary struct {
 	LastProgressAt   time.Duration
 }
 
-// Plan is the predicted rollout: the new ReplicaSet's name, the steps sorted by time then
-// sequence, and a summary.
+// Plan is the predicted rollout: a header describing the workload and its resolved strategy,
+// the steps sorted by time then sequence, notes, and a summary. The same model serves every
+// workload kind: for a StatefulSet or a DaemonSet, Step.ReplicaSets holds one entry per
+// controller revision.
 type Plan struct {
+	// Kind is the workload kind: "Deployment", "StatefulSet" or "DaemonSet".
+	Kind   string
+	Header Header
+	// NewReplicaSet is the name of the ReplicaSet (or controller revision) the rollout ends on.
 	NewReplicaSet string
 	Steps         []Step
-	Summary       Summary
+	// Notes are facts a reader needs beside the steps: version-dependent behaviour, a
+	// deadlock, a manual intervention.
+	Notes   []string
+	Summary Summary
+}
+
+// Header describes the workload and its strategy, resolved to numbers.
+type Header struct {
+	Namespace string
+	Name      string
+	// Strategy is the update strategy type, for example "RollingUpdate" or "Recreate".
+	Strategy string
+	Replicas int32
+	// Settings are the strategy's parameters with the arithmetic that resolved them, in a
+	// fixed order.
+	Settings []Setting
+	// OldRevision and NewRevision are the revision before and after the rollout; equal when
+	// the template does not change.
+	OldRevision string
+	NewRevision string
+	// NameNote qualifies NewReplicaSet, for example that its hash depends on the server version.
+	NameNote string
+	// MaxPods and MinAvailable are the bounds the strategy promises: at most MaxPods pods, at
+	// least MinAvailable available, outside proportional scaling.
+	MaxPods      int32
+	MinAvailable int32
+}
+
+// Setting is one resolved parameter, for example maxSurge "25%" with arithmetic
+// "25% of 10 = 2.5 → 3 (rounded up)".
+type Setting struct {
+	Name       string
+	Value      string
+	Arithmetic string
 }

@@ -93,6 +93,8 @@ type world struct {
 	hasRequeue  bool
 	completedAt time.Duration
 	wasComplete bool
+	// changes are Input.Changes not yet applied, in time order.
+	changes []Change
 }
 
 // Simulate predicts the rollout of in.Deployment from the starting state in in, and returns the
@@ -125,6 +127,7 @@ func Simulate(in Input) (*Plan, error) {
 			w.hasRequeue = false
 		}
 		w.advance()
+		w.applyChanges()
 		if err := w.settle(); err != nil {
 			return nil, err
 		}
@@ -150,7 +153,18 @@ func newWorld(in Input) (*world, error) {
 		timing: in.Timing,
 		d:      in.Deployment.DeepCopy(),
 		pods:   map[types.UID]*rsPods{},
-		plan:   &Plan{},
+		plan:   &Plan{Kind: "Deployment"},
+	}
+	for i, c := range in.Changes {
+		switch {
+		case c.Deployment == nil || c.Deployment.Spec.Replicas == nil:
+			return nil, fmt.Errorf("predict: change %d: no deployment, or not defaulted", i)
+		case c.At <= 0:
+			return nil, fmt.Errorf("predict: change %d: at %s, want a positive time", i, c.At)
+		case i > 0 && c.At < in.Changes[i-1].At:
+			return nil, fmt.Errorf("predict: change %d: at %s, before change %d", i, c.At, i-1)
+		}
+		w.changes = append(w.changes, c)
 	}
 	w.dc = &deploymentController{
 		now:      func() time.Time { return w.now },
@@ -180,7 +194,42 @@ func newWorld(in Input) (*world, error) {
 	w.d.Status.ObservedGeneration = w.d.Generation
 	w.observe()
 	w.plan.Summary.MinAvailable = w.totalAvailable()
+	w.plan.Header = DeploymentHeader(w.d)
+	w.plan.Header.OldRevision = w.d.Annotations[deploymentutil.RevisionAnnotation]
 	return w, nil
+}
+
+// applyChanges applies every change due at the current time, as the API server would store an
+// update: the spec is replaced (a different spec bumps the generation), labels are replaced,
+// and annotations are replaced except the revision annotations the controller owns. The
+// Deployment's template may now differ, so the memoized template matches are dropped.
+func (w *world) applyChanges() {
+	for len(w.changes) > 0 && !w.start.Add(w.changes[0].At).After(w.now) {
+		c := w.changes[0]
+		w.changes = w.changes[1:]
+		next := c.Deployment.DeepCopy()
+		if !apiequality.Semantic.DeepEqual(w.d.Spec, next.Spec) {
+			w.d.Generation++
+		}
+		w.d.Spec = next.Spec
+		w.d.Labels = next.Labels
+		annotations := map[string]string{}
+		for k, v := range next.Annotations {
+			annotations[k] = v
+		}
+		for _, k := range []string{deploymentutil.RevisionAnnotation, deploymentutil.RevisionHistoryAnnotation} {
+			if v, ok := w.d.Annotations[k]; ok {
+				annotations[k] = v
+			} else {
+				delete(annotations, k)
+			}
+		}
+		w.d.Annotations = annotations
+		w.dc.templateMatch = map[types.UID]bool{}
+		w.seq++
+		w.plan.Steps = append(w.plan.Steps, Step{At: w.now.Sub(w.start), Seq: w.seq, Reason: ReasonChange, Message: c.Description})
+		w.fillSteps(len(w.plan.Steps) - 1)
+	}
 }
 
 // startFromOld builds the state a fully rolled out old Deployment leaves behind: one
@@ -506,6 +555,9 @@ func (w *world) nextEventTime() (time.Time, bool) {
 	if w.hasRequeue {
 		consider(w.requeueAt)
 	}
+	if len(w.changes) > 0 {
+		consider(w.start.Add(w.changes[0].At))
+	}
 	if found && next.Before(w.now) {
 		next = w.now
 	}
@@ -559,11 +611,15 @@ func (w *world) finish() {
 			}
 		}
 	}
-	if w.plan.NewReplicaSet == "" {
-		if rs := deploymentutil.FindNewReplicaSet(w.d, append([]*apps.ReplicaSet(nil), w.rsList...)); rs != nil {
-			w.plan.NewReplicaSet = rs.Name
-		}
+	// The rollout ends on the ReplicaSet matching the final template; without one (a paused
+	// Deployment), on the first one created.
+	if rs := deploymentutil.FindNewReplicaSet(w.d, append([]*apps.ReplicaSet(nil), w.rsList...)); rs != nil {
+		w.plan.NewReplicaSet = rs.Name
 	}
+	h := DeploymentHeader(w.d)
+	h.OldRevision = w.plan.Header.OldRevision
+	h.NewRevision = w.d.Annotations[deploymentutil.RevisionAnnotation]
+	w.plan.Header = h
 	sort.SliceStable(w.plan.Steps, func(i, j int) bool {
 		if w.plan.Steps[i].At != w.plan.Steps[j].At {
 			return w.plan.Steps[i].At < w.plan.Steps[j].At
