@@ -89,9 +89,9 @@ func BenchmarkLoad10k(b *testing.B) {
 	sampler := startPeakSampler(sampleInterval)
 	for b.Loop() {
 		set := manifest.Load(paths, nil)
-		if len(set.Objects) != st.Objects || set.Files != st.Files || len(set.Problems) > 0 {
-			b.Fatalf("load saw %d objects in %d files (%d problems), want %d objects in %d files",
-				len(set.Objects), set.Files, len(set.Problems), st.Objects, st.Files)
+		if len(set.Objects) != st.Objects || set.Files != st.Files || len(set.Problems) != st.Broken {
+			b.Fatalf("load saw %d objects in %d files (%d problems), want %d objects in %d files (%d broken documents)",
+				len(set.Objects), set.Files, len(set.Problems), st.Objects, st.Files, st.Broken)
 		}
 	}
 	peak := sampler.stop()
@@ -152,9 +152,15 @@ func TestCorpusIsDeterministic(t *testing.T) {
 	}
 
 	set := manifest.Load([]string{dirA}, nil)
-	if len(set.Objects) != n || set.Files != st.Files || set.Documents != n || len(set.Problems) > 0 || len(set.Skipped) > 0 {
-		t.Fatalf("manifest.Load: %d objects, %d files, %d documents, problems %v, skipped %v; want %d objects in %d files",
-			len(set.Objects), set.Files, set.Documents, set.Problems, set.Skipped, n, st.Files)
+	if len(set.Objects) != n || set.Files != st.Files || set.Documents != n+st.Broken || len(set.Problems) != st.Broken ||
+		len(set.Skipped) > 0 || st.Broken == 0 {
+		t.Fatalf("manifest.Load: %d objects, %d files, %d documents, problems %v, skipped %v; want %d objects in %d files, %d broken",
+			len(set.Objects), set.Files, set.Documents, set.Problems, set.Skipped, n, st.Files, st.Broken)
+	}
+	for _, p := range set.Problems {
+		if p.Kind != manifest.Unparsable {
+			t.Errorf("problem %v, want only unparsable documents", p)
+		}
 	}
 	kinds := map[string]int{}
 	for _, obj := range set.Objects {
@@ -166,7 +172,7 @@ func TestCorpusIsDeterministic(t *testing.T) {
 		}
 	}
 	for _, k := range []string{KindDeployment, KindStatefulSet, KindDaemonSet, KindJob, KindCronJob, KindPod,
-		KindReplicaSet, KindService, KindConfigMap} {
+		KindReplicaSet, KindService, KindConfigMap, KindPDB, KindHPA} {
 		if kinds[k] == 0 {
 			t.Errorf("no %s in a %d-object corpus", k, n)
 		}
@@ -205,7 +211,8 @@ var wantRule = map[Defect]string{
 }
 
 // checkFindings checks that the error findings fall on exactly the planned
-// invalid objects, with the planned rule. Warnings are allowed anywhere.
+// invalid objects, with the planned rule, and on the broken documents, as
+// input/unparsable. Warnings are allowed anywhere.
 func checkFindings(tb testing.TB, dir string, res *lint.Result, st Stats) {
 	tb.Helper()
 	type key struct {
@@ -227,8 +234,18 @@ func checkFindings(tb testing.TB, dir string, res *lint.Result, st Stats) {
 		}
 		rules[k][f.Rule] = true
 	}
-	if len(rules) != st.Invalid {
-		tb.Errorf("%d objects have errors, want the %d planned invalid ones", len(rules), st.Invalid)
+	if len(rules) != st.Invalid+st.Broken {
+		tb.Errorf("%d documents have errors, want the %d planned invalid objects and %d broken documents",
+			len(rules), st.Invalid, st.Broken)
+	}
+	for f := range st.Files {
+		if !BrokenFile(f) {
+			continue
+		}
+		docs := min(ObjectsPerFile, st.Objects-f*ObjectsPerFile)
+		if got := rules[key{FileOf(f), docs}]; !got[lint.RuleUnparsable] || len(got) != 1 {
+			tb.Errorf("broken document %s #%d has errors %v, want %s", FileOf(f), docs, got, lint.RuleUnparsable)
+		}
 	}
 	bad := 0
 	for i := range st.Objects {

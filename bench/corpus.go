@@ -22,6 +22,10 @@ import (
 // file may hold fewer).
 const ObjectsPerFile = 10
 
+// PrecommitObjects is the size of the pre-commit set: the first five files of
+// a corpus, about what one commit touches.
+const PrecommitObjects = 5 * ObjectsPerFile
+
 // seed fixes the generator's pseudo-random choices. Each object draws from
 // its own PCG stream seeded with (seed, index), so object i is the same
 // whatever the corpus size.
@@ -38,6 +42,8 @@ const (
 	KindPod         = "Pod"
 	KindService     = "Service"
 	KindConfigMap   = "ConfigMap"
+	KindPDB         = "PodDisruptionBudget"
+	KindHPA         = "HorizontalPodAutoscaler"
 )
 
 // kindWeights is the mix of valid objects, out of 100: mostly Deployments
@@ -99,6 +105,14 @@ type Plan struct {
 	Index  int
 	Kind   string
 	Defect Defect
+	// Target is the index of the workload a PodDisruptionBudget guards or a
+	// HorizontalPodAutoscaler scales (always the object just before it, in
+	// the same file), or -1.
+	Target int
+	// Follower is the kind of the object just after this one when it is
+	// this workload's PodDisruptionBudget or HorizontalPodAutoscaler, else
+	// "". An autoscaled Deployment leaves spec.replicas to its autoscaler.
+	Follower string
 	// File is the file holding the object, relative to the corpus root.
 	File string
 	// Document is the object's 0-based document index in File.
@@ -115,6 +129,10 @@ type Stats struct {
 	Objects int
 	// Invalid is the number of objects with a Defect.
 	Invalid int
+	// Broken is the number of documents that do not parse (an unrendered
+	// Helm template, a tab in the indentation), one at the end of some
+	// files; they are documents but not objects.
+	Broken int
 	// Workloads is the number of objects of a kind the API tier validates.
 	Workloads int
 	ByKind    map[string]int
@@ -126,19 +144,24 @@ var teams = []string{"payments", "checkout", "catalog", "search", "identity", "p
 
 var envs = []string{"prod", "staging", "dev"}
 
+var regions = []string{"eu-west-1", "us-east-1", "ap-south-1", "us-west-2"}
+
 var apps = []string{"api", "web", "worker", "gateway", "cache", "indexer", "scheduler", "notifier", "ledger", "reporter",
 	"frontend", "backend", "auth", "billing", "inventory", "orders", "recommender", "ingest", "exporter", "sync"}
 
 // PlanOf returns the plan of object i. Exactly one object in ten (index%10
 // == 3) is invalid, rotating through the defects and, for each defect,
-// through the kinds it applies to.
+// through the kinds it applies to. A valid Deployment or StatefulSet may be
+// followed, in the same file, by its PodDisruptionBudget or (Deployments
+// only) HorizontalPodAutoscaler, which then takes the next object's place.
 func PlanOf(i int) Plan {
 	file := i / ObjectsPerFile
 	team := teams[file%len(teams)]
 	p := Plan{
 		Index:    i,
-		File:     filepath.Join("team-"+team, envs[(file/len(teams))%len(envs)], fmt.Sprintf("manifests-%05d.yaml", file)),
+		File:     FileOf(file),
 		Document: i % ObjectsPerFile,
+		Target:   -1,
 	}
 	// One file in seven leaves the namespace to -n / "default".
 	if file%7 != 0 {
@@ -146,22 +169,70 @@ func PlanOf(i int) Plan {
 	}
 	rng := objectRand(i)
 	n, appIdx := rng.IntN(100), rng.IntN(len(apps))
+	p.Name = fmt.Sprintf("%s-%s-%d", team, apps[appIdx], i)
 	if i%10 == 3 {
 		ord := i / 10
 		p.Defect = Defect(1 + ord%4)
 		ks := defectKinds[p.Defect]
 		p.Kind = ks[(ord/4)%len(ks)]
-	} else {
-		for _, kw := range kindWeights {
-			if n < kw.weight {
-				p.Kind = kw.kind
-				break
-			}
-			n -= kw.weight
+		return p
+	}
+	if p.Document > 0 {
+		// The recursion stops at the file's first object.
+		if prev := PlanOf(i - 1); prev.Follower != "" {
+			p.Kind, p.Target, p.Name = prev.Follower, i-1, prev.Name
+			return p
 		}
 	}
-	p.Name = fmt.Sprintf("%s-%s-%d", team, apps[appIdx], i)
+	for _, kw := range kindWeights {
+		if n < kw.weight {
+			p.Kind = kw.kind
+			break
+		}
+		n -= kw.weight
+	}
+	// The follower is drawn from a stream of its own, so that the object's
+	// own stream is the same with or without one. The next object must be
+	// in the same file and not an invalid one.
+	if next := i + 1; next%ObjectsPerFile != 0 && next%10 != 3 {
+		f := rand.New(rand.NewPCG(seed+1, uint64(i))).IntN(100)
+		switch {
+		case p.Kind == KindDeployment && f < 25:
+			p.Follower = KindHPA
+		case (p.Kind == KindDeployment || p.Kind == KindStatefulSet) && f >= 25 && f < 50:
+			p.Follower = KindPDB
+		}
+	}
 	return p
+}
+
+// FileOf is the path of file number f of a corpus, relative to its root:
+// team-<team>/<env>/<region>/manifests-NNNNN.yaml.
+func FileOf(f int) string {
+	team := teams[f%len(teams)]
+	env := envs[(f/len(teams))%len(envs)]
+	region := regions[(f/(len(teams)*len(envs)))%len(regions)]
+	return filepath.Join("team-"+team, env, region, fmt.Sprintf("manifests-%05d.yaml", f))
+}
+
+// BrokenFile reports whether file number f ends with a document that does
+// not parse: one file in 23.
+func BrokenFile(f int) bool { return f%23 == 11 }
+
+// brokenDocuments are the unparsable documents, in rotation: an unrendered
+// Helm template, and a tab in the indentation.
+var brokenDocuments = []string{
+	`# Source: app/templates/configmap.yaml
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: {{ include "app.fullname" . }}
+  labels:
+    {{- include "app.labels" . | nindent 4 }}
+data:
+  LOG_LEVEL: {{ .Values.logLevel | quote }}
+`,
+	"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: tabbed\ndata:\n\tkey: value\n",
 }
 
 // objectRand is object i's own deterministic random stream.
@@ -185,9 +256,15 @@ func GenerateCorpus(dir string, objects int) (Stats, error) {
 	}
 	var buf bytes.Buffer
 	var file string
+	fileIndex := -1
 	flush := func() error {
 		if buf.Len() == 0 {
 			return nil
+		}
+		if BrokenFile(fileIndex) {
+			buf.WriteString("---\n")
+			buf.WriteString(brokenDocuments[(fileIndex/23)%len(brokenDocuments)])
+			st.Broken++
 		}
 		path := filepath.Join(dir, file)
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -207,7 +284,7 @@ func GenerateCorpus(dir string, objects int) (Stats, error) {
 			if err := flush(); err != nil {
 				return st, err
 			}
-			file = p.File
+			file, fileIndex = p.File, i/ObjectsPerFile
 			fmt.Fprintf(&buf, "# Generated by kubectl-workload/bench: %s objects %d-%d.\n", file, i,
 				min(i+ObjectsPerFile, objects)-1)
 		}
@@ -221,7 +298,7 @@ func GenerateCorpus(dir string, objects int) (Stats, error) {
 		if p.Defect != Valid {
 			st.Invalid++
 		}
-		if p.Kind != KindService && p.Kind != KindConfigMap {
+		if p.Kind != KindService && p.Kind != KindConfigMap && p.Kind != KindPDB && p.Kind != KindHPA {
 			st.Workloads++
 		}
 	}
@@ -241,7 +318,7 @@ func Object(i int) []byte {
 // ObjectOf returns the YAML of a valid object of the given kind, numbered i.
 func ObjectOf(kind string, i int) []byte {
 	p := PlanOf(i)
-	p.Kind, p.Defect = kind, Valid
+	p.Kind, p.Defect, p.Target, p.Follower = kind, Valid, -1, ""
 	var buf bytes.Buffer
 	writeObject(&buf, p)
 	return buf.Bytes()
@@ -278,12 +355,12 @@ type gen struct {
 
 func writeObject(buf *bytes.Buffer, p Plan) {
 	g := &gen{w: yw{buf}, p: p, rng: objectRand(p.Index)}
-	// Skip the draws PlanOf made so that the rest of the stream is fresh.
-	g.rng.IntN(100)
-	g.rng.IntN(len(apps))
-	g.app = strings.TrimSuffix(p.Name, fmt.Sprintf("-%d", p.Index))
-	g.component = []string{"server", "worker", "frontend", "backend", "job"}[g.rng.IntN(5)]
-	g.version = fmt.Sprintf("%d.%d.%d", 1+g.rng.IntN(4), g.rng.IntN(20), g.rng.IntN(10))
+	g.app, g.component, g.version = identity(p.Index, p.Name, g.rng)
+	if p.Target >= 0 {
+		// A budget or autoscaler carries its workload's labels.
+		target := PlanOf(p.Target)
+		g.app, g.component, g.version = identity(target.Index, target.Name, objectRand(target.Index))
+	}
 	switch p.Kind {
 	case KindDeployment:
 		g.deployment()
@@ -303,9 +380,24 @@ func writeObject(buf *bytes.Buffer, p Plan) {
 		g.service()
 	case KindConfigMap:
 		g.configMap()
+	case KindPDB:
+		g.pdb()
+	case KindHPA:
+		g.hpa()
 	default:
 		panic("bench: unknown kind " + p.Kind)
 	}
+}
+
+// identity draws an object's app, component and version from the start of
+// its stream (after the two draws PlanOf made), leaving the rest fresh.
+func identity(i int, name string, rng *rand.Rand) (app, component, version string) {
+	rng.IntN(100)
+	rng.IntN(len(apps))
+	app = strings.TrimSuffix(name, fmt.Sprintf("-%d", i))
+	component = []string{"server", "worker", "frontend", "backend", "job"}[rng.IntN(5)]
+	version = fmt.Sprintf("%d.%d.%d", 1+rng.IntN(4), rng.IntN(20), rng.IntN(10))
+	return app, component, version
 }
 
 func (g *gen) header(apiVersion, kind string) {
@@ -686,7 +778,11 @@ func (g *gen) deployment() {
 	r := g.rng
 	g.header("apps/v1", "Deployment")
 	w.l(0, "spec:")
-	g.count(1, "replicas", 1+r.IntN(6))
+	if g.p.Follower == KindHPA {
+		w.l(1, "# replicas: set by the HorizontalPodAutoscaler %s", g.p.Name)
+	} else {
+		g.count(1, "replicas", 1+r.IntN(6))
+	}
 	w.l(1, "revisionHistoryLimit: %d", 3+r.IntN(8))
 	w.l(1, "progressDeadlineSeconds: 600")
 	w.l(1, "minReadySeconds: %d", 5*r.IntN(3))
@@ -847,6 +943,64 @@ func (g *gen) configMap() {
 	w.l(2, "features:")
 	for k := range 1 + r.IntN(4) {
 		w.l(3, "- feature-%d", k)
+	}
+}
+
+// pdb writes the PodDisruptionBudget of the workload before it, selecting
+// exactly that workload's pods.
+func (g *gen) pdb() {
+	w := g.w
+	r := g.rng
+	g.header("policy/v1", "PodDisruptionBudget")
+	w.l(0, "spec:")
+	if r.IntN(2) == 0 {
+		w.l(1, "maxUnavailable: %s", []string{"1", "25%"}[r.IntN(2)])
+	} else {
+		w.l(1, "minAvailable: %s", []string{"0", "\"50%\""}[r.IntN(2)])
+	}
+	w.l(1, "selector:")
+	w.l(2, "matchLabels:")
+	w.l(3, "app.kubernetes.io/name: %s", g.app)
+	w.l(3, "app.kubernetes.io/component: %s", g.component)
+	w.l(3, "app.kubernetes.io/instance: %s", g.p.Name)
+	if r.IntN(3) == 0 {
+		w.l(1, "unhealthyPodEvictionPolicy: AlwaysAllow")
+	}
+}
+
+// hpa writes the HorizontalPodAutoscaler of the Deployment before it, named
+// like it.
+func (g *gen) hpa() {
+	w := g.w
+	r := g.rng
+	g.header("autoscaling/v2", "HorizontalPodAutoscaler")
+	w.l(0, "spec:")
+	w.l(1, "scaleTargetRef:")
+	w.l(2, "apiVersion: apps/v1")
+	w.l(2, "kind: Deployment")
+	w.l(2, "name: %s", g.p.Name)
+	minR := 2 + r.IntN(3)
+	w.l(1, "minReplicas: %d", minR)
+	w.l(1, "maxReplicas: %d", minR*(2+r.IntN(4)))
+	w.l(1, "metrics:")
+	w.l(1, "- type: Resource")
+	w.l(2, "resource:")
+	w.l(3, "name: cpu")
+	w.l(3, "target:")
+	w.l(4, "type: Utilization")
+	w.l(4, "averageUtilization: %d", []int{60, 70, 80}[r.IntN(3)])
+	if r.IntN(2) == 0 {
+		w.l(1, "- type: Resource")
+		w.l(2, "resource:")
+		w.l(3, "name: memory")
+		w.l(3, "target:")
+		w.l(4, "type: AverageValue")
+		w.l(4, "averageValue: %dMi", 128*(1+r.IntN(4)))
+	}
+	if r.IntN(3) == 0 {
+		w.l(1, "behavior:")
+		w.l(2, "scaleDown:")
+		w.l(3, "stabilizationWindowSeconds: 300")
 	}
 }
 
