@@ -121,6 +121,9 @@ type Config struct {
 	// PolicyNamespaces are the packages whose deny/violation/warn rules are
 	// read (--namespace); ["main"] when empty.
 	PolicyNamespaces []string
+	// PolicyTimeout bounds one evaluation of one user policy rule on one
+	// object (--policy-timeout); rules.DefaultPolicyTimeout when 0.
+	PolicyTimeout time.Duration
 }
 
 // Linter holds what is built once and reused across runs: the API tier and
@@ -132,7 +135,8 @@ type Linter struct {
 
 // New builds a Linter. It fails when a user policy does not compile.
 func New(cfg Config) (*Linter, error) {
-	engine, err := rules.New(rules.Options{Policies: cfg.Policies, Namespaces: cfg.PolicyNamespaces})
+	engine, err := rules.New(rules.Options{Policies: cfg.Policies, Namespaces: cfg.PolicyNamespaces,
+		PolicyTimeout: cfg.PolicyTimeout})
 	if err != nil {
 		return nil, err
 	}
@@ -248,15 +252,16 @@ func (l *Linter) runRules(ctx context.Context, all []*checked, timings *Timings)
 	errs := make([]error, len(all))
 	if stopped := parallel(ctx, len(all), func(i int) {
 		c := all[i]
+		// A policy the sandbox stopped is an error; the other rules'
+		// findings on the object still count.
 		found, err := run.Eval(ctx, c.input)
 		if err != nil {
 			errs[i] = fmt.Errorf("%s: document %d: %s: %w", c.obj.File, c.obj.Document, c.ref, err)
-			return
 		}
 		for _, f := range found {
 			sev, err := ParseSeverity(f.Severity)
 			if err != nil {
-				errs[i] = fmt.Errorf("rule %s: %w", f.RuleID, err)
+				errs[i] = errors.Join(errs[i], fmt.Errorf("rule %s: %w", f.RuleID, err))
 				return
 			}
 			c.findings = append(c.findings, c.at(f.RuleID, sev, f.Path, f.Message))

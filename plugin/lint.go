@@ -3,6 +3,7 @@ package plugin
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
@@ -11,6 +12,7 @@ import (
 	"github.com/kubectl-workload/kubectl-workload/config"
 	"github.com/kubectl-workload/kubectl-workload/lint"
 	"github.com/kubectl-workload/kubectl-workload/lint/report"
+	"github.com/kubectl-workload/kubectl-workload/rules"
 	"github.com/kubectl-workload/kubectl-workload/version"
 )
 
@@ -33,6 +35,7 @@ type LintOptions struct {
 	Verbose          bool
 	Policies         []string
 	PolicyNamespaces []string
+	PolicyTimeout    time.Duration
 	ListRules        bool
 	Explain          string
 	ConfigFile       string
@@ -81,6 +84,8 @@ or tool errors (such as a path that does not exist).`,
 	cmd.Flags().StringArrayVar(&o.Policies, "policy", nil, "user Rego policy file or directory, conftest style (repeatable)")
 	cmd.Flags().StringArrayVar(&o.PolicyNamespaces, "policy-namespace", nil,
 		"Rego package whose deny/violation/warn rules are read (repeatable; default main; conftest's --namespace, renamed because -n/--namespace is kubectl's)")
+	cmd.Flags().DurationVar(&o.PolicyTimeout, "policy-timeout", rules.DefaultPolicyTimeout,
+		"stop a user policy that takes longer than this on one object (the run then exits 2)")
 	cmd.Flags().BoolVar(&o.ListRules, "list-rules", false, "list every rule with its severity, then exit")
 	cmd.Flags().StringVar(&o.ConfigFile, "config", "", "configuration file (default: "+config.FileName+" in the current directory or the nearest parent, up to the git root)")
 	cmd.Flags().BoolVar(&o.NoConfig, "no-config", false, "do not read a configuration file")
@@ -144,6 +149,9 @@ func (o *LintOptions) Validate() error {
 	if o.ListRules || o.Explain != "" {
 		return nil
 	}
+	if o.PolicyTimeout <= 0 {
+		return fmt.Errorf("--policy-timeout must be positive, got %s", o.PolicyTimeout)
+	}
 	if len(o.paths) == 0 {
 		return fmt.Errorf("no input: name files, directories or - for standard input")
 	}
@@ -157,7 +165,8 @@ func (o *LintOptions) Validate() error {
 
 // Run lints, prints, and returns an exitError for exit codes 1 and 2.
 func (o *LintOptions) Run(cmd *cobra.Command) error {
-	linter, err := lint.New(lint.Config{Policies: o.Policies, PolicyNamespaces: o.PolicyNamespaces})
+	linter, err := lint.New(lint.Config{Policies: o.Policies, PolicyNamespaces: o.PolicyNamespaces,
+		PolicyTimeout: o.PolicyTimeout})
 	if err != nil {
 		return err
 	}

@@ -28,10 +28,12 @@ type Finding struct {
 // Run is the engine prepared for one lint run: its queries are prepared once
 // against that run's inventory. Eval is safe for concurrent use.
 type Run struct {
-	engine   *Engine
-	builtin  rego.PreparedEvalQuery
-	user     *rego.PreparedEvalQuery
-	userKeys []userKey
+	engine  *Engine
+	builtin rego.PreparedEvalQuery
+	// users are the user policy rules, one query each, and the sandbox
+	// they run in (sandbox.go).
+	users   []*userQuery
+	sandbox *sandbox
 }
 
 type userKey struct{ namespace, rule string }
@@ -50,22 +52,8 @@ func (e *Engine) Prepare(ctx context.Context, inv *Inventory) (*Run, error) {
 	}
 	run.builtin = pq
 
-	var parts []string
-	for _, ns := range e.namespaces {
-		for _, r := range ns.rules {
-			run.userKeys = append(run.userKeys, userKey{ns.name, r})
-			parts = append(parts, fmt.Sprintf("[m | m := data.%s.%s[_]]", ns.name, r))
-		}
-	}
-	if len(parts) > 0 {
-		upq, err := rego.New(
-			rego.Query("out = ["+strings.Join(parts, ", ")+"]"),
-			rego.Compiler(e.compiler), rego.Store(store), rego.Capabilities(capabilities()),
-		).PrepareForEval(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("prepare policies: %w", err)
-		}
-		run.user = &upq
+	if err := run.prepareUser(ctx, store); err != nil {
+		return nil, err
 	}
 	return run, nil
 }
@@ -131,27 +119,11 @@ func (r *Run) Eval(ctx context.Context, o Object) ([]Finding, error) {
 			}
 		}
 	}
-	if r.user != nil {
-		rs, err := r.user.Eval(ctx, rego.EvalParsedInput(obj))
-		if err != nil {
-			return nil, fmt.Errorf("evaluate policies: %w", err)
-		}
-		if len(rs) > 0 {
-			lists, _ := rs[0].Bindings["out"].([]any)
-			for i, l := range lists {
-				k := r.userKeys[i]
-				sev := SeverityError
-				if strings.HasPrefix(k.rule, "warn") {
-					sev = SeverityWarning
-				}
-				for _, f := range asFindings(l) {
-					f.RuleID, f.Severity = "policy/"+k.namespace+"/"+k.rule, sev
-					out = append(out, f)
-				}
-			}
-		}
-	}
-	return out, nil
+	// User policies run in the sandbox; a policy it stops is an error, and
+	// the findings of every other rule are still returned.
+	found, err := r.evalUser(ctx, obj)
+	out = append(out, found...)
+	return out, err
 }
 
 // asFindings reads a rule's results: strings, or objects with "msg" and an

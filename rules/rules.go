@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 )
@@ -54,6 +55,12 @@ type Options struct {
 	// Namespaces are the packages whose deny/violation/warn rules are user
 	// findings; ["main"] when empty, as in conftest.
 	Namespaces []string
+	// PolicyTimeout bounds one evaluation of one user policy rule on one
+	// object; DefaultPolicyTimeout when 0. See sandbox.go.
+	PolicyTimeout time.Duration
+	// PolicyMemory bounds, in bytes, how far the heap may grow while a user
+	// policy evaluates; DefaultPolicyMemory when 0.
+	PolicyMemory uint64
 }
 
 // Engine holds the compiled built-in rules and user policies.
@@ -62,6 +69,9 @@ type Engine struct {
 	rules      []Rule
 	byPackage  map[string]*Rule
 	namespaces []userNamespace
+	// policyTimeout and policyMemory are the sandbox's limits (Options).
+	policyTimeout time.Duration
+	policyMemory  uint64
 }
 
 // userNamespace is one policy package and its finding rules.
@@ -129,7 +139,7 @@ func New(opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Engine{byPackage: map[string]*Rule{}}
+	e := &Engine{byPackage: map[string]*Rule{}, policyTimeout: opts.PolicyTimeout, policyMemory: opts.PolicyMemory}
 	for file, m := range modules {
 		if !strings.HasPrefix(file, "builtin/") {
 			continue

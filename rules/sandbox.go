@@ -1,0 +1,251 @@
+package rules
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"runtime/metrics"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/rego"
+	"github.com/open-policy-agent/opa/v1/storage"
+)
+
+// The sandbox user policies run in. Built-in rules are part of the program
+// and run without these limits; user policies (--policy) are untrusted code:
+// besides the capabilities (see capabilities: no http.send, net.* or
+// opa.runtime, and print is compiled out), each evaluation of one policy
+// rule on one object is bounded in time and memory.
+const (
+	// DefaultPolicyTimeout bounds one evaluation of one user policy rule on
+	// one object, when Options.PolicyTimeout is 0.
+	DefaultPolicyTimeout = 10 * time.Second
+	// DefaultPolicyMemory bounds how far the live heap may grow above what
+	// it was when the run's queries were prepared while a user policy
+	// evaluates, when Options.PolicyMemory is 0. A policy rule that builds
+	// an unbounded collection (a comprehension over numbers.range(0, 1e12))
+	// is stopped once it passes the bound.
+	DefaultPolicyMemory = 128 << 20
+)
+
+// guardInterval is how often the memory guard samples the heap while a user
+// policy evaluates; gcInterval is the least time between two garbage
+// collections it forces to tell live memory from garbage.
+const (
+	guardInterval = 5 * time.Millisecond
+	gcInterval    = 100 * time.Millisecond
+)
+
+// ErrPolicyTimeout and ErrPolicyMemory are the causes of a stopped policy
+// evaluation; errors from Eval wrap them.
+var (
+	ErrPolicyTimeout = errors.New("policy evaluation timed out")
+	ErrPolicyMemory  = errors.New("policy evaluation used too much memory")
+)
+
+// userQuery is one user policy rule prepared for a run.
+type userQuery struct {
+	key userKey
+	// where names the files and rows that define the rule, for messages.
+	where string
+	pq    rego.PreparedEvalQuery
+	// stopped is set once the rule has been stopped by the timeout or the
+	// memory guard: it is not evaluated again in this run, so that one
+	// runaway policy costs one timeout, not one per object.
+	stopped atomic.Bool
+}
+
+// sandbox holds a run's limits and the memory guard's shared state.
+type sandbox struct {
+	timeout time.Duration
+	memory  uint64
+	// baseline is the live heap when the run was prepared.
+	baseline uint64
+	// lastGC is when the guard last forced a collection (UnixNano).
+	lastGC atomic.Int64
+}
+
+func newSandbox(timeout time.Duration, memory uint64) *sandbox {
+	if timeout <= 0 {
+		timeout = DefaultPolicyTimeout
+	}
+	if memory == 0 {
+		memory = DefaultPolicyMemory
+	}
+	return &sandbox{timeout: timeout, memory: memory, baseline: readHeap(metricLive)}
+}
+
+// The runtime/metrics samples the guard reads. Neither stops the world.
+const (
+	// metricLive is the heap the last collection found live.
+	metricLive = "/gc/heap/live:bytes"
+	// metricHeap is the heap in objects now, garbage not yet swept included.
+	metricHeap = "/memory/classes/heap/objects:bytes"
+)
+
+func readHeap(name string) uint64 {
+	s := []metrics.Sample{{Name: name}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return s[0].Value.Uint64()
+}
+
+// overBudget reports whether the live heap has grown past the budget. The
+// cheap figure counts garbage too, so when it is over, a collection (at most
+// one per gcInterval across the run) tells what is really live.
+func (s *sandbox) overBudget() bool {
+	limit := s.baseline + s.memory
+	if readHeap(metricLive) > limit {
+		return true
+	}
+	if readHeap(metricHeap) <= limit {
+		return false
+	}
+	now := time.Now().UnixNano()
+	last := s.lastGC.Load()
+	if now-last < int64(gcInterval) || !s.lastGC.CompareAndSwap(last, now) {
+		return false
+	}
+	runtime.GC()
+	return readHeap(metricLive) > limit
+}
+
+// guard runs fn with a context that is cancelled, with ErrPolicyMemory as
+// its cause, when the heap grows past the budget, and with ErrPolicyTimeout
+// when the timeout passes.
+func (s *sandbox) guard(ctx context.Context, fn func(ctx context.Context) error) error {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	ctx, stop := context.WithTimeoutCause(ctx, s.timeout, ErrPolicyTimeout)
+	defer stop()
+	var wg sync.WaitGroup
+	done := make(chan struct{})
+	wg.Go(func() {
+		tick := time.NewTicker(guardInterval)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+				if s.overBudget() {
+					cancel(ErrPolicyMemory)
+					return
+				}
+			}
+		}
+	})
+	err := fn(ctx)
+	close(done)
+	wg.Wait()
+	if err != nil {
+		if cause := context.Cause(ctx); errors.Is(cause, ErrPolicyTimeout) || errors.Is(cause, ErrPolicyMemory) {
+			return cause
+		}
+	}
+	return err
+}
+
+// prepareUser prepares one query per user policy rule, so that a rule the
+// sandbox stops is named and the others still run.
+func (r *Run) prepareUser(ctx context.Context, store storage.Store) error {
+	e := r.engine
+	r.sandbox = newSandbox(e.policyTimeout, e.policyMemory)
+	for _, ns := range e.namespaces {
+		for _, rule := range ns.rules {
+			pq, err := rego.New(
+				rego.Query(fmt.Sprintf("out = [m | m := data.%s.%s[_]]", ns.name, rule)),
+				rego.Compiler(e.compiler), rego.Store(store), rego.Capabilities(capabilities()),
+			).PrepareForEval(ctx)
+			if err != nil {
+				return fmt.Errorf("prepare policy %s.%s: %w", ns.name, rule, err)
+			}
+			r.users = append(r.users, &userQuery{key: userKey{ns.name, rule}, where: ruleWhere(e.compiler, ns.name, rule), pq: pq})
+		}
+	}
+	return nil
+}
+
+// evalUser runs every user policy rule on one object, each in the sandbox.
+// A rule the sandbox stops is reported once, by an error naming it, and
+// skipped for the objects that follow; the other rules' findings are
+// returned all the same.
+func (r *Run) evalUser(ctx context.Context, input ast.Value) ([]Finding, error) {
+	var out []Finding
+	var errs []error
+	for _, q := range r.users {
+		if q.stopped.Load() {
+			continue
+		}
+		var rs rego.ResultSet
+		err := r.sandbox.guard(ctx, func(ctx context.Context) error {
+			var err error
+			rs, err = q.pq.Eval(ctx, rego.EvalParsedInput(input))
+			return err
+		})
+		id := "policy/" + q.key.namespace + "/" + q.key.rule
+		switch {
+		case errors.Is(err, ErrPolicyTimeout):
+			if !q.stopped.Swap(true) {
+				errs = append(errs, fmt.Errorf("policy %s (%s) stopped: %w (after %s); it is skipped for the remaining objects",
+					id, q.where, err, r.sandbox.timeout))
+			}
+			continue
+		case errors.Is(err, ErrPolicyMemory):
+			if !q.stopped.Swap(true) {
+				errs = append(errs, fmt.Errorf("policy %s (%s) stopped: %w (over %d MiB); it is skipped for the remaining objects",
+					id, q.where, err, r.sandbox.memory>>20))
+			}
+			continue
+		case err != nil:
+			errs = append(errs, fmt.Errorf("evaluate policy %s (%s): %w", id, q.where, err))
+			continue
+		}
+		if len(rs) == 0 {
+			continue
+		}
+		sev := SeverityError
+		if strings.HasPrefix(q.key.rule, "warn") {
+			sev = SeverityWarning
+		}
+		for _, f := range asFindings(rs[0].Bindings["out"]) {
+			f.RuleID, f.Severity = id, sev
+			out = append(out, f)
+		}
+	}
+	return out, errors.Join(errs...)
+}
+
+// ruleWhere names the file:row of every definition of rule in package ns.
+func ruleWhere(c *ast.Compiler, ns, rule string) string {
+	var where []string
+	for _, m := range c.Modules {
+		if m.Package.Path.String() != "data."+ns {
+			continue
+		}
+		for _, r := range m.Rules {
+			name := r.Head.Name.String()
+			if name == "" && len(r.Head.Reference) > 0 {
+				name = r.Head.Reference[0].Value.String()
+			}
+			if name == rule && r.Location != nil {
+				where = append(where, fmt.Sprintf("%s:%d", r.Location.File, r.Location.Row))
+			}
+		}
+	}
+	sort.Strings(where)
+	if len(where) == 0 {
+		return "data." + ns + "." + rule
+	}
+	return strings.Join(where, ", ")
+}

@@ -1,0 +1,117 @@
+package rules_test
+
+import (
+	"context"
+	"errors"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kubectl-workload/kubectl-workload/rules"
+)
+
+// hostilePolicies holds the policies the sandbox must contain.
+const hostilePolicies = "../testdata/hostile/policies/"
+
+var sandboxObject = rules.Object{Namespace: "default", JSON: []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"}}`)}
+
+func TestSandboxRefusesCapabilities(t *testing.T) {
+	tests := []struct {
+		name, policy, want string
+	}{
+		{name: "opa.runtime", policy: "runtime.rego", want: "runtime.rego:7: opa.runtime is not allowed"},
+		{name: "net.*", policy: "dns.rego", want: "dns.rego:7: net.lookup_ip_addr is not allowed"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := rules.New(rules.Options{Policies: []string{hostilePolicies + tt.policy}})
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("rules.New(%s) error = %v, want it to contain %q", tt.policy, err, tt.want)
+			}
+		})
+	}
+}
+
+// evalPolicy evaluates one policy file on sandboxObject, twice, as lint
+// would on two objects.
+func evalPolicy(t *testing.T, opts rules.Options) (first, second []rules.Finding, errFirst, errSecond error) {
+	t.Helper()
+	e, err := rules.New(opts)
+	if err != nil {
+		t.Fatalf("rules.New(%+v): %v", opts, err)
+	}
+	run, err := e.Prepare(context.Background(), rules.NewInventory([]rules.Object{sandboxObject}))
+	if err != nil {
+		t.Fatalf("Prepare: %v", err)
+	}
+	first, errFirst = run.Eval(context.Background(), sandboxObject)
+	second, errSecond = run.Eval(context.Background(), sandboxObject)
+	return first, second, errFirst, errSecond
+}
+
+func userFindings(fs []rules.Finding) []string {
+	var out []string
+	for _, f := range fs {
+		if strings.HasPrefix(f.RuleID, "policy/") {
+			out = append(out, f.RuleID+": "+f.Message)
+		}
+	}
+	return out
+}
+
+// TestSandboxMemoryGuard runs a policy whose comprehension is unbounded: it
+// must be stopped with an error naming the policy, the heap must come back
+// down, and the same file's other rule must still report.
+func TestSandboxMemoryGuard(t *testing.T) {
+	const budget = 64 << 20
+	var before runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	// The timeout is far beyond what the guard needs: only memory may stop it.
+	first, second, err, err2 := evalPolicy(t, rules.Options{Policies: []string{hostilePolicies + "unbounded.rego"},
+		PolicyMemory: budget, PolicyTimeout: time.Hour})
+	if !errors.Is(err, rules.ErrPolicyMemory) {
+		t.Fatalf("Eval() error = %v, want %v", err, rules.ErrPolicyMemory)
+	}
+	for _, w := range []string{"policy policy/main/deny", "unbounded.rego:7", "used too much memory (over 64 MiB)"} {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("Eval() error = %q, want it to contain %q", err, w)
+		}
+	}
+	want := "policy/main/warn: team label missing"
+	if got := userFindings(first); strings.Join(got, "\n") != want {
+		t.Errorf("Eval() findings = %q, want %q", got, want)
+	}
+	// The stopped rule is skipped on the next object: no second error.
+	if err2 != nil {
+		t.Errorf("second Eval() error = %v, want nil (the stopped policy is skipped)", err2)
+	}
+	if got := userFindings(second); strings.Join(got, "\n") != want {
+		t.Errorf("second Eval() findings = %q, want %q", got, want)
+	}
+	var after runtime.MemStats
+	runtime.ReadMemStats(&after)
+	// The guard stops the policy near the budget; whatever it had built
+	// must never approach a gigabyte.
+	if after.HeapSys > 1<<30 {
+		t.Errorf("HeapSys = %d MiB after the policy, want well under 1 GiB", after.HeapSys>>20)
+	}
+}
+
+// TestSandboxTimeout runs a policy that burns CPU without holding memory.
+func TestSandboxTimeout(t *testing.T) {
+	_, _, err, err2 := evalPolicy(t, rules.Options{Policies: []string{hostilePolicies + "spin.rego"},
+		PolicyTimeout: 200 * time.Millisecond})
+	if !errors.Is(err, rules.ErrPolicyTimeout) {
+		t.Fatalf("Eval() error = %v, want %v", err, rules.ErrPolicyTimeout)
+	}
+	for _, w := range []string{"policy policy/main/deny", "spin.rego:7", "timed out (after 200ms)"} {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("Eval() error = %q, want it to contain %q", err, w)
+		}
+	}
+	if err2 != nil {
+		t.Errorf("second Eval() error = %v, want nil (the stopped policy is skipped)", err2)
+	}
+}
