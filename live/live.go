@@ -1,0 +1,229 @@
+// Package live reads workloads from a running cluster for lint and predict,
+// with get and list requests only: it never writes, and never watches.
+//
+// A Client is built from the plugin's one genericclioptions.RESTClientGetter
+// (--kubeconfig, --context, -n, ... and the client-go auth plugins), so it
+// talks to the cluster exactly as kubectl would. Every error it returns is
+// one line that names the kubeconfig context, and the object or resource
+// when there is one; none carries credentials.
+package live
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/resource"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/tools/pager"
+
+	// The client-go credential plugins (OIDC; exec is built in), as kubectl
+	// links them.
+	_ "k8s.io/client-go/plugin/pkg/client/auth"
+)
+
+// Kind is one resource the live mode reads.
+type Kind struct {
+	// GVR is what the requests address; GVK what the objects are.
+	GVR schema.GroupVersionResource
+	GVK schema.GroupVersionKind
+}
+
+func kind(group, version, res, k string) Kind {
+	return Kind{GVR: schema.GroupVersionResource{Group: group, Version: version, Resource: res},
+		GVK: schema.GroupVersionKind{Group: group, Version: version, Kind: k}}
+}
+
+// Workloads are the kinds lint validates, in the versions v1.37 serves.
+var Workloads = []Kind{
+	kind("apps", "v1", "deployments", "Deployment"),
+	kind("apps", "v1", "replicasets", "ReplicaSet"),
+	kind("apps", "v1", "statefulsets", "StatefulSet"),
+	kind("apps", "v1", "daemonsets", "DaemonSet"),
+	kind("batch", "v1", "jobs", "Job"),
+	kind("batch", "v1", "cronjobs", "CronJob"),
+	kind("", "v1", "replicationcontrollers", "ReplicationController"),
+	kind("", "v1", "pods", "Pod"),
+	kind("", "v1", "podtemplates", "PodTemplate"),
+}
+
+// Related are the kinds the cross-resource rules read beside workloads.
+var Related = []Kind{
+	kind("", "v1", "services", "Service"),
+	kind("policy", "v1", "poddisruptionbudgets", "PodDisruptionBudget"),
+	kind("autoscaling", "v2", "horizontalpodautoscalers", "HorizontalPodAutoscaler"),
+}
+
+// AllKinds returns Workloads then Related: every kind lint reads, and so
+// every resource the read-only RBAC role must allow get and list on.
+func AllKinds() []Kind {
+	return append(append([]Kind{}, Workloads...), Related...)
+}
+
+// KindFor returns the Kind of a group and kind name, among AllKinds.
+func KindFor(group, kindName string) (Kind, bool) {
+	for _, k := range AllKinds() {
+		if k.GVK.Group == group && k.GVK.Kind == kindName {
+			return k, true
+		}
+	}
+	return Kind{}, false
+}
+
+// Client reads a cluster with get and list requests.
+type Client struct {
+	getter  genericclioptions.RESTClientGetter
+	dynamic dynamic.Interface
+	// secrets are the credentials of the kubeconfig user, scrubbed from
+	// every message in case a library quotes them.
+	secrets []string
+
+	// Context is the kubeconfig context in use (--context, else the current
+	// one), as messages and source names give it.
+	Context string
+	// Namespace is the namespace commands use when given none: -n, else the
+	// context's, else "default", as kubectl takes it.
+	Namespace string
+	// Server is the API server's URL.
+	Server string
+}
+
+// New builds a Client. It reads the kubeconfig but sends no request.
+func New(getter genericclioptions.RESTClientGetter) (*Client, error) {
+	loader := getter.ToRawKubeConfigLoader()
+	raw, err := loader.RawConfig()
+	if err != nil {
+		return nil, fmt.Errorf("read kubeconfig: %w", err)
+	}
+	c := &Client{getter: getter, Context: raw.CurrentContext}
+	if cf, ok := getter.(*genericclioptions.ConfigFlags); ok && cf.Context != nil && *cf.Context != "" {
+		c.Context = *cf.Context
+	}
+	ns, _, err := loader.Namespace()
+	if err != nil {
+		return nil, fmt.Errorf("context %q: namespace: %w", c.Context, err)
+	}
+	c.Namespace = ns
+	cfg, err := getter.ToRESTConfig()
+	if err != nil {
+		return nil, fmt.Errorf("context %q: %s", c.Context, oneLine(err.Error()))
+	}
+	c.Server = cfg.Host
+	for _, s := range []string{cfg.BearerToken, cfg.Password, string(cfg.KeyData)} {
+		if s != "" {
+			c.secrets = append(c.secrets, s)
+		}
+	}
+	if c.dynamic, err = dynamic.NewForConfig(cfg); err != nil {
+		return nil, fmt.Errorf("context %q: client: %s", c.Context, oneLine(err.Error()))
+	}
+	return c, nil
+}
+
+// Getter returns the RESTClientGetter the Client was built from, for
+// callers that need other clients (predict's watches).
+func (c *Client) Getter() genericclioptions.RESTClientGetter { return c.getter }
+
+// List lists every object of the given kinds in namespace ("" for all
+// namespaces), with list requests only (chunked, 500 per page), and returns
+// them sorted by kind order, namespace and name.
+func (c *Client) List(ctx context.Context, namespace string, kinds []Kind) ([]*unstructured.Unstructured, error) {
+	var out []*unstructured.Unstructured
+	for _, k := range kinds {
+		var ri dynamic.ResourceInterface = c.dynamic.Resource(k.GVR)
+		if namespace != "" {
+			ri = c.dynamic.Resource(k.GVR).Namespace(namespace)
+		}
+		p := pager.New(func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+			return ri.List(ctx, opts)
+		})
+		var items []*unstructured.Unstructured
+		err := p.EachListItem(ctx, metav1.ListOptions{}, func(obj runtime.Object) error {
+			u, ok := obj.(*unstructured.Unstructured)
+			if !ok {
+				return fmt.Errorf("unexpected %T in a list of %s", obj, k.GVR.Resource)
+			}
+			u.SetAPIVersion(k.GVK.GroupVersion().String())
+			u.SetKind(k.GVK.Kind)
+			items = append(items, u)
+			return nil
+		})
+		if err != nil {
+			return nil, c.Explain(err, "list "+resourceName(k.GVR)+inNamespace(namespace))
+		}
+		sort.SliceStable(items, func(i, j int) bool {
+			if items[i].GetNamespace() != items[j].GetNamespace() {
+				return items[i].GetNamespace() < items[j].GetNamespace()
+			}
+			return items[i].GetName() < items[j].GetName()
+		})
+		out = append(out, items...)
+	}
+	return out, nil
+}
+
+// Get reads one object. A missing object is an error for which IsNotFound
+// is true; its message names the context and the object.
+func (c *Client) Get(ctx context.Context, k Kind, namespace, name string) (*unstructured.Unstructured, error) {
+	u, err := c.dynamic.Resource(k.GVR).Namespace(namespace).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return nil, c.Explain(err, fmt.Sprintf("get %s %q%s", resourceName(k.GVR), name, inNamespace(namespace)))
+	}
+	u.SetAPIVersion(k.GVK.GroupVersion().String())
+	u.SetKind(k.GVK.Kind)
+	return u, nil
+}
+
+// Resolve reads the objects named by kubectl-style arguments (TYPE/NAME,
+// TYPE NAME..., or TYPE alone for every object of that type) through
+// cli-runtime's resource builder, as kubectl get resolves them: a name is a
+// get, a type a list. namespace "" means the Client's; allNamespaces lists
+// across namespaces.
+func (c *Client) Resolve(ctx context.Context, namespace string, allNamespaces bool, args []string) ([]*unstructured.Unstructured, error) {
+	if namespace == "" {
+		namespace = c.Namespace
+	}
+	r := resource.NewBuilder(c.getter).
+		Unstructured().
+		NamespaceParam(namespace).DefaultNamespace().AllNamespaces(allNamespaces).
+		ResourceTypeOrNameArgs(true, args...).
+		RequestChunksOf(500).
+		Flatten().
+		Do()
+	if err := r.Err(); err != nil {
+		return nil, c.Explain(err, "resolve "+strings.Join(args, " "))
+	}
+	infos, err := r.Infos()
+	if err != nil {
+		return nil, c.Explain(err, "get "+strings.Join(args, " ")+inNamespace(namespace))
+	}
+	var out []*unstructured.Unstructured
+	for _, info := range infos {
+		u, ok := info.Object.(*unstructured.Unstructured)
+		if !ok {
+			return nil, fmt.Errorf("context %q: %s %s: unexpected %T", c.Context, info.Mapping.Resource.Resource, info.Name, info.Object)
+		}
+		out = append(out, u)
+	}
+	return out, nil
+}
+
+func resourceName(gvr schema.GroupVersionResource) string {
+	if gvr.Group == "" {
+		return gvr.Resource
+	}
+	return gvr.Resource + "." + gvr.Group
+}
+
+func inNamespace(ns string) string {
+	if ns == "" {
+		return " in all namespaces"
+	}
+	return fmt.Sprintf(" in namespace %q", ns)
+}

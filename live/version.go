@@ -1,0 +1,65 @@
+package live
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/version"
+)
+
+// EmbeddedMinor is the Kubernetes minor version whose API server and
+// controller code the plugin embeds (v1.37).
+const EmbeddedMinor = 37
+
+// ServerVersion asks the API server its version (GET /version).
+func (c *Client) ServerVersion(ctx context.Context) (*version.Info, error) {
+	dc, err := c.getter.ToDiscoveryClient()
+	if err != nil {
+		return nil, c.Explain(err, "discovery")
+	}
+	info, err := dc.ServerVersion()
+	if err != nil {
+		return nil, c.Explain(err, "get the server version")
+	}
+	return info, nil
+}
+
+// SkewWarning returns the one warning to print when the server's minor
+// version differs from the embedded v1.37, naming what may then differ; ""
+// when the versions match or the server's version cannot be read from info.
+func SkewWarning(info *version.Info) string {
+	if info == nil {
+		return ""
+	}
+	minor, ok := parseMinor(info.Minor)
+	if !ok {
+		minor, ok = parseMinor(minorOfGitVersion(info.GitVersion))
+	}
+	if !ok || (info.Major != "" && info.Major != "1") {
+		return ""
+	}
+	if minor == EmbeddedMinor {
+		return ""
+	}
+	return fmt.Sprintf("the cluster runs Kubernetes %s, and kubectl workload embeds v1.%d: "+
+		"the API server's validation rules and defaulting, and the controllers' behaviour (rollout steps), may differ from this server's",
+		info.GitVersion, EmbeddedMinor)
+}
+
+// parseMinor reads a minor version such as "37" or "37+" (managed
+// offerings add a plus).
+func parseMinor(s string) (int, bool) {
+	n, err := strconv.Atoi(strings.TrimRight(s, "+"))
+	return n, err == nil
+}
+
+// minorOfGitVersion returns "37" from "v1.37.1".
+func minorOfGitVersion(v string) string {
+	parts := strings.SplitN(strings.TrimPrefix(v, "v"), ".", 3)
+	if len(parts) < 2 {
+		return ""
+	}
+	return parts[1]
+}
