@@ -37,6 +37,9 @@ type Options struct {
 	// NoIgnoreAnnotations makes lint disregard the objects' ignore
 	// annotations (--no-ignore-annotations), for platform teams.
 	NoIgnoreAnnotations bool
+	// Baseline holds the objects that already exist (live cluster mode,
+	// --base-ref); nil for offline lint. See live.go.
+	Baseline *Baseline
 }
 
 // Result is everything a lint run found.
@@ -204,9 +207,10 @@ func (l *Linter) Run(ctx context.Context, opts Options) *Result {
 		addProblems(res, set.Problems)
 		all = append(all, perFile[i]...)
 	}
+	all = append(all, l.checkBaseline(ctx, opts, res)...)
 
 	res.Timings.Load = time.Since(start)
-	if err := l.runRules(ctx, all, &res.Timings); err != nil {
+	if err := l.runRules(ctx, all, opts.Baseline.contextInputs(all), &res.Timings); err != nil {
 		res.Errors = append(res.Errors, err)
 	}
 	known := l.knownRules()
@@ -232,8 +236,9 @@ func (l *Linter) Run(ctx context.Context, opts Options) *Result {
 	return res
 }
 
-// runRules evaluates the Rego tier on every object.
-func (l *Linter) runRules(ctx context.Context, all []*checked, timings *Timings) error {
+// runRules evaluates the Rego tier on every object. Context objects join the
+// inventory only.
+func (l *Linter) runRules(ctx context.Context, all []*checked, extra []rules.Object, timings *Timings) error {
 	if len(all) == 0 {
 		return nil
 	}
@@ -242,6 +247,7 @@ func (l *Linter) runRules(ctx context.Context, all []*checked, timings *Timings)
 	for i, c := range all {
 		inputs[i] = c.input
 	}
+	inputs = append(inputs, extra...)
 	run, err := l.rules.Prepare(ctx, rules.NewInventory(inputs))
 	if err != nil {
 		return err
@@ -339,8 +345,7 @@ func (l *Linter) checkObject(ctx context.Context, obj *manifest.Object, opts Opt
 		f.Line, f.Column = d.Pos.Line, d.Pos.Column
 		c.findings = append(c.findings, f)
 	}
-	res := l.api.Check(ctx, apicheck.Object{APIVersion: obj.APIVersion, Kind: obj.Kind, Namespace: obj.Namespace,
-		Name: obj.Name, JSON: obj.JSON}, apicheck.Options{Namespace: opts.Namespace})
+	res := l.checkAPI(ctx, obj, *ref, opts)
 	for _, is := range res.Issues {
 		sev := SeverityError
 		if is.Warning {
