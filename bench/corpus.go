@@ -130,8 +130,8 @@ type Stats struct {
 	// Invalid is the number of objects with a Defect.
 	Invalid int
 	// Broken is the number of documents that do not parse (an unrendered
-	// Helm template, a tab in the indentation), one at the end of some
-	// files; they are documents but not objects.
+	// Helm template, a tab in the indentation), each in a file of its own
+	// (counted in Files); they are documents but not objects.
 	Broken int
 	// Workloads is the number of objects of a kind the API tier validates.
 	Workloads int
@@ -215,9 +215,19 @@ func FileOf(f int) string {
 	return filepath.Join("team-"+team, env, region, fmt.Sprintf("manifests-%05d.yaml", f))
 }
 
-// BrokenFile reports whether file number f ends with a document that does
-// not parse: one file in 23.
+// BrokenFile reports whether file number f has a broken sibling, a file
+// holding one document that does not parse (BrokenFileOf): one file in 23.
+// Broken documents have files of their own because some linters (kube-score)
+// give up on a whole run at the first document that does not parse; the peer
+// runner leaves these files out for them, and every tool still sees every
+// object.
 func BrokenFile(f int) bool { return f%23 == 11 }
+
+// BrokenFileOf is the path of file f's broken sibling, relative to the
+// corpus root: templates-NNNNN.yaml beside it.
+func BrokenFileOf(f int) string {
+	return filepath.Join(filepath.Dir(FileOf(f)), fmt.Sprintf("templates-%05d.yaml", f))
+}
 
 // brokenDocuments are the unparsable documents, in rotation: an unrendered
 // Helm template, and a tab in the indentation.
@@ -261,11 +271,6 @@ func GenerateCorpus(dir string, objects int) (Stats, error) {
 		if buf.Len() == 0 {
 			return nil
 		}
-		if BrokenFile(fileIndex) {
-			buf.WriteString("---\n")
-			buf.WriteString(brokenDocuments[(fileIndex/23)%len(brokenDocuments)])
-			st.Broken++
-		}
 		path := filepath.Join(dir, file)
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return err
@@ -276,6 +281,15 @@ func GenerateCorpus(dir string, objects int) (Stats, error) {
 		st.Files++
 		st.Bytes += int64(buf.Len())
 		buf.Reset()
+		if BrokenFile(fileIndex) {
+			doc := brokenDocuments[(fileIndex/23)%len(brokenDocuments)]
+			if err := os.WriteFile(filepath.Join(dir, BrokenFileOf(fileIndex)), []byte(doc), 0o644); err != nil {
+				return err
+			}
+			st.Files++
+			st.Broken++
+			st.Bytes += int64(len(doc))
+		}
 		return nil
 	}
 	for i := range objects {
