@@ -65,3 +65,25 @@ func Manifests(contextName string, us []*unstructured.Unstructured) ([]*manifest
 func Controlled(u *unstructured.Unstructured) bool {
 	return metav1.GetControllerOfNoCopy(u) != nil
 }
+
+// ContextObject turns a cluster object into a manifest.Object for the
+// cross-resource index only: its JSON (managedFields left out) and identity,
+// without the YAML rendering and positions Manifest computes, since nothing
+// is reported at its lines.
+func ContextObject(contextName string, u *unstructured.Unstructured) (*manifest.Object, error) {
+	obj := u.DeepCopy()
+	unstructured.RemoveNestedField(obj.Object, "metadata", "managedFields")
+	js, err := obj.MarshalJSON()
+	if err != nil {
+		return nil, fmt.Errorf("encode %s %s/%s: %w", u.GetKind(), u.GetNamespace(), u.GetName(), err)
+	}
+	return &manifest.Object{
+		Source:     manifest.Source{File: SourceName(contextName, u.GetNamespace(), u.GetKind(), u.GetName())},
+		Item:       -1,
+		APIVersion: u.GetAPIVersion(),
+		Kind:       u.GetKind(),
+		Namespace:  u.GetNamespace(),
+		Name:       u.GetName(),
+		JSON:       js,
+	}, nil
+}

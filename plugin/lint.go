@@ -1,7 +1,10 @@
 package plugin
 
 import (
+	"bytes"
 	"fmt"
+	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -23,7 +26,16 @@ const lintExample = `  # Lint every manifest under a directory
   helm template . | kubectl workload lint chart-extra.yaml - --fail-on warning
 
   # Machine-readable findings
-  kubectl workload lint -o json k8s/`
+  kubectl workload lint -o json k8s/
+
+  # Lint what runs in the cluster (read-only: get and list)
+  kubectl workload lint --live -n shop
+  kubectl workload lint --live -A
+  kubectl workload lint --live deployment/web
+
+  # Would applying these files be refused as updates (immutable fields)?
+  kubectl workload lint -f deploy/ --against-live
+  kubectl workload lint --base-ref origin/main deploy/`
 
 // LintOptions are the flags and inputs of `kubectl workload lint`.
 type LintOptions struct {
@@ -41,8 +53,12 @@ type LintOptions struct {
 	ConfigFile       string
 	NoConfig         bool
 	NoIgnore         bool
+	liveFlags
 
 	settings *config.File
+	// liveScope names what --live read, for the message when it found
+	// nothing.
+	liveScope string
 
 	paths     []string
 	namespace string
@@ -55,7 +71,7 @@ type LintOptions struct {
 func NewCmdLint(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
 	o := &LintOptions{configFlags: configFlags, IOStreams: streams}
 	cmd := &cobra.Command{
-		Use:   "lint [PATH | -]...",
+		Use:   "lint [PATH | -]... | lint --live [TYPE/NAME | TYPE NAME...]",
 		Short: "Check workload manifests for what the API server would reject, and more",
 		Long: `Lint workload manifests from files, directories (recursively: .yaml, .yml, .json)
 or standard input ("-"). Findings are reported at file:line:col.
@@ -63,6 +79,13 @@ or standard input ("-"). Findings are reported at file:line:col.
 The api/* rules run the API server's own v1.37 validation, offline: an api/* error
 means kubectl apply would be rejected. Objects without a namespace are checked as
 if created in -n, else "default".
+
+Live cluster (read-only: get and list requests only): --live lints the workloads
+in the cluster of the kubeconfig's context (-n, else the context's namespace; -A
+for all), or the TYPE/NAME objects named. --against-live checks files as updates
+of the cluster's objects of the same name, as kubectl apply would send them, and
+lints them with the cluster's objects around them. --base-ref REF does the same
+update check offline, against each file's version at a git revision.
 
 Exit status: 0 when clean, 1 when a finding is at or above --fail-on, 2 for usage
 or tool errors (such as a path that does not exist).`,
@@ -91,12 +114,17 @@ or tool errors (such as a path that does not exist).`,
 	cmd.Flags().BoolVar(&o.NoConfig, "no-config", false, "do not read a configuration file")
 	cmd.Flags().BoolVar(&o.NoIgnore, "no-ignore-annotations", false, "disregard the objects' "+lint.AnnotationIgnore+" annotations")
 	cmd.Flags().StringVar(&o.Explain, "explain", "", "print the documentation of a rule, then exit")
+	o.liveFlags.add(cmd)
 	return cmd
 }
 
 // Complete gathers the paths and the namespace.
 func (o *LintOptions) Complete(cmd *cobra.Command, args []string) error {
 	o.paths = append(append([]string{}, o.Filenames...), args...)
+	if o.Live {
+		// --live takes kubectl get's TYPE/NAME arguments, not paths.
+		o.paths, o.resourceArgs = append([]string{}, o.Filenames...), args
+	}
 	// Only an explicit -n counts: offline lint must not depend on whichever
 	// kubeconfig context the machine happens to have.
 	if f := cmd.Flags().Lookup("namespace"); f != nil && f.Changed && o.configFlags.Namespace != nil {
@@ -152,7 +180,10 @@ func (o *LintOptions) Validate() error {
 	if o.PolicyTimeout <= 0 {
 		return fmt.Errorf("--policy-timeout must be positive, got %s", o.PolicyTimeout)
 	}
-	if len(o.paths) == 0 {
+	if err := o.liveFlags.validate(o.paths); err != nil {
+		return err
+	}
+	if len(o.paths) == 0 && !o.Live {
 		return fmt.Errorf("no input: name files, directories or - for standard input")
 	}
 	for _, f := range report.Formats {
@@ -176,8 +207,28 @@ func (o *LintOptions) Run(cmd *cobra.Command) error {
 	case o.Explain != "":
 		return report.Explain(o.Out, linter.Rules(), o.Explain)
 	}
-	res := linter.Run(cmd.Context(), lint.Options{Paths: o.paths, Stdin: o.In, Namespace: o.namespace,
-		Settings: o.settings, NoIgnoreAnnotations: o.NoIgnore})
+	stdin := o.In
+	var baseline *lint.Baseline
+	namespace := o.namespace
+	if o.Live || o.AgainstLive || o.BaseRef != "" {
+		// Standard input is read once: the baseline needs the objects first.
+		var data []byte
+		if slices.Contains(o.paths, "-") {
+			if data, err = io.ReadAll(o.In); err != nil {
+				return fmt.Errorf("read standard input: %w", err)
+			}
+		}
+		if baseline, namespace, err = o.prepareBaseline(cmd.Context(), data); err != nil {
+			return err
+		}
+		stdin = bytes.NewReader(data)
+	}
+	res := linter.Run(cmd.Context(), lint.Options{Paths: o.paths, Stdin: stdin, Namespace: namespace,
+		Settings: o.settings, NoIgnoreAnnotations: o.NoIgnore, Baseline: baseline})
+	if o.Live && res.Objects == 0 && o.Output == "text" {
+		fmt.Fprintf(o.Out, "no workloads found (%s)\n", o.liveScope)
+		return nil
+	}
 	if err := report.Write(o.Out, o.Output, res, linter.Rules(), version.Get().Kubernetes); err != nil {
 		return err
 	}

@@ -66,12 +66,15 @@ func plural(n int, one, many string) string {
 
 // Summary is the closing line of the text format.
 func Summary(res *lint.Result) string {
-	if res.Files == 0 {
+	if res.Files == 0 && res.Objects == 0 {
 		return "no files read: no .yaml, .yml or .json files found"
 	}
 	counts := fmt.Sprintf("%s, %s, %s", plural(res.Count(lint.SeverityError), "error", "errors"),
 		plural(res.Count(lint.SeverityWarning), "warning", "warnings"), plural(res.Count(lint.SeverityInfo), "info", "infos"))
 	read := fmt.Sprintf("%s in %s", plural(res.Objects, "object", "objects"), plural(res.Files, "file", "files"))
+	if res.Files == 0 {
+		read = plural(res.Objects, "object", "objects") // lint --live: objects from the cluster
+	}
 	if n := len(res.Skipped); n > 0 {
 		read += fmt.Sprintf(" (%s skipped: not Kubernetes objects; -v names them)", plural(n, "document", "documents"))
 	}
