@@ -92,7 +92,21 @@ type ClusterOptions struct {
 	ReadyTimeout time.Duration
 	// ExtraAPIServerFlags are appended to kube-apiserver's command line.
 	ExtraAPIServerFlags []string
+	// NoAuditLog turns off the audit log. By default kube-apiserver records
+	// every request at the Metadata level (user, verb, resource, response
+	// code; no bodies) in Dir/audit.jsonl (not a *.log, so LogTail leaves it out), as AuditPolicy says: the read-only
+	// tests read it to prove which verbs a user sent.
+	NoAuditLog bool
 }
+
+// AuditPolicy is the audit policy StartCluster gives kube-apiserver: every
+// request, once, when its response is complete, at the Metadata level.
+const AuditPolicy = `apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: ["RequestReceived"]
+rules:
+- level: Metadata
+`
 
 // Cluster is a running etcd and kube-apiserver pair on loopback. The zero value is not
 // usable; create one with StartCluster and release it with Stop.
@@ -109,6 +123,9 @@ type Cluster struct {
 	Kubeconfig string
 	// StartupDuration is how long StartCluster took to reach /readyz.
 	StartupDuration time.Duration
+	// AuditLogPath is kube-apiserver's audit log (one JSON audit.k8s.io/v1
+	// Event per line), or "" when ClusterOptions.NoAuditLog was set.
+	AuditLogPath string
 
 	mu        sync.Mutex
 	processes []*Process
@@ -243,6 +260,14 @@ func StartCluster(ctx context.Context, opts ClusterOptions) (*Cluster, error) {
 		"--service-account-key-file=" + saPub,
 		"--service-account-signing-key-file=" + saKey,
 		"--service-cluster-ip-range=10.96.0.0/16",
+	}
+	if !opts.NoAuditLog {
+		policy := filepath.Join(opts.Dir, "audit-policy.yaml")
+		if err := os.WriteFile(policy, []byte(AuditPolicy), 0o600); err != nil {
+			return fail(fmt.Errorf("start cluster: write %s: %w", policy, err))
+		}
+		c.AuditLogPath = filepath.Join(opts.Dir, "audit.jsonl")
+		args = append(args, "--audit-policy-file="+policy, "--audit-log-path="+c.AuditLogPath)
 	}
 	args = append(args, opts.ExtraAPIServerFlags...)
 	api, err := c.StartProcess("kube-apiserver", filepath.Join(opts.BinDir, "kube-apiserver"), args...)
