@@ -60,6 +60,7 @@ and what makes rollouts unsafe, each at file:line:col.`,
 	cmd.SetErr(streams.ErrOut)
 	configFlags.AddFlags(cmd.PersistentFlags())
 	cmd.AddCommand(NewCmdLint(configFlags, streams))
+	cmd.AddCommand(NewCmdPredict(configFlags, streams))
 	cmd.AddCommand(NewCmdVersion(streams))
 	addCompletions(cmd)
 	return cmd

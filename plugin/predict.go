@@ -1,0 +1,261 @@
+package plugin
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kubectl-workload/kubectl-workload/gitref"
+	"github.com/kubectl-workload/kubectl-workload/predict"
+	"github.com/kubectl-workload/kubectl-workload/predict/report"
+	"github.com/kubectl-workload/kubectl-workload/version"
+)
+
+const predictExample = `  # How will applying web.yaml roll out, starting from what old.yaml deployed?
+  kubectl workload predict -f web.yaml --from old.yaml
+
+  # The same, with the old version taken from git (pre-commit, PR review)
+  kubectl workload predict -f k8s/web.yaml --base-ref origin/main
+
+  # From a state dump taken mid-rollout, what would kubectl set image do?
+  kubectl get deploy,rs,pods -o yaml > state.yaml
+  kubectl workload predict --state state.yaml deployment/web --image web=nginx:1.27
+
+  # Where does the rollout stall if the new pods never become ready?
+  kubectl workload predict -f web.yaml --from old.yaml --fail-new --chart
+
+  # A picture of the timeline
+  kubectl workload predict -f web.yaml --from old.yaml -o svg > rollout.svg`
+
+// PredictOptions are the flags and inputs of `kubectl workload predict`.
+type PredictOptions struct {
+	configFlags *genericclioptions.ConfigFlags
+
+	Filenames      []string
+	From           []string
+	StateFiles     []string
+	BaseRef        string
+	Images         []string
+	Replicas       int32
+	Undo           bool
+	ToRevision     int64
+	Resume         bool
+	Restart        bool
+	ReadyAfter     time.Duration
+	TerminateAfter time.Duration
+	FailNew        bool
+	Output         string
+	Chart          bool
+
+	request predict.Request
+
+	genericiooptions.IOStreams
+}
+
+// NewCmdPredict builds `kubectl workload predict`.
+func NewCmdPredict(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
+	o := &PredictOptions{configFlags: configFlags, IOStreams: streams}
+	cmd := &cobra.Command{
+		Use:   "predict [-f FILE] [TYPE/NAME | TYPE NAME]",
+		Short: "Show step by step how a Deployment rollout will proceed",
+		Long: `Predict a Deployment rollout with the Deployment controller's own v1.37 arithmetic:
+which ReplicaSet scales to what and when, the surge and availability bounds, how
+long it takes, and where it stalls when the new pods never become ready.
+
+The starting point is one of:
+  --from OLD        the old manifests, assumed fully rolled out and available
+  --state DUMP      kubectl get deploy,rs,pods -o yaml output, possibly mid-rollout
+  --base-ref REF    each -f file as it was at a git ref
+  (nothing)         a Deployment created from scratch
+
+Instead of -f, a change can be described as kubectl would make it, on top of the
+state: --image, --replicas, --undo [--to-revision], --resume, --restart.
+
+The new manifest first goes through the API server's validation (an update of the
+old object when there is one, so a changed selector is refused as the server
+refuses it); a rejected manifest gets that verdict instead of a plan.
+
+Pods become Ready after a time derived from their readiness and startup probes
+(container start 2s + initialDelaySeconds + (successThreshold-1) x periodSeconds),
+or --ready-after; deleted pods run for 5s (or their preStop sleep), bounded by
+terminationGracePeriodSeconds, or --terminate-after.
+
+Exit status: 0 when every rollout completes, 1 when one is rejected or stalls,
+2 for usage or tool errors.`,
+		Example: predictExample,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.Complete(cmd, args); err != nil {
+				return err
+			}
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return o.Run(cmd.Context())
+		},
+	}
+	f := cmd.Flags()
+	f.StringSliceVarP(&o.Filenames, "filename", "f", nil, "new manifests: file, directory or - (repeatable)")
+	f.StringSliceVar(&o.From, "from", nil, "old manifests, assumed fully rolled out and available (repeatable)")
+	f.StringSliceVar(&o.StateFiles, "state", nil, "current state: a dump of kubectl get deploy,rs,pods -o yaml (repeatable)")
+	f.StringVar(&o.BaseRef, "base-ref", "", "git ref whose version of each -f file is the old version")
+	f.StringArrayVar(&o.Images, "image", nil, "NAME=IMAGE: change a container's image, as kubectl set image does (NAME * for all; repeatable)")
+	f.Int32Var(&o.Replicas, "replicas", -1, "change spec.replicas, as kubectl scale does")
+	f.BoolVar(&o.Undo, "undo", false, "roll back to the previous revision, as kubectl rollout undo does")
+	f.Int64Var(&o.ToRevision, "to-revision", 0, "with --undo: the revision to roll back to")
+	f.BoolVar(&o.Resume, "resume", false, "resume a paused Deployment, as kubectl rollout resume does")
+	f.BoolVar(&o.Restart, "restart", false, "restart the pods, as kubectl rollout restart does")
+	f.DurationVar(&o.ReadyAfter, "ready-after", 0, "time from pod creation to Ready (default: derived from the probes)")
+	f.DurationVar(&o.TerminateAfter, "terminate-after", 0, "time a deleted pod keeps running (default: 5s or the preStop sleep, bounded by the grace period)")
+	f.BoolVar(&o.FailNew, "fail-new", false, "the new pods never become Ready: show where the rollout stalls")
+	f.StringVarP(&o.Output, "output", "o", "text", "output format: "+strings.Join(report.Formats, ", "))
+	f.BoolVar(&o.Chart, "chart", false, "with -o text: draw the pods over time in the terminal")
+	return cmd
+}
+
+// Complete turns the flags into a predict.Request.
+func (o *PredictOptions) Complete(cmd *cobra.Command, args []string) error {
+	r := predict.Request{
+		Files: o.Filenames, Stdin: o.In, From: o.From, StateFiles: o.StateFiles, BaseRef: o.BaseRef,
+		ReadyAfter: o.ReadyAfter, TerminateAfter: o.TerminateAfter, FailNew: o.FailNew,
+	}
+	if f := cmd.Flags().Lookup("namespace"); f != nil && f.Changed && o.configFlags.Namespace != nil {
+		r.Namespace = *o.configFlags.Namespace
+	}
+	for _, s := range o.Images {
+		name, image, ok := strings.Cut(s, "=")
+		if !ok || name == "" || image == "" {
+			return fmt.Errorf("--image %q: want NAME=IMAGE", s)
+		}
+		r.WhatIf.Images = append(r.WhatIf.Images, predict.ImageChange{Container: name, Image: image})
+	}
+	if cmd.Flags().Changed("replicas") {
+		n := o.Replicas
+		r.WhatIf.Replicas = &n
+	}
+	r.WhatIf.Undo, r.WhatIf.ToRevision, r.WhatIf.Resume, r.WhatIf.Restart = o.Undo, o.ToRevision, o.Resume, o.Restart
+	// The restartedAt value changes the template hash, so it is fixed: the prediction's own
+	// clock, not the wall clock.
+	r.WhatIf.RestartAt = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	targets, err := parseTargets(args, r.Namespace)
+	if err != nil {
+		return err
+	}
+	r.Targets = targets
+	if o.BaseRef != "" {
+		ref := o.BaseRef
+		r.ReadAtRef = func(file string) ([]byte, error) {
+			abs, err := filepath.Abs(file)
+			if err != nil {
+				return nil, err
+			}
+			ctx := cmd.Context()
+			if ctx == nil {
+				ctx = context.Background()
+			}
+			data, err := gitref.Read(ctx, filepath.Dir(abs), ref, abs)
+			if errors.Is(err, gitref.ErrNotAtRef) {
+				return nil, fmt.Errorf("%w: %w", fs.ErrNotExist, err)
+			}
+			return data, err
+		}
+	}
+	o.request = r
+	return nil
+}
+
+// parseTargets reads TYPE/NAME or TYPE NAME arguments naming Deployments.
+func parseTargets(args []string, namespace string) ([]predict.Target, error) {
+	var targets []predict.Target
+	for i := 0; i < len(args); i++ {
+		typ, name, ok := strings.Cut(args[i], "/")
+		if !ok {
+			if i+1 >= len(args) {
+				return nil, fmt.Errorf("argument %q: want TYPE/NAME or TYPE NAME", args[i])
+			}
+			typ, name = args[i], args[i+1]
+			i++
+		}
+		switch strings.ToLower(typ) {
+		case "deployment", "deployments", "deploy", "deployment.apps", "deployments.apps":
+		default:
+			return nil, fmt.Errorf("argument %q: predict models Deployments, not %s", args[i], typ)
+		}
+		targets = append(targets, predict.Target{Namespace: namespace, Name: name})
+	}
+	return targets, nil
+}
+
+// Validate checks flag combinations.
+func (o *PredictOptions) Validate() error {
+	if !contains(report.Formats, o.Output) {
+		return fmt.Errorf("--output %q: want one of %s", o.Output, strings.Join(report.Formats, ", "))
+	}
+	starts := 0
+	for _, set := range []bool{len(o.From) > 0, len(o.StateFiles) > 0, o.BaseRef != ""} {
+		if set {
+			starts++
+		}
+	}
+	if starts > 1 {
+		return errors.New("give at most one of --from, --state and --base-ref")
+	}
+	if o.BaseRef != "" && len(o.Filenames) == 0 {
+		return errors.New("--base-ref needs -f: the files whose old version is read from git")
+	}
+	if len(o.From) > 0 && len(o.Filenames) == 0 {
+		return errors.New("--from needs -f: the new manifests")
+	}
+	if o.ToRevision != 0 && !o.Undo {
+		return errors.New("--to-revision needs --undo")
+	}
+	if o.ReadyAfter < 0 || o.TerminateAfter < 0 {
+		return errors.New("--ready-after and --terminate-after must not be negative")
+	}
+	if o.Chart && o.Output != "text" {
+		return errors.New("--chart draws in the text output; for a picture use -o svg or -o html")
+	}
+	return nil
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// Run predicts, prints, and returns an exitError for exit codes 1 and 2.
+func (o *PredictOptions) Run(ctx context.Context) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	res, err := predict.Run(ctx, o.request)
+	if err != nil {
+		return err
+	}
+	if err := report.Write(o.Out, o.Output, res, version.KubernetesRelease, o.Chart); err != nil {
+		return err
+	}
+	if len(res.Problems) > 0 {
+		if o.Output != "text" {
+			for _, p := range res.Problems {
+				fmt.Fprintf(o.ErrOut, "%s:%d:%d: error: %s\n", p.File, p.Pos.Line, p.Pos.Column, p.Message)
+			}
+		}
+		return &exitError{code: ExitError}
+	}
+	if res.Failed() {
+		return &exitError{code: ExitFindings}
+	}
+	return nil
+}

@@ -1,0 +1,183 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/kubectl-workload/kubectl-workload/predict"
+)
+
+// SchemaVersion is the version of the -o json/yaml schema (docs/predict-output.md). Fields are
+// only ever added within a version.
+const SchemaVersion = 1
+
+type doc struct {
+	SchemaVersion     int          `json:"schemaVersion"`
+	KubernetesVersion string       `json:"kubernetesVersion"`
+	Predictions       []prediction `json:"predictions"`
+	Skipped           []skipped    `json:"skipped"`
+	Problems          []problem    `json:"problems"`
+}
+
+type position struct {
+	File     string `json:"file,omitempty"`
+	Document int    `json:"document"`
+	Line     int    `json:"line,omitempty"`
+	Column   int    `json:"column,omitempty"`
+}
+
+type prediction struct {
+	position
+	Kind      string      `json:"kind"`
+	Namespace string      `json:"namespace"`
+	Name      string      `json:"name"`
+	Baseline  string      `json:"baseline,omitempty"`
+	Rejected  []rejection `json:"rejected"`
+	Timing    *timing     `json:"timing,omitempty"`
+	Plan      *plan       `json:"plan,omitempty"`
+}
+
+type rejection struct {
+	Rule    string `json:"rule"`
+	Field   string `json:"field"`
+	Message string `json:"message"`
+	Line    int    `json:"line"`
+	Column  int    `json:"column"`
+}
+
+type timing struct {
+	ReadyAfterSeconds     float64 `json:"readyAfterSeconds"`
+	ReadySource           string  `json:"readySource"`
+	TerminateAfterSeconds float64 `json:"terminateAfterSeconds"`
+	TerminateSource       string  `json:"terminateSource"`
+	FailNew               bool    `json:"failNew"`
+}
+
+type setting struct {
+	Name       string `json:"name"`
+	Value      string `json:"value"`
+	Arithmetic string `json:"arithmetic"`
+}
+
+type header struct {
+	Strategy      string    `json:"strategy"`
+	Replicas      int32     `json:"replicas"`
+	Settings      []setting `json:"settings"`
+	OldRevision   string    `json:"oldRevision"`
+	NewRevision   string    `json:"newRevision"`
+	NewReplicaSet string    `json:"newReplicaSet"`
+	NameNote      string    `json:"nameNote"`
+	MaxPods       int32     `json:"maxPods"`
+	MinAvailable  int32     `json:"minAvailable"`
+}
+
+type size struct {
+	Name      string `json:"name"`
+	Replicas  int32  `json:"replicas"`
+	Pods      int32  `json:"pods"`
+	Available int32  `json:"available"`
+}
+
+type step struct {
+	AtSeconds   float64 `json:"atSeconds"`
+	Reason      string  `json:"reason"`
+	Message     string  `json:"message"`
+	ReplicaSets []size  `json:"replicaSets"`
+	Pods        int32   `json:"pods"`
+	Available   int32   `json:"available"`
+}
+
+type summary struct {
+	Completed             bool    `json:"completed"`
+	DurationSeconds       float64 `json:"durationSeconds"`
+	StallReason           string  `json:"stallReason,omitempty"`
+	PeakPods              int32   `json:"peakPods"`
+	MinAvailable          int32   `json:"minAvailable"`
+	DeadlineExceeded      bool    `json:"deadlineExceeded"`
+	DeadlineAtSeconds     float64 `json:"deadlineAtSeconds,omitempty"`
+	LastProgressAtSeconds float64 `json:"lastProgressAtSeconds,omitempty"`
+}
+
+type plan struct {
+	Header  header   `json:"header"`
+	Steps   []step   `json:"steps"`
+	Notes   []string `json:"notes"`
+	Summary summary  `json:"summary"`
+}
+
+type skipped struct {
+	position
+	Object string `json:"object"`
+	Reason string `json:"reason"`
+}
+
+type problem struct {
+	position
+	Message string `json:"message"`
+}
+
+func secs(d time.Duration) float64 { return d.Seconds() }
+
+func toDoc(res *predict.Result, kubernetesVersion string) doc {
+	out := doc{SchemaVersion: SchemaVersion, KubernetesVersion: kubernetesVersion,
+		Predictions: []prediction{}, Skipped: []skipped{}, Problems: []problem{}}
+	for _, p := range res.Predictions {
+		jp := prediction{
+			position: position{File: p.File, Document: p.Document, Line: p.Pos.Line, Column: p.Pos.Column},
+			Kind:     p.Kind, Namespace: p.Namespace, Name: p.Name, Baseline: p.Baseline, Rejected: []rejection{},
+		}
+		for _, r := range p.Rejected {
+			jp.Rejected = append(jp.Rejected, rejection{Rule: r.Rule, Field: r.Field, Message: r.Message, Line: r.Pos.Line, Column: r.Pos.Column})
+		}
+		if p.Plan != nil {
+			jp.Timing = &timing{ReadyAfterSeconds: secs(p.Timing.ReadyAfter), ReadySource: p.Timing.ReadySource,
+				TerminateAfterSeconds: secs(p.Timing.TerminateAfter), TerminateSource: p.Timing.TerminateSource, FailNew: p.Timing.FailNew}
+			jp.Plan = toPlan(p.Plan)
+		}
+		out.Predictions = append(out.Predictions, jp)
+	}
+	for _, s := range res.Skipped {
+		out.Skipped = append(out.Skipped, skipped{position: position{File: s.File, Document: s.Document, Line: s.Pos.Line, Column: s.Pos.Column},
+			Object: s.Ref, Reason: s.Reason})
+	}
+	for _, p := range res.Problems {
+		out.Problems = append(out.Problems, problem{position: position{File: p.File, Document: p.Document, Line: p.Pos.Line, Column: p.Pos.Column},
+			Message: p.Message})
+	}
+	return out
+}
+
+func toPlan(p *predict.Plan) *plan {
+	h := p.Header
+	jp := &plan{
+		Header: header{Strategy: h.Strategy, Replicas: h.Replicas, Settings: []setting{}, OldRevision: h.OldRevision, NewRevision: h.NewRevision,
+			NewReplicaSet: p.NewReplicaSet, NameNote: h.NameNote, MaxPods: h.MaxPods, MinAvailable: h.MinAvailable},
+		Steps: []step{}, Notes: append([]string{}, p.Notes...),
+		Summary: summary{Completed: p.Summary.Completed, DurationSeconds: secs(p.Summary.Duration), StallReason: p.Summary.StallReason,
+			PeakPods: p.Summary.PeakPods, MinAvailable: p.Summary.MinAvailable, DeadlineExceeded: p.Summary.DeadlineExceeded,
+			DeadlineAtSeconds: secs(p.Summary.DeadlineAt), LastProgressAtSeconds: secs(p.Summary.LastProgressAt)},
+	}
+	for _, s := range h.Settings {
+		jp.Header.Settings = append(jp.Header.Settings, setting(s))
+	}
+	for _, s := range p.Steps {
+		js := step{AtSeconds: secs(s.At), Reason: s.Reason, Message: s.Message, ReplicaSets: []size{}, Pods: s.Pods, Available: s.Available}
+		for _, r := range s.ReplicaSets {
+			js.ReplicaSets = append(js.ReplicaSets, size(r))
+		}
+		jp.Steps = append(jp.Steps, js)
+	}
+	return jp
+}
+
+// JSON writes res as one JSON document (schema: docs/predict-output.md).
+func JSON(w io.Writer, res *predict.Result, kubernetesVersion string) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(toDoc(res, kubernetesVersion)); err != nil {
+		return fmt.Errorf("encode plan: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,261 @@
+// Package report renders predictions: text, a terminal chart, JSON and YAML (schema in
+// docs/predict-output.md), and SVG or HTML timelines. It never decides anything: every number
+// comes from the predict.Result.
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/kubectl-workload/kubectl-workload/predict"
+)
+
+// Formats are the -o values Write accepts.
+var Formats = []string{"text", "json", "yaml", "svg", "html"}
+
+// Write renders res in format. chart adds a terminal chart to the text format.
+func Write(w io.Writer, format string, res *predict.Result, kubernetesVersion string, chart bool) error {
+	switch format {
+	case "", "text":
+		return Text(w, res, chart)
+	case "json":
+		return JSON(w, res, kubernetesVersion)
+	case "yaml":
+		js, err := json.Marshal(toDoc(res, kubernetesVersion))
+		if err != nil {
+			return fmt.Errorf("encode plan: %w", err)
+		}
+		y, err := yaml.JSONToYAML(js)
+		if err != nil {
+			return fmt.Errorf("encode plan as YAML: %w", err)
+		}
+		_, err = w.Write(y)
+		return err
+	case "svg":
+		return SVG(w, res)
+	case "html":
+		return HTML(w, res, kubernetesVersion)
+	}
+	return fmt.Errorf("unknown output format %q (want one of %s)", format, strings.Join(Formats, ", "))
+}
+
+// seconds renders a duration as the text format shows it: 0s, 12s, 1m30s.
+func seconds(d time.Duration) string {
+	if d == 0 {
+		return "0s"
+	}
+	return d.Round(time.Millisecond).String()
+}
+
+// Text writes each prediction: a header with the resolved arithmetic, the table of steps, and
+// a summary.
+func Text(w io.Writer, res *predict.Result, chart bool) error {
+	b := &strings.Builder{}
+	for i, p := range res.Predictions {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		writePrediction(b, p, chart)
+	}
+	for _, s := range res.Skipped {
+		fmt.Fprintf(b, "%s:%d:%d: %s: skipped: %s\n", s.File, s.Pos.Line, s.Pos.Column, s.Ref, s.Reason)
+	}
+	for _, p := range res.Problems {
+		fmt.Fprintf(b, "%s:%d:%d: error: %s\n", p.File, p.Pos.Line, p.Pos.Column, p.Message)
+	}
+	if len(res.Predictions) == 0 && len(res.Problems) == 0 {
+		b.WriteString("nothing to predict: no Deployment in the input\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func location(p predict.Prediction) string {
+	if p.File == "" {
+		return ""
+	}
+	return fmt.Sprintf("  (%s:%d:%d)", p.File, p.Pos.Line, p.Pos.Column)
+}
+
+func writePrediction(b *strings.Builder, p predict.Prediction, chart bool) {
+	fmt.Fprintf(b, "%s %s/%s%s\n", p.Kind, p.Namespace, p.Name, location(p))
+	if len(p.Rejected) > 0 {
+		b.WriteString("  rejected by the API server, so no rollout happens:\n")
+		for _, r := range p.Rejected {
+			fmt.Fprintf(b, "  %s:%d:%d: error: %s [%s]\n", p.File, r.Pos.Line, r.Pos.Column, r.Message, r.Rule)
+		}
+		return
+	}
+	plan := p.Plan
+	h := plan.Header
+	row := func(k, v string) { fmt.Fprintf(b, "  %-15s %s\n", k, v) }
+	row("baseline", p.Baseline)
+	row("strategy", fmt.Sprintf("%s, %d replicas", h.Strategy, h.Replicas))
+	for _, s := range h.Settings {
+		v := s.Arithmetic
+		if s.Value != "" && s.Value != s.Arithmetic && !strings.HasPrefix(s.Arithmetic, s.Value+" ") {
+			v = s.Value + ": " + s.Arithmetic
+		}
+		row(s.Name, v)
+	}
+	row("bounds", fmt.Sprintf("at most %d pods, at least %d available (terminating pods not counted)", h.MaxPods, h.MinAvailable))
+	if h.OldRevision != h.NewRevision {
+		row("revision", fmt.Sprintf("%s → %s", orNone(h.OldRevision), h.NewRevision))
+	} else {
+		row("revision", fmt.Sprintf("%s (unchanged)", orNone(h.NewRevision)))
+	}
+	if plan.NewReplicaSet != "" {
+		row("new ReplicaSet", plan.NewReplicaSet)
+		if h.NameNote != "" {
+			row("", "("+h.NameNote+")")
+		}
+	}
+	row("pods ready", fmt.Sprintf("%s after creation (%s)", seconds(p.Timing.ReadyAfter), p.Timing.ReadySource))
+	if p.Timing.FailNew {
+		row("", "--fail-new: the new ReplicaSet's pods never become Ready")
+	}
+	row("pods terminate", fmt.Sprintf("%s after deletion (%s)", seconds(p.Timing.TerminateAfter), p.Timing.TerminateSource))
+	b.WriteString("\n")
+	writeSteps(b, plan)
+	if chart {
+		b.WriteString("\n")
+		writeChart(b, plan)
+	}
+	for _, n := range plan.Notes {
+		fmt.Fprintf(b, "  note: %s\n", n)
+	}
+	fmt.Fprintf(b, "  summary: %s\n", summaryText(plan))
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+// columns are the ReplicaSets seen in a plan, in order of first appearance, with short labels.
+func columns(plan *predict.Plan) []string {
+	var names []string
+	seen := map[string]bool{}
+	for _, s := range plan.Steps {
+		for _, r := range s.ReplicaSets {
+			if !seen[r.Name] {
+				seen[r.Name] = true
+				names = append(names, r.Name)
+			}
+		}
+	}
+	return names
+}
+
+func label(i int) string { return string(rune('A' + i%26)) }
+
+func writeSteps(b *strings.Builder, plan *predict.Plan) {
+	if len(plan.Steps) == 0 {
+		b.WriteString("  no controller action: nothing changes\n")
+		return
+	}
+	names := columns(plan)
+	for i, n := range names {
+		role := "old"
+		if n == plan.NewReplicaSet {
+			role = "new"
+		}
+		fmt.Fprintf(b, "  %s = %s (%s)\n", label(i), n, role)
+	}
+	b.WriteString("\n")
+	eventWidth := len("EVENT")
+	for _, s := range plan.Steps {
+		eventWidth = max(eventWidth, len(stepText(s)))
+	}
+	fmt.Fprintf(b, "  %8s  %-*s", "TIME", eventWidth, "EVENT")
+	for i := range names {
+		fmt.Fprintf(b, "  %5s", label(i))
+	}
+	fmt.Fprintf(b, "  %5s  %9s\n", "PODS", "AVAILABLE")
+	for _, s := range plan.Steps {
+		fmt.Fprintf(b, "  %8s  %-*s", seconds(s.At), eventWidth, stepText(s))
+		for _, n := range names {
+			cell := "-"
+			for _, r := range s.ReplicaSets {
+				if r.Name == n {
+					cell = fmt.Sprint(r.Replicas)
+				}
+			}
+			fmt.Fprintf(b, "  %5s", cell)
+		}
+		fmt.Fprintf(b, "  %5d  %9d\n", s.Pods, s.Available)
+	}
+	b.WriteString("\n")
+}
+
+// stepText is a step's event text; steps that are not scale events name their reason.
+func stepText(s predict.Step) string {
+	if s.Reason == predict.ReasonScaling || s.Message == "" {
+		return s.Message
+	}
+	return s.Reason + ": " + s.Message
+}
+
+func summaryText(plan *predict.Plan) string {
+	s := plan.Summary
+	var parts []string
+	if s.Completed {
+		parts = append(parts, "completes in "+seconds(s.Duration))
+	} else {
+		parts = append(parts, fmt.Sprintf("stalls (%s) after %s", s.StallReason, seconds(s.Duration)))
+	}
+	parts = append(parts, fmt.Sprintf("peak %d pods (terminating ones included)", s.PeakPods), fmt.Sprintf("minimum %d available", s.MinAvailable))
+	if s.DeadlineExceeded {
+		parts = append(parts, fmt.Sprintf("progress deadline exceeded at %s (last progress at %s)", seconds(s.DeadlineAt), seconds(s.LastProgressAt)))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// chartWidth is the widest bar of the terminal chart, in characters.
+const chartWidth = 50
+
+var chartRunes = []rune{'█', '▓', '▒', '░'}
+
+// writeChart draws one bar per step: each ReplicaSet's pods in its own shade, scaled so the
+// peak fits chartWidth, with the available count beside it.
+func writeChart(b *strings.Builder, plan *predict.Plan) {
+	names := columns(plan)
+	peak := int32(1)
+	for _, s := range plan.Steps {
+		peak = max(peak, s.Pods)
+	}
+	scale := 1.0
+	if peak > chartWidth {
+		scale = float64(chartWidth) / float64(peak)
+	}
+	b.WriteString("  pods per ReplicaSet at each step")
+	for i := range names {
+		fmt.Fprintf(b, "  %c %s", chartRunes[i%len(chartRunes)], label(i))
+	}
+	if scale != 1 {
+		fmt.Fprintf(b, "  (1 character ≈ %.1f pods)", 1/scale)
+	}
+	b.WriteString("\n")
+	for _, s := range plan.Steps {
+		fmt.Fprintf(b, "  %8s  ", seconds(s.At))
+		width := 0
+		for i, n := range names {
+			for _, r := range s.ReplicaSets {
+				if r.Name == n {
+					k := int(float64(r.Pods)*scale + 0.5)
+					b.WriteString(strings.Repeat(string(chartRunes[i%len(chartRunes)]), k))
+					width += k
+				}
+			}
+		}
+		fmt.Fprintf(b, "%s  %d pods, %d available\n", strings.Repeat(" ", max(chartWidth-width, 0)), s.Pods, s.Available)
+	}
+	b.WriteString("\n")
+}

@@ -1,0 +1,197 @@
+package report
+
+import (
+	"fmt"
+	"html"
+	"io"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/kubectl-workload/kubectl-workload/predict"
+)
+
+// The SVG timeline's geometry, in pixels.
+const (
+	svgWidth      = 860
+	svgPanel      = 340
+	svgLeft       = 60
+	svgRight      = 200
+	svgTop        = 50
+	svgBottom     = 50
+	svgPlotWidth  = svgWidth - svgLeft - svgRight
+	svgPlotHeight = svgPanel - svgTop - svgBottom
+)
+
+// svgColors shade the ReplicaSets, oldest first.
+var svgColors = []string{"#9aa5b1", "#3b82f6", "#10b981", "#f59e0b", "#a855f7", "#ef4444"}
+
+// SVG writes one timeline panel per predicted plan: each ReplicaSet's pods stacked over time,
+// the available pods as a line, and the strategy's bounds as dashed lines.
+func SVG(w io.Writer, res *predict.Result) error {
+	var panels []predict.Prediction
+	for _, p := range res.Predictions {
+		if p.Plan != nil {
+			panels = append(panels, p)
+		}
+	}
+	height := max(len(panels), 1) * svgPanel
+	b := &strings.Builder{}
+	fmt.Fprintf(b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="12">`+"\n",
+		svgWidth, height, svgWidth, height)
+	b.WriteString(`<rect width="100%" height="100%" fill="white"/>` + "\n")
+	if len(panels) == 0 {
+		fmt.Fprintf(b, `<text x="%d" y="%d">nothing to predict</text>`+"\n", svgLeft, svgTop)
+	}
+	for i, p := range panels {
+		fmt.Fprintf(b, `<g transform="translate(0,%d)">`+"\n", i*svgPanel)
+		writePanel(b, p)
+		b.WriteString("</g>\n")
+	}
+	b.WriteString("</svg>\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func writePanel(b *strings.Builder, p predict.Prediction) {
+	plan := p.Plan
+	names := columns(plan)
+	end := plan.Summary.Duration
+	for _, s := range plan.Steps {
+		end = max(end, s.At)
+	}
+	// Leave room after the last step so its state is visible.
+	end += max(end/10, time.Second)
+	top := max(plan.Summary.PeakPods, plan.Header.MaxPods, 1)
+	x := func(t time.Duration) float64 { return svgLeft + float64(t)/float64(end)*svgPlotWidth }
+	y := func(n float64) float64 { return svgTop + svgPlotHeight - n/float64(top)*svgPlotHeight }
+
+	title := fmt.Sprintf("%s %s/%s: %s", p.Kind, p.Namespace, p.Name, summaryText(plan))
+	fmt.Fprintf(b, `<text x="%d" y="22" font-size="14" font-weight="bold">%s</text>`+"\n", svgLeft, html.EscapeString(title))
+	var settings []string
+	settings = append(settings, fmt.Sprintf("%s, %d replicas", plan.Header.Strategy, plan.Header.Replicas))
+	for _, s := range plan.Header.Settings {
+		settings = append(settings, s.Name+" "+s.Arithmetic)
+	}
+	fmt.Fprintf(b, `<text x="%d" y="40" fill="#444">%s</text>`+"\n", svgLeft, html.EscapeString(strings.Join(settings, "; ")))
+
+	// Axes and ticks.
+	fmt.Fprintf(b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="black"/>`+"\n", svgLeft, svgTop+svgPlotHeight, svgLeft+svgPlotWidth, svgTop+svgPlotHeight)
+	fmt.Fprintf(b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="black"/>`+"\n", svgLeft, svgTop, svgLeft, svgTop+svgPlotHeight)
+	for _, n := range ticks(float64(top)) {
+		fmt.Fprintf(b, `<text x="%d" y="%.1f" text-anchor="end">%g</text>`+"\n", svgLeft-6, y(n)+4, n)
+		fmt.Fprintf(b, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#eee"/>`+"\n", svgLeft+1, y(n), svgLeft+svgPlotWidth, y(n))
+	}
+	for _, sec := range ticks(end.Seconds()) {
+		t := time.Duration(sec * float64(time.Second))
+		fmt.Fprintf(b, `<text x="%.1f" y="%d" text-anchor="middle">%s</text>`+"\n", x(t), svgTop+svgPlotHeight+16, seconds(t))
+	}
+	fmt.Fprintf(b, `<text x="%d" y="%d" text-anchor="middle">time since the change</text>`+"\n", svgLeft+svgPlotWidth/2, svgTop+svgPlotHeight+34)
+	fmt.Fprintf(b, `<text x="16" y="%d" transform="rotate(-90 16 %d)" text-anchor="middle">pods</text>`+"\n", svgTop+svgPlotHeight/2, svgTop+svgPlotHeight/2)
+
+	// States: the sizes after the last step at each instant, held until the next instant.
+	type state struct {
+		at        time.Duration
+		pods      map[string]int32
+		available int32
+	}
+	var states []state
+	for _, s := range plan.Steps {
+		st := state{at: s.At, pods: map[string]int32{}, available: s.Available}
+		for _, r := range s.ReplicaSets {
+			st.pods[r.Name] = r.Pods
+		}
+		if len(states) > 0 && states[len(states)-1].at == s.At {
+			states[len(states)-1] = st
+		} else {
+			states = append(states, st)
+		}
+	}
+	// Stacked areas, one polygon per ReplicaSet.
+	for k := len(names) - 1; k >= 0; k-- {
+		var upper, lower []string
+		for i, st := range states {
+			next := end
+			if i+1 < len(states) {
+				next = states[i+1].at
+			}
+			base := int32(0)
+			for _, n := range names[:k] {
+				base += st.pods[n]
+			}
+			topv := base + st.pods[names[k]]
+			upper = append(upper, fmt.Sprintf("%.1f,%.1f %.1f,%.1f", x(st.at), y(float64(topv)), x(next), y(float64(topv))))
+			lower = append([]string{fmt.Sprintf("%.1f,%.1f %.1f,%.1f", x(next), y(float64(base)), x(st.at), y(float64(base)))}, lower...)
+		}
+		if len(upper) == 0 {
+			continue
+		}
+		fmt.Fprintf(b, `<polygon points="%s %s" fill="%s" fill-opacity="0.75" stroke="none"><title>%s</title></polygon>`+"\n",
+			strings.Join(upper, " "), strings.Join(lower, " "), svgColors[k%len(svgColors)], html.EscapeString(names[k]))
+	}
+	// Available pods.
+	var line []string
+	for i, st := range states {
+		next := end
+		if i+1 < len(states) {
+			next = states[i+1].at
+		}
+		line = append(line, fmt.Sprintf("%.1f,%.1f %.1f,%.1f", x(st.at), y(float64(st.available)), x(next), y(float64(st.available))))
+	}
+	if len(line) > 0 {
+		fmt.Fprintf(b, `<polyline points="%s" fill="none" stroke="black" stroke-width="2"/>`+"\n", strings.Join(line, " "))
+	}
+	// Bounds.
+	bound := func(n int32, color, text string) {
+		fmt.Fprintf(b, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="%s" stroke-dasharray="6 4"/>`+"\n", svgLeft, y(float64(n)), svgLeft+svgPlotWidth, y(float64(n)), color)
+		fmt.Fprintf(b, `<text x="%d" y="%.1f" fill="%s">%s</text>`+"\n", svgLeft+svgPlotWidth+6, y(float64(n))+4, color, html.EscapeString(text))
+	}
+	bound(plan.Header.MaxPods, "#dc2626", fmt.Sprintf("at most %d pods", plan.Header.MaxPods))
+	bound(plan.Header.MinAvailable, "#d97706", fmt.Sprintf("at least %d available", plan.Header.MinAvailable))
+	if plan.Summary.DeadlineExceeded {
+		fmt.Fprintf(b, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#dc2626"/>`+"\n", x(plan.Summary.DeadlineAt), svgTop, x(plan.Summary.DeadlineAt), svgTop+svgPlotHeight)
+		fmt.Fprintf(b, `<text x="%.1f" y="%d" fill="#dc2626" text-anchor="end">progress deadline exceeded</text>`+"\n", x(plan.Summary.DeadlineAt)-4, svgTop+12)
+	}
+	// Legend.
+	ly := svgTop + 40
+	for k, n := range names {
+		role := "old"
+		if n == plan.NewReplicaSet {
+			role = "new"
+		}
+		fmt.Fprintf(b, `<rect x="%d" y="%d" width="12" height="12" fill="%s" fill-opacity="0.75"/>`+"\n", svgLeft+svgPlotWidth+6, ly+k*18, svgColors[k%len(svgColors)])
+		fmt.Fprintf(b, `<text x="%d" y="%d">%s</text>`+"\n", svgLeft+svgPlotWidth+22, ly+k*18+10, html.EscapeString(shorten(n, 22)+" ("+role+")"))
+	}
+	ly += len(names) * 18
+	fmt.Fprintf(b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="black" stroke-width="2"/>`+"\n", svgLeft+svgPlotWidth+6, ly+6, svgLeft+svgPlotWidth+18, ly+6)
+	fmt.Fprintf(b, `<text x="%d" y="%d">available pods</text>`+"\n", svgLeft+svgPlotWidth+22, ly+10)
+}
+
+func shorten(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return "…" + s[len(s)-n+1:]
+}
+
+// ticks returns about five round tick values from 0 to max.
+func ticks(maxv float64) []float64 {
+	if maxv <= 0 {
+		return []float64{0}
+	}
+	raw := maxv / 5
+	mag := math.Pow(10, math.Floor(math.Log10(raw)))
+	step := mag
+	for _, m := range []float64{1, 2, 5, 10} {
+		if m*mag >= raw {
+			step = m * mag
+			break
+		}
+	}
+	step = max(step, 1)
+	var out []float64
+	for v := 0.0; v <= maxv+1e-9; v += step {
+		out = append(out, v)
+	}
+	return out
+}

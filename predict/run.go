@@ -1,0 +1,444 @@
+package predict
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"sort"
+	"strings"
+	"time"
+
+	apps "k8s.io/api/apps/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	deploymentutil "k8s.io/kubernetes/pkg/controller/deployment/util"
+
+	"github.com/kubectl-workload/kubectl-workload/apicheck"
+	"github.com/kubectl-workload/kubectl-workload/manifest"
+)
+
+// HashNote qualifies a predicted ReplicaSet name.
+const HashNote = "hash of the defaulted template; another server version may default differently and name it otherwise"
+
+// Request is what Run needs: plain inputs, already read from flags.
+type Request struct {
+	// Files are the new manifests (-f); "-" is Stdin.
+	Files []string
+	Stdin io.Reader
+	// From are old manifests, assumed fully rolled out and available.
+	From []string
+	// StateFiles are dumps of `kubectl get deploy,rs,pods -o yaml`.
+	StateFiles []string
+	// State is a current state given directly (live mode); it is merged with StateFiles.
+	State *State
+	// BaseRef names a git ref whose version of each file is the old version; ReadAtRef reads
+	// a file at that ref and returns os.ErrNotExist (wrapped) when it did not exist there.
+	BaseRef   string
+	ReadAtRef func(file string) ([]byte, error)
+	// Targets name the Deployments to change with WhatIf when there are no Files.
+	Targets []Target
+	// Namespace is the namespace of manifests that name none; "default" when empty.
+	Namespace string
+	WhatIf    WhatIf
+	// ReadyAfter and TerminateAfter override the derived timings when not zero.
+	ReadyAfter     time.Duration
+	TerminateAfter time.Duration
+	FailNew        bool
+	// Start is the simulated time of the first sync; zero means a fixed epoch, or the state's
+	// time when there is a state.
+	Start time.Time
+}
+
+// Target names a Deployment.
+type Target struct {
+	Namespace string
+	Name      string
+}
+
+// Result is everything Run predicted, in input order.
+type Result struct {
+	Predictions []Prediction
+	// Problems are input documents that could not be loaded.
+	Problems []manifest.Problem
+	// Skipped names objects of -f that predict does not model, with the reason.
+	Skipped []SkippedObject
+}
+
+// SkippedObject is an object of the new manifests that has no prediction.
+type SkippedObject struct {
+	File     string
+	Document int
+	Pos      manifest.Pos
+	Ref      string
+	Reason   string
+}
+
+// Prediction is one workload's predicted rollout, or the API server's verdict instead.
+type Prediction struct {
+	// File, Document and Pos locate the new manifest; File is empty for a what-if change of
+	// the current state.
+	File      string
+	Document  int
+	Pos       manifest.Pos
+	Kind      string
+	Namespace string
+	Name      string
+	// Baseline says what the prediction starts from.
+	Baseline string
+	// Rejected holds what the API server would reject; there is no plan then.
+	Rejected []Rejection
+	Plan     *Plan
+	Timing   TimingInfo
+}
+
+// Rejection is one API server error for the new manifest.
+type Rejection struct {
+	Rule    string
+	Field   string
+	Message string
+	Pos     manifest.Pos
+}
+
+// TimingInfo is the world's timing and where it came from.
+type TimingInfo struct {
+	ReadyAfter      time.Duration
+	ReadySource     string
+	TerminateAfter  time.Duration
+	TerminateSource string
+	FailNew         bool
+}
+
+// Failed reports whether any prediction was rejected or does not complete.
+func (r *Result) Failed() bool {
+	for _, p := range r.Predictions {
+		if len(p.Rejected) > 0 || (p.Plan != nil && !p.Plan.Summary.Completed) {
+			return true
+		}
+	}
+	return false
+}
+
+// Run predicts the rollout of every Deployment in req.Files (or of req.Targets changed by
+// req.WhatIf) from the baseline req names. Input that cannot be used at all (an unreadable
+// state, a what-if without a state) is an error; a rejected manifest or a stalled rollout is
+// a Prediction.
+func Run(ctx context.Context, req Request) (*Result, error) {
+	ns := req.Namespace
+	if ns == "" {
+		ns = metav1.NamespaceDefault
+	}
+	res := &Result{}
+	state, err := loadState(req, res)
+	if err != nil {
+		return nil, err
+	}
+	var oldSet *manifest.Set
+	if len(req.From) > 0 {
+		oldSet = manifest.Load(req.From, nil)
+		res.Problems = append(res.Problems, oldSet.Problems...)
+	}
+	checker := apicheck.New()
+	if len(req.Files) == 0 {
+		if req.WhatIf.Empty() {
+			return nil, errors.New("nothing to predict: give new manifests with -f, or a change (--image, --replicas, --undo, --resume, --restart)")
+		}
+		if state == nil {
+			return nil, errors.New("a change without -f needs the current state: give --state, or a Deployment in the cluster")
+		}
+		targets := req.Targets
+		if len(targets) == 0 {
+			if len(state.Deployments) != 1 {
+				return nil, fmt.Errorf("state %s holds %d Deployments: name one", state.Source, len(state.Deployments))
+			}
+			targets = []Target{{Namespace: state.Deployments[0].Namespace, Name: state.Deployments[0].Name}}
+		}
+		for _, t := range targets {
+			cur := state.Deployment(t.Namespace, t.Name)
+			if cur == nil {
+				return nil, fmt.Errorf("deployment %s/%s: not found in %s", t.Namespace, t.Name, state.Source)
+			}
+			p, err := predictFromState(req, state, cur, nil)
+			if err != nil {
+				return nil, err
+			}
+			res.Predictions = append(res.Predictions, p)
+		}
+		return res, nil
+	}
+
+	set := manifest.Load(req.Files, req.Stdin)
+	res.Problems = append(res.Problems, set.Problems...)
+	for _, obj := range set.Objects {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		p := Prediction{File: obj.File, Document: obj.Document, Pos: obj.Start, Kind: obj.Kind, Namespace: obj.Namespace, Name: obj.Name}
+		if p.Namespace == "" {
+			p.Namespace = ns
+		}
+		if obj.Kind != "Deployment" || obj.APIVersion != "apps/v1" {
+			res.Skipped = append(res.Skipped, SkippedObject{File: obj.File, Document: obj.Document, Pos: obj.Start, Ref: obj.Ref(),
+				Reason: "predict models apps/v1 Deployments"})
+			continue
+		}
+		newObj := apicheck.Object{APIVersion: obj.APIVersion, Kind: obj.Kind, Namespace: obj.Namespace, Name: obj.Name, JSON: obj.JSON}
+		opts := apicheck.Options{Namespace: ns}
+		// The baseline: the stored Deployment of the state, or the old manifest.
+		var cur *apps.Deployment
+		if state != nil {
+			cur = state.Deployment(p.Namespace, obj.Name)
+		}
+		var stored []byte
+		var old *apps.Deployment
+		baseline := "none: the Deployment is created"
+		switch {
+		case cur != nil:
+			curStored := cur
+			if curStored.ResourceVersion == "" {
+				// A trimmed dump; the server always has one, and an update must carry it.
+				curStored = curStored.DeepCopy()
+				curStored.ResourceVersion = "1"
+			}
+			js, err := json.Marshal(curStored)
+			if err != nil {
+				return nil, fmt.Errorf("deployment %s/%s: encode the current state: %w", cur.Namespace, cur.Name, err)
+			}
+			stored = js
+		case oldSet != nil || req.BaseRef != "":
+			oldObj, where, err := findOld(req, oldSet, obj, p.Namespace, ns)
+			if err != nil {
+				return nil, err
+			}
+			baseline = where
+			if oldObj != nil {
+				js, err := checker.CreatedByApply(ctx, apicheck.Object{APIVersion: oldObj.APIVersion, Kind: oldObj.Kind,
+					Namespace: oldObj.Namespace, Name: oldObj.Name, JSON: oldObj.JSON}, opts)
+				if err != nil {
+					return nil, fmt.Errorf("%s: document %d: old %s: %w", oldObj.File, oldObj.Document, oldObj.Ref(), err)
+				}
+				stored = js
+				if err := json.Unmarshal(js, &old); err != nil {
+					return nil, fmt.Errorf("%s: document %d: old %s: %w", oldObj.File, oldObj.Document, oldObj.Ref(), err)
+				}
+				baseline += " (assumed fully rolled out and available)"
+			}
+		}
+		// The API tier: an update of the stored object when there is one (that is where an
+		// immutable selector is refused), else a create.
+		var check apicheck.Result
+		if stored != nil {
+			applied := newObj
+			if a, err := apicheck.Applied(stored, newObj); err == nil {
+				applied = a
+			}
+			check = checker.CheckUpdate(ctx, apicheck.Object{APIVersion: obj.APIVersion, Kind: obj.Kind, Namespace: p.Namespace, Name: obj.Name, JSON: stored},
+				applied, opts)
+		} else {
+			check = checker.Check(ctx, newObj, opts)
+		}
+		for _, is := range check.Issues {
+			if is.Warning {
+				continue
+			}
+			pos, _ := obj.Position(is.Field)
+			p.Rejected = append(p.Rejected, Rejection{Rule: is.Rule, Field: is.Field, Message: is.Message, Pos: pos})
+		}
+		d, ok := check.Versioned.(*apps.Deployment)
+		if len(p.Rejected) > 0 || !ok {
+			res.Predictions = append(res.Predictions, p)
+			continue
+		}
+		d = d.DeepCopy()
+		d.Namespace = p.Namespace
+		var pred Prediction
+		var err error
+		if cur != nil {
+			pred, err = predictFromState(req, state, cur, d)
+		} else {
+			pred, err = predictFromOld(req, old, d, baseline)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: document %d: %s: %w", obj.File, obj.Document, obj.Ref(), err)
+		}
+		pred.File, pred.Document, pred.Pos, pred.Kind = obj.File, obj.Document, obj.Start, obj.Kind
+		res.Predictions = append(res.Predictions, pred)
+	}
+	return res, nil
+}
+
+// loadState merges req.State and req.StateFiles.
+func loadState(req Request, res *Result) (*State, error) {
+	state := req.State
+	if len(req.StateFiles) == 0 {
+		return state, nil
+	}
+	set := manifest.Load(req.StateFiles, req.Stdin)
+	res.Problems = append(res.Problems, set.Problems...)
+	dump, err := ParseState(set, fmt.Sprint(req.StateFiles))
+	if err != nil {
+		return nil, err
+	}
+	if len(req.StateFiles) == 1 {
+		dump.Source = req.StateFiles[0]
+	}
+	if state == nil {
+		return dump, nil
+	}
+	merged := *state
+	merged.Deployments = append(append([]*apps.Deployment(nil), state.Deployments...), dump.Deployments...)
+	merged.ReplicaSets = append(append([]*apps.ReplicaSet(nil), state.ReplicaSets...), dump.ReplicaSets...)
+	merged.Pods = append(merged.Pods, dump.Pods...)
+	return &merged, nil
+}
+
+// findOld finds the old version of obj: the Deployment of the same namespace and name in the
+// --from manifests, or in obj's file at the base ref. A nil object means there was none (a new
+// Deployment); the string says where it was looked for.
+func findOld(req Request, oldSet *manifest.Set, obj *manifest.Object, namespace, defaultNS string) (*manifest.Object, string, error) {
+	set, where := oldSet, strings.Join(req.From, ", ")
+	if req.BaseRef != "" {
+		if req.ReadAtRef == nil {
+			return nil, "", errors.New("--base-ref given but no way to read files at a git ref")
+		}
+		data, err := req.ReadAtRef(obj.File)
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil, fmt.Sprintf("none: %s does not exist at %s", obj.File, req.BaseRef), nil
+			}
+			return nil, "", fmt.Errorf("%s at %s: %w", obj.File, req.BaseRef, err)
+		}
+		set = manifest.Parse(obj.File+"@"+req.BaseRef, data)
+		where = obj.File + " at " + req.BaseRef
+	}
+	for _, o := range set.Objects {
+		ons := o.Namespace
+		if ons == "" {
+			ons = defaultNS
+		}
+		if o.Kind == "Deployment" && o.Name == obj.Name && ons == namespace {
+			return o, where, nil
+		}
+	}
+	return nil, fmt.Sprintf("none: no Deployment %s/%s in %s", namespace, obj.Name, where), nil
+}
+
+func predictFromOld(req Request, old, d *apps.Deployment, baseline string) (Prediction, error) {
+	if old != nil {
+		old.Namespace = d.Namespace
+		// The stored object keeps its revision annotation across applies.
+		if d.Annotations == nil {
+			d.Annotations = map[string]string{}
+		}
+		if rev, ok := old.Annotations[deploymentutil.RevisionAnnotation]; ok {
+			d.Annotations[deploymentutil.RevisionAnnotation] = rev
+		} else {
+			old = old.DeepCopy()
+			if old.Annotations == nil {
+				old.Annotations = map[string]string{}
+			}
+			old.Annotations[deploymentutil.RevisionAnnotation] = "1"
+			d.Annotations[deploymentutil.RevisionAnnotation] = "1"
+		}
+	}
+	var notes []string
+	if !req.WhatIf.Empty() {
+		var rsList []*apps.ReplicaSet
+		var err error
+		d, notes, err = req.WhatIf.Apply(d, rsList)
+		if err != nil {
+			return Prediction{}, err
+		}
+	}
+	in := Input{Deployment: d, Old: old, Start: req.Start}
+	return simulate(req, in, d, baseline, notes, nil, nil)
+}
+
+// predictFromState predicts from a state: cur is the Deployment as stored, next the new
+// manifest (nil for a what-if change of cur).
+func predictFromState(req Request, state *State, cur, next *apps.Deployment) (Prediction, error) {
+	states, err := state.ReplicaSetsOf(cur)
+	if err != nil {
+		return Prediction{}, err
+	}
+	d := cur.DeepCopy()
+	if next != nil {
+		// The new manifest's spec, labels and annotations over the stored object's identity,
+		// revision and status, as an update would store it.
+		d.Spec = next.Spec
+		d.Labels = next.Labels
+		annotations := map[string]string{}
+		for k, v := range next.Annotations {
+			annotations[k] = v
+		}
+		for _, k := range []string{deploymentutil.RevisionAnnotation, deploymentutil.RevisionHistoryAnnotation} {
+			if v, ok := cur.Annotations[k]; ok {
+				annotations[k] = v
+			}
+		}
+		d.Annotations = annotations
+	}
+	var notes []string
+	if !req.WhatIf.Empty() {
+		rsList := make([]*apps.ReplicaSet, 0, len(states))
+		for _, st := range states {
+			rsList = append(rsList, st.ReplicaSet)
+		}
+		d, notes, err = req.WhatIf.Apply(d, rsList)
+		if err != nil {
+			return Prediction{}, err
+		}
+	}
+	if !apiequality.Semantic.DeepEqual(cur.Spec, d.Spec) {
+		d.Generation = cur.Generation + 1
+	}
+	start := req.Start
+	if start.IsZero() && !state.Now.IsZero() {
+		start = state.Now
+	}
+	baseline := fmt.Sprintf("%s: %d ReplicaSets", state.Source, len(states))
+	if len(states) == 1 {
+		baseline = fmt.Sprintf("%s: 1 ReplicaSet", state.Source)
+	}
+	in := Input{Deployment: d, ReplicaSets: states, Start: start}
+	return simulate(req, in, d, baseline, notes, state, cur)
+}
+
+// simulate fills in the timing and runs Simulate. With a state, the pods of cur's current
+// ReplicaSet show how long this workload really takes to become Ready.
+func simulate(req Request, in Input, d *apps.Deployment, baseline string, notes []string, state *State, cur *apps.Deployment) (Prediction, error) {
+	ti := TimingInfo{FailNew: req.FailNew}
+	ti.ReadyAfter, ti.ReadySource = DeriveReadyAfter(&d.Spec.Template)
+	if state != nil && cur != nil {
+		if rs := currentReplicaSet(cur, in.ReplicaSets); rs != nil {
+			if took, n, ok := state.ReadyAfterFromPods(rs); ok && took > 0 {
+				ti.ReadyAfter, ti.ReadySource = took.Round(time.Second), fmt.Sprintf("median creation-to-Ready of %d %s of %s", n, plural(n, "pod", "pods"), rs.Name)
+			}
+		}
+	}
+	if req.ReadyAfter > 0 {
+		ti.ReadyAfter, ti.ReadySource = req.ReadyAfter, "--ready-after"
+	}
+	ti.TerminateAfter, ti.TerminateSource = DeriveTerminateAfter(&d.Spec.Template)
+	if req.TerminateAfter > 0 {
+		ti.TerminateAfter, ti.TerminateSource = req.TerminateAfter, "--terminate-after"
+	}
+	in.Timing = Timing{ReadyAfter: ti.ReadyAfter, TerminateAfter: ti.TerminateAfter, FailNew: req.FailNew}
+	plan, err := Simulate(in)
+	if err != nil {
+		return Prediction{}, err
+	}
+	plan.Header.NameNote = HashNote
+	plan.Notes = append(plan.Notes, notes...)
+	sort.Strings(plan.Notes)
+	return Prediction{Kind: "Deployment", Namespace: d.Namespace, Name: d.Name, Baseline: baseline, Plan: plan, Timing: ti}, nil
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

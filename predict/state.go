@@ -1,0 +1,236 @@
+package predict
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"time"
+
+	apps "k8s.io/api/apps/v1"
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/kubernetes/pkg/controller"
+	deploymentutil "k8s.io/kubernetes/pkg/controller/deployment/util"
+
+	"github.com/kubectl-workload/kubectl-workload/manifest"
+)
+
+// State is the current state of a cluster as the API server stores it: Deployments,
+// ReplicaSets and pods, for example from `kubectl get deploy,rs,pods -o yaml` or from live
+// list calls. Objects are already defaulted by the server.
+type State struct {
+	Deployments []*apps.Deployment
+	ReplicaSets []*apps.ReplicaSet
+	Pods        []*v1.Pod
+	// Now is when the state was taken. ParseState estimates it as the latest timestamp in the
+	// dump; live mode uses the server's clock.
+	Now time.Time
+	// Source names where the state came from, for messages ("dump.yaml", "cluster").
+	Source string
+}
+
+// ParseState reads the Deployments, ReplicaSets and pods of a loaded dump. Other kinds are
+// ignored. An object that does not decode is an error naming its file and document.
+func ParseState(set *manifest.Set, source string) (*State, error) {
+	s := &State{Source: source}
+	for _, o := range set.Objects {
+		var target any
+		switch o.APIVersion + "/" + o.Kind {
+		case "apps/v1/Deployment":
+			d := &apps.Deployment{}
+			s.Deployments, target = append(s.Deployments, d), d
+		case "apps/v1/ReplicaSet":
+			rs := &apps.ReplicaSet{}
+			s.ReplicaSets, target = append(s.ReplicaSets, rs), rs
+		case "v1/Pod":
+			p := &v1.Pod{}
+			s.Pods, target = append(s.Pods, p), p
+		default:
+			continue
+		}
+		if err := json.Unmarshal(o.JSON, target); err != nil {
+			return nil, fmt.Errorf("%s: document %d: decode %s %s: %w", o.File, o.Document, o.Kind, o.Name, err)
+		}
+	}
+	s.Now = s.latestTimestamp()
+	return s, nil
+}
+
+// latestTimestamp is the latest creation, condition or deletion time in the state: the dump
+// was taken no earlier.
+func (s *State) latestTimestamp() time.Time {
+	var latest time.Time
+	see := func(t metav1.Time) {
+		if t.After(latest) {
+			latest = t.Time
+		}
+	}
+	for _, d := range s.Deployments {
+		see(d.CreationTimestamp)
+		for _, c := range d.Status.Conditions {
+			see(c.LastUpdateTime)
+			see(c.LastTransitionTime)
+		}
+	}
+	for _, rs := range s.ReplicaSets {
+		see(rs.CreationTimestamp)
+	}
+	for _, p := range s.Pods {
+		see(p.CreationTimestamp)
+		for _, c := range p.Status.Conditions {
+			see(c.LastTransitionTime)
+		}
+	}
+	return latest
+}
+
+// Deployment returns the Deployment namespace/name of the state, or nil.
+func (s *State) Deployment(namespace, name string) *apps.Deployment {
+	for _, d := range s.Deployments {
+		if d.Name == name && (d.Namespace == namespace || d.Namespace == "" || namespace == "") {
+			return d
+		}
+	}
+	return nil
+}
+
+// ReplicaSetsOf returns d's ReplicaSets with their pods as a starting state for Simulate:
+// those whose controller reference is d (or, in a dump without UIDs, whose labels d's selector
+// matches), oldest first. Pods are classified relative to s.Now:
+//   - a pod with a deletionTimestamp is Terminating;
+//   - a Ready pod is Available once minReadySeconds have passed since it turned Ready, else Ready;
+//   - other running or pending pods are NotReady; Succeeded and Failed pods are ignored.
+//
+// When the state holds no pods at all (a `kubectl get deploy,rs` dump), each ReplicaSet's pods
+// are taken from its status counts.
+func (s *State) ReplicaSetsOf(d *apps.Deployment) ([]ReplicaSetState, error) {
+	selector, err := metav1.LabelSelectorAsSelector(d.Spec.Selector)
+	if err != nil {
+		return nil, fmt.Errorf("deployment %s/%s: selector: %w", d.Namespace, d.Name, err)
+	}
+	var owned []*apps.ReplicaSet
+	for _, rs := range s.ReplicaSets {
+		if rs.Namespace != d.Namespace && rs.Namespace != "" && d.Namespace != "" {
+			continue
+		}
+		if ref := metav1.GetControllerOf(rs); ref != nil {
+			if (d.UID != "" && ref.UID == d.UID) || (d.UID == "" && ref.Kind == "Deployment" && ref.Name == d.Name) {
+				owned = append(owned, rs)
+			}
+			continue
+		}
+		if selector.Matches(labels.Set(rs.Labels)) && rs.Spec.Replicas != nil {
+			owned = append(owned, rs)
+		}
+	}
+	sort.Stable(controller.ReplicaSetsByCreationTimestamp(owned))
+	out := make([]ReplicaSetState, 0, len(owned))
+	for _, rs := range owned {
+		if rs.Spec.Replicas == nil {
+			return nil, fmt.Errorf("replica set %s/%s: no spec.replicas", rs.Namespace, rs.Name)
+		}
+		st := ReplicaSetState{ReplicaSet: rs}
+		if len(s.Pods) == 0 {
+			st.Pods = podsFromStatus(rs)
+		} else {
+			st.Pods = s.podsOf(rs)
+		}
+		out = append(out, st)
+	}
+	return out, nil
+}
+
+// podsFromStatus synthesizes pod groups from a ReplicaSet's status counts.
+func podsFromStatus(rs *apps.ReplicaSet) []PodGroup {
+	st := rs.Status
+	var g []PodGroup
+	add := func(phase PodPhase, n int32) {
+		if n > 0 {
+			g = append(g, PodGroup{Phase: phase, Count: n})
+		}
+	}
+	add(PodAvailable, st.AvailableReplicas)
+	add(PodReady, st.ReadyReplicas-st.AvailableReplicas)
+	add(PodNotReady, st.Replicas-max(st.ReadyReplicas, st.AvailableReplicas))
+	if st.TerminatingReplicas != nil {
+		add(PodTerminating, *st.TerminatingReplicas)
+	}
+	return g
+}
+
+// podsOf groups the pods rs controls by phase.
+func (s *State) podsOf(rs *apps.ReplicaSet) []PodGroup {
+	counts := map[PodPhase]int32{}
+	minReady := time.Duration(rs.Spec.MinReadySeconds) * time.Second
+	for _, p := range s.Pods {
+		ref := metav1.GetControllerOf(p)
+		if ref == nil || p.Namespace != rs.Namespace {
+			continue
+		}
+		if !((rs.UID != "" && ref.UID == rs.UID) || (rs.UID == "" && ref.Kind == "ReplicaSet" && ref.Name == rs.Name)) {
+			continue
+		}
+		switch {
+		case p.DeletionTimestamp != nil:
+			counts[PodTerminating]++
+		case p.Status.Phase == v1.PodSucceeded || p.Status.Phase == v1.PodFailed:
+		case podReadySince(p) != nil:
+			if minReady == 0 || !podReadySince(p).Add(minReady).After(s.Now) {
+				counts[PodAvailable]++
+			} else {
+				counts[PodReady]++
+			}
+		default:
+			counts[PodNotReady]++
+		}
+	}
+	var g []PodGroup
+	for _, phase := range []PodPhase{PodAvailable, PodReady, PodNotReady, PodTerminating} {
+		if counts[phase] > 0 {
+			g = append(g, PodGroup{Phase: phase, Count: counts[phase]})
+		}
+	}
+	return g
+}
+
+// podReadySince is when p turned Ready, or nil when it is not Ready.
+func podReadySince(p *v1.Pod) *time.Time {
+	for _, c := range p.Status.Conditions {
+		if c.Type == v1.PodReady && c.Status == v1.ConditionTrue {
+			t := c.LastTransitionTime.Time
+			return &t
+		}
+	}
+	return nil
+}
+
+// ReadyAfterFromPods estimates how long pods of rs took from creation to Ready, as the median
+// over its Ready pods; ok is false when none is Ready. Live predictions use it instead of the
+// probe-derived default.
+func (s *State) ReadyAfterFromPods(rs *apps.ReplicaSet) (time.Duration, int, bool) {
+	var ds []time.Duration
+	for _, p := range s.Pods {
+		ref := metav1.GetControllerOf(p)
+		if ref == nil || ref.UID != rs.UID || rs.UID == "" {
+			continue
+		}
+		if t := podReadySince(p); t != nil && p.DeletionTimestamp == nil {
+			ds = append(ds, t.Sub(p.CreationTimestamp.Time))
+		}
+	}
+	if len(ds) == 0 {
+		return 0, 0, false
+	}
+	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
+	return ds[len(ds)/2], len(ds), true
+}
+
+// currentReplicaSet is the ReplicaSet of states whose template equals d's, or nil.
+func currentReplicaSet(d *apps.Deployment, states []ReplicaSetState) *apps.ReplicaSet {
+	rsList := make([]*apps.ReplicaSet, 0, len(states))
+	for _, st := range states {
+		rsList = append(rsList, st.ReplicaSet)
+	}
+	return deploymentutil.FindNewReplicaSet(d, rsList)
+}
