@@ -2,6 +2,9 @@ package plugin
 
 import (
 	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -106,5 +109,59 @@ func TestPredictUsageErrors(t *testing.T) {
 				t.Errorf("stderr = %q, want one line", errOut)
 			}
 		})
+	}
+}
+
+// TestPredictBaseRef: the old version of the file comes from git, so a changed image predicts a
+// rollout from the committed version, and a file new since the ref is a creation.
+func TestPredictBaseRef(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	dir := t.TempDir()
+	gitCmd := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@example.com"}, args...)...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	old, err := os.ReadFile("testdata/predict/old.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	next, err := os.ReadFile("testdata/predict/new.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, "web.yaml")
+	gitCmd("init", "-q")
+	if err := os.WriteFile(file, old, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gitCmd("add", "web.yaml")
+	gitCmd("commit", "-q", "-m", "v1")
+	if err := os.WriteFile(file, next, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := run(t, "", "predict", "-f", file, "--base-ref", "HEAD")
+	if code != 0 || errOut != "" {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	if !strings.Contains(out, "web.yaml at HEAD (assumed fully rolled out and available)") || !strings.Contains(out, "revision        1 → 2") ||
+		!strings.Contains(out, "from 0 to 1") {
+		t.Errorf("predict --base-ref HEAD =\n%s\nwant a rollout from the committed version", out)
+	}
+	added := filepath.Join(dir, "added.yaml")
+	if err := os.WriteFile(added, next, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, _, code = run(t, "", "predict", "-f", added, "--base-ref", "HEAD")
+	if code != 0 || !strings.Contains(out, "does not exist at HEAD") || !strings.Contains(out, "from 0 to 3") {
+		t.Errorf("predict of a file new since HEAD = exit %d\n%s\nwant a creation", code, out)
+	}
+	_, errOut, code = run(t, "", "predict", "-f", file, "--base-ref", "no-such-ref")
+	if code != 2 || !strings.Contains(errOut, "no-such-ref") {
+		t.Errorf("predict --base-ref no-such-ref = exit %d, stderr %q; want 2 naming the ref", code, errOut)
 	}
 }
