@@ -65,11 +65,11 @@ func (c *Client) Explain(err error, what string) error {
 	switch {
 	case apierrors.IsUnauthorized(err):
 		e.Reason = Unauthorized
-		e.msg = fmt.Sprintf("context %q: the API server at %s rejected the credentials (401 Unauthorized) on %s: the token or certificate is invalid or expired",
+		e.msg = fmt.Sprintf("context %q: the API server at %s rejected the credentials (401 Unauthorized) when asked to %s: the token or certificate is invalid or expired",
 			c.Context, c.Server, what)
 	case apierrors.IsForbidden(err):
 		e.Reason = Forbidden
-		e.msg = fmt.Sprintf("context %q: forbidden: %s", c.Context, serverMessage(err))
+		e.msg = fmt.Sprintf("context %q: %s", c.Context, serverMessage(err))
 	case apierrors.IsNotFound(err):
 		e.Reason = NotFound
 		e.msg = fmt.Sprintf("context %q: %s", c.Context, serverMessage(err))
@@ -134,8 +134,7 @@ func networkCause(err error) string {
 
 // oneLine joins a multi-line message into one line.
 func oneLine(s string) string {
-	lines := strings.Fields(strings.ReplaceAll(s, "\n", " \n "))
-	return strings.Join(lines, " ")
+	return strings.Join(strings.Fields(s), " ")
 }
 
 // scrub removes the kubeconfig user's credentials from a message.
