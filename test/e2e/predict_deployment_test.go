@@ -1,0 +1,728 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/util/retry"
+	"k8s.io/kubernetes/pkg/api/legacyscheme"
+	podutil "k8s.io/kubernetes/pkg/api/v1/pod"
+	_ "k8s.io/kubernetes/pkg/apis/apps/install"
+	_ "k8s.io/kubernetes/pkg/apis/core/install"
+	deploymentutil "k8s.io/kubernetes/pkg/controller/deployment/util"
+	"sigs.k8s.io/yaml"
+
+	"github.com/kubectl-workload/kubectl-workload/predict"
+)
+
+// How the differential rollout test lines the real cluster up with the simulation.
+//
+// kwok readies pods with KwokQuantizedPodStages(sharedPodReadyQuantum): a pod's Ready
+// condition is dated at the next multiple of the quantum Q (2s) of the wall clock, and every
+// scenario's pods have minReadySeconds M (1s), so a wave of pods created together becomes
+// available together at the boundary + M, and the Deployment controller's next wave starts
+// just after that, M into the next quantum. The simulation models the same world with
+// ReadyAfter Q − M: a wave created at t is available at t + Q. Pods kwok deletes are gone in
+// milliseconds (TerminateAfter 100ms).
+const (
+	predictMinReadySeconds = 1
+	predictReadyAfter      = (sharedPodReadyQuantum - predictMinReadySeconds) * time.Second
+	predictTerminateAfter  = 100 * time.Millisecond
+	// predictApplyPhase is where in the quantum a change is applied: where the Deployment
+	// controller's own waves start, as far from the next boundary as they are.
+	predictApplyPhase = predictMinReadySeconds*time.Second - 100*time.Millisecond
+	// predictQuiet is how long the ReplicaSets must stay unchanged before a rollout that is
+	// not complete counts as stalled: two quanta, enough for any pending wave to land.
+	predictQuiet = 2*sharedPodReadyQuantum*time.Second + time.Second
+	// predictTimeout bounds each wait for a rollout.
+	predictTimeout = 90 * time.Second
+	// maxSimilarEvents is the event correlator's limit: from the 11th ScalingReplicaSet
+	// event of one Deployment on, the recorder writes "(combined from similar events): …".
+	maxSimilarEvents = 10
+)
+
+// then says how a scenario's third manifest (applied once the rollout to the second one has
+// settled) is predicted.
+type thenMode int
+
+const (
+	// thenNone: the scenario has no third manifest.
+	thenNone thenMode = iota
+	// thenChange: one simulation from old, with the third manifest as a timed
+	// predict.Change at the real time it was applied.
+	thenChange
+	// thenState: a second simulation of the third manifest from the ReplicaSets and pods read
+	// back from the cluster (predict.Input.ReplicaSets).
+	thenState
+)
+
+// predictScenario is one rollout: old is applied and left to complete, then next, then
+// optionally then.
+type predictScenario struct {
+	name string
+	old  string
+	next string
+	// failNext marks next's pods as never becoming ready (its template selects no node).
+	failNext bool
+	then     string
+	thenMode thenMode
+	// wantDeadline expects Progressing=False ProgressDeadlineExceeded on the real
+	// Deployment, at the simulated time give or take deadlineTolerance.
+	wantDeadline bool
+}
+
+// deadlineTolerance is how far the real ProgressDeadlineExceeded may be from the predicted
+// one: the condition times are truncated to seconds, and the controller re-checks one second
+// after the deadline.
+const deadlineTolerance = 2 * time.Second
+
+// webManifest is Deployment "web" with replicas, image, minReadySeconds M, and extra spec
+// lines (indented two spaces, under spec:) and pod-spec lines (indented six spaces).
+func webManifest(replicas int, image, spec, podSpec string) string {
+	return `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  replicas: ` + strconv.Itoa(replicas) + `
+  minReadySeconds: ` + strconv.Itoa(predictMinReadySeconds) + `
+  selector:
+    matchLabels:
+      app: web
+` + spec + `  template:
+    metadata:
+      labels:
+        app: web
+    spec:
+` + podSpec + `      containers:
+      - name: web
+        image: ` + image + `
+`
+}
+
+// unschedulable is a pod-spec fragment whose pods no kwok node accepts: they stay Pending,
+// never Ready.
+const unschedulable = "      nodeSelector:\n        no-such-label: \"true\"\n"
+
+// predictScenarios are the differential scenarios. Expected sequences (from the Deployment
+// controller's arithmetic) are in the comments; the test compares against the simulation, not
+// against these.
+var predictScenarios = []predictScenario{
+	{
+		// 3 replicas, 25%/25% → surge 1, unavailable 0: new→1, old→2, new→2, old→1, new→3,
+		// old→0. Each step waits for one pod.
+		name: "default-strategy-image-update",
+		old:  webManifest(3, "nginx:1.0", "", ""),
+		next: webManifest(3, "nginx:2.0", "", ""),
+	},
+	{
+		// 10 replicas, surge 3, unavailable 2: new→3 and old→8 in one sync, new→5; the five
+		// new pods become available together: old→3, new→10; old→0.
+		name: "surge3-unavailable2",
+		old:  webManifest(10, "nginx:1.0", "  strategy:\n    rollingUpdate:\n      maxSurge: 3\n      maxUnavailable: 2\n", ""),
+		next: webManifest(10, "nginx:2.0", "  strategy:\n    rollingUpdate:\n      maxSurge: 3\n      maxUnavailable: 2\n", ""),
+	},
+	{
+		// surge 0, unavailable 1: the new ReplicaSet is created at 0 (no event), old→2,
+		// new→1, and so on one pod at a time.
+		name: "surge0-unavailable1",
+		old:  webManifest(3, "nginx:1.0", "  strategy:\n    rollingUpdate:\n      maxSurge: 0\n      maxUnavailable: 1\n", ""),
+		next: webManifest(3, "nginx:2.0", "  strategy:\n    rollingUpdate:\n      maxSurge: 0\n      maxUnavailable: 1\n", ""),
+	},
+	{
+		// Recreate: old→0, then, once every old pod is gone, new 0→3.
+		name: "recreate",
+		old:  webManifest(3, "nginx:1.0", "  strategy:\n    type: Recreate\n", ""),
+		next: webManifest(3, "nginx:2.0", "  strategy:\n    type: Recreate\n", ""),
+	},
+	{
+		// Scale only: the one ReplicaSet goes 3→5, no new ReplicaSet.
+		name: "scale-only",
+		old:  webManifest(3, "nginx:1.0", "", ""),
+		next: webManifest(5, "nginx:1.0", "", ""),
+	},
+	{
+		// Only defaults spelled out: the stored spec does not change, nothing happens.
+		name: "defaults-only",
+		old:  webManifest(3, "nginx:1.0", "", ""),
+		next: webManifest(3, "nginx:1.0",
+			"  revisionHistoryLimit: 10\n  progressDeadlineSeconds: 600\n  strategy:\n    type: RollingUpdate\n    rollingUpdate:\n      maxSurge: 25%\n      maxUnavailable: 25%\n",
+			"      restartPolicy: Always\n      dnsPolicy: ClusterFirst\n      schedulerName: default-scheduler\n      terminationGracePeriodSeconds: 30\n      securityContext: {}\n"),
+	},
+	{
+		// New pods never become ready; surge 2, unavailable 1: new→2, old→2, new→3, then
+		// nothing, and Progressing=False ProgressDeadlineExceeded about 11s after the last
+		// progress (deadline 10s, re-checked one second later).
+		name:         "fail-new-deadline",
+		old:          webManifest(3, "nginx:1.0", "  progressDeadlineSeconds: 10\n  strategy:\n    rollingUpdate:\n      maxSurge: 2\n      maxUnavailable: 1\n", ""),
+		next:         webManifest(3, "nginx:2.0", "  progressDeadlineSeconds: 10\n  strategy:\n    rollingUpdate:\n      maxSurge: 2\n      maxUnavailable: 1\n", unschedulable),
+		failNext:     true,
+		wantDeadline: true,
+	},
+	{
+		// Rollover: v2 never becomes ready (new→3, old→8, new→5), then v3: created at 0 (13
+		// pods already), v2's 5 unavailable pods cleaned up first, then v3→5, and v1 drains.
+		// Predicted from the state read back from the cluster.
+		name:     "rollover",
+		old:      webManifest(10, "nginx:1.0", "", ""),
+		next:     webManifest(10, "nginx:2.0", "", unschedulable),
+		failNext: true,
+		then:     webManifest(10, "nginx:3.0", "", ""),
+		thenMode: thenState,
+	},
+	{
+		// Proportional scaling: surge 3, unavailable 2, v2 stuck at new 5 / old 8; scaled to
+		// 15: toAdd 18−13 = 5, old 8→11 first (larger), then new 5→7. Predicted with a timed
+		// change in one simulation.
+		name:     "proportional-scaling",
+		old:      webManifest(10, "nginx:1.0", "  strategy:\n    rollingUpdate:\n      maxSurge: 3\n      maxUnavailable: 2\n", ""),
+		next:     webManifest(10, "nginx:2.0", "  strategy:\n    rollingUpdate:\n      maxSurge: 3\n      maxUnavailable: 2\n", unschedulable),
+		failNext: true,
+		then:     webManifest(15, "nginx:2.0", "  strategy:\n    rollingUpdate:\n      maxSurge: 3\n      maxUnavailable: 2\n", unschedulable),
+		thenMode: thenChange,
+	},
+}
+
+// TestPredictDeploymentDifferential rolls Deployments out on a real control plane
+// (kube-controller-manager's Deployment and ReplicaSet controllers, kube-scheduler, kwok)
+// and requires the ScalingReplicaSet sequence the real controller produced to equal the one
+// predict.Simulate predicted, ReplicaSet names included. Scenarios run in parallel, each in
+// its own namespace.
+func TestPredictDeploymentDifferential(t *testing.T) {
+	c := sharedCluster(t)
+	sharedControllers(t)
+	cs, err := kubernetes.NewForConfig(c.RESTConfig())
+	if err != nil {
+		t.Fatalf("clientset: %v", err)
+	}
+	start := time.Now()
+	var (
+		mu      sync.Mutex
+		results []string
+	)
+	t.Cleanup(func() {
+		mu.Lock()
+		defer mu.Unlock()
+		sort.Strings(results)
+		t.Logf("predict differential: %d scenarios in %s\n%s", len(results), time.Since(start).Round(time.Second), strings.Join(results, "\n"))
+	})
+	for _, sc := range predictScenarios {
+		t.Run(sc.name, func(t *testing.T) {
+			t.Parallel()
+			r := &rolloutRun{t: t, c: c, cs: cs, sc: sc, ns: "predict-" + sc.name}
+			verdict := r.run()
+			mu.Lock()
+			results = append(results, fmt.Sprintf("  %-30s %s", sc.name, verdict))
+			mu.Unlock()
+		})
+	}
+}
+
+// rolloutRun is one scenario being run.
+type rolloutRun struct {
+	t  *testing.T
+	c  *Cluster
+	cs kubernetes.Interface
+	sc predictScenario
+	ns string
+}
+
+// run runs the scenario and returns a one-line verdict for the summary.
+func (r *rolloutRun) run() string {
+	t := r.t
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	if err := r.c.EnsureNamespace(ctx, r.ns); err != nil {
+		t.Fatal(err)
+	}
+	old, next := r.decode(r.sc.old), r.decode(r.sc.next)
+
+	// Old: apply and let it complete.
+	if _, err := r.cs.AppsV1().Deployments(r.ns).Create(ctx, r.raw(r.sc.old), metav1.CreateOptions{}); err != nil {
+		t.Fatalf("create old deployment: %v", err)
+	}
+	if err := r.waitComplete(ctx); err != nil {
+		t.Fatalf("old rollout: %v", err)
+	}
+	rec, err := startRecorder(ctx, r.cs, r.ns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rec.stop()
+
+	// Next: predict, apply, wait, compare.
+	in := predict.Input{Deployment: next, Old: old, Timing: r.timing(r.sc.failNext)}
+	plan := r.simulate(in)
+	want := scalingMessages(plan)
+	applied := r.apply(ctx, r.sc.next)
+	r.waitSettled(ctx, rec, len(want), plan.Summary.Completed)
+
+	var got []string
+	switch r.sc.thenMode {
+	case thenNone:
+		got = rec.messages()
+		r.compare("apply next", got, want, rec)
+	case thenChange:
+		// One simulation of both applies: next, then at the real elapsed time the third
+		// manifest as a Change.
+		r.compare("apply next", rec.messages(), want, rec)
+		then := r.decode(r.sc.then)
+		thenApplied := r.align()
+		in.Changes = []predict.Change{{At: thenApplied.Sub(applied), Deployment: then, Description: "apply then"}}
+		plan = r.simulate(in)
+		want = scalingMessages(plan)
+		r.apply(ctx, r.sc.then)
+		r.waitSettled(ctx, rec, len(want), plan.Summary.Completed)
+		got = rec.messages()
+		r.compare("apply next, then apply then", got, want, rec)
+	case thenState:
+		r.compare("apply next", rec.messages(), want, rec)
+		firstWant := len(want)
+		then := r.decode(r.sc.then)
+		state := r.readState(ctx)
+		r.align()
+		stateIn := predict.Input{Deployment: then, ReplicaSets: state, Timing: r.timing(false), Start: time.Now()}
+		if d, err := r.cs.AppsV1().Deployments(r.ns).Get(ctx, "web", metav1.GetOptions{}); err == nil {
+			stateIn.Deployment.Status.Conditions = d.Status.Conditions
+		}
+		plan = r.simulate(stateIn)
+		thenWant := scalingMessages(plan)
+		r.apply(ctx, r.sc.then)
+		r.waitSettled(ctx, rec, firstWant+len(thenWant), plan.Summary.Completed)
+		all := rec.messages()
+		got = all[min(firstWant, len(all)):]
+		want = thenWant
+		r.compare("apply then (from the state read back)", got, want, rec)
+	}
+	r.checkEvents(ctx, rec)
+	if r.sc.wantDeadline {
+		r.checkDeadline(ctx, plan, applied)
+	}
+	if t.Failed() {
+		return fmt.Sprintf("DISAGREE (%d real, %d predicted)", len(got), len(want))
+	}
+	return fmt.Sprintf("agree (%d events)", len(got))
+}
+
+// timing is the simulated world's timing that matches kwok with the quantized stages.
+func (r *rolloutRun) timing(failNew bool) predict.Timing {
+	return predict.Timing{ReadyAfter: predictReadyAfter, TerminateAfter: predictTerminateAfter, FailNew: failNew}
+}
+
+func (r *rolloutRun) simulate(in predict.Input) *predict.Plan {
+	r.t.Helper()
+	plan, err := predict.Simulate(in)
+	if err != nil {
+		r.t.Fatalf("predict.Simulate: %v", err)
+	}
+	return plan
+}
+
+// raw decodes a manifest without defaults, as kubectl would send it, into namespace ns.
+func (r *rolloutRun) raw(manifest string) *appsv1.Deployment {
+	r.t.Helper()
+	d := &appsv1.Deployment{}
+	if err := yaml.UnmarshalStrict([]byte(manifest), d); err != nil {
+		r.t.Fatalf("decode manifest: %v", err)
+	}
+	d.Namespace = r.ns
+	return d
+}
+
+// decode is raw with the API server's defaults applied (legacyscheme, the path predict's own
+// tests take), as predict.Input wants it.
+func (r *rolloutRun) decode(manifest string) *appsv1.Deployment {
+	d := r.raw(manifest)
+	legacyscheme.Scheme.Default(d)
+	return d
+}
+
+// align sleeps until predictApplyPhase into the pod-ready quantum and returns the time.
+func (r *rolloutRun) align() time.Time {
+	q := sharedPodReadyQuantum * time.Second
+	now := time.Now()
+	wait := (predictApplyPhase - now.Sub(now.Truncate(q)) + q) % q
+	time.Sleep(wait)
+	return time.Now()
+}
+
+// apply replaces the Deployment's labels, annotations and spec with the manifest's, at the
+// aligned phase, as `kubectl apply` of a complete manifest does, and returns when it did.
+func (r *rolloutRun) apply(ctx context.Context, manifest string) time.Time {
+	r.t.Helper()
+	want := r.raw(manifest)
+	at := r.align()
+	// The controller writes the Deployment's status at any time; an update that loses the race
+	// is retried with the fresh object, a few milliseconds later.
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		cur, err := r.cs.AppsV1().Deployments(r.ns).Get(ctx, "web", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		cur.Labels, cur.Spec = want.Labels, want.Spec
+		_, err = r.cs.AppsV1().Deployments(r.ns).Update(ctx, cur, metav1.UpdateOptions{})
+		return err
+	})
+	if err != nil {
+		r.t.Fatalf("update deployment %s/web: %v", r.ns, err)
+	}
+	return at
+}
+
+// waitComplete waits until the controller has observed the Deployment's generation and the
+// rollout is complete (deploymentutil.DeploymentComplete, plus no surplus pods).
+func (r *rolloutRun) waitComplete(ctx context.Context) error {
+	return waitFor(ctx, nil, predictTimeout, "deployment "+r.ns+"/web complete", func() (bool, error) {
+		return r.complete(ctx)
+	})
+}
+
+func (r *rolloutRun) complete(ctx context.Context) (bool, error) {
+	d, err := r.cs.AppsV1().Deployments(r.ns).Get(ctx, "web", metav1.GetOptions{})
+	if err != nil {
+		return false, err
+	}
+	return deploymentutil.DeploymentComplete(d, &d.Status) && d.Status.Replicas == *d.Spec.Replicas, nil
+}
+
+// waitSettled waits until the rollout is over: complete when the plan completes, else n scale
+// events seen and the ReplicaSets quiet for predictQuiet. A timeout is not fatal here: the
+// comparison that follows says what happened.
+func (r *rolloutRun) waitSettled(ctx context.Context, rec *recorder, n int, complete bool) {
+	r.t.Helper()
+	err := waitFor(ctx, nil, predictTimeout, "rollout of "+r.ns+"/web to settle", func() (bool, error) {
+		d, err := r.cs.AppsV1().Deployments(r.ns).Get(ctx, "web", metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		if d.Status.ObservedGeneration < d.Generation {
+			return false, nil
+		}
+		seen, last := rec.count()
+		if seen < n || time.Since(last) < predictQuiet {
+			return false, nil
+		}
+		if complete {
+			return r.complete(ctx)
+		}
+		return true, nil
+	})
+	if err != nil {
+		r.t.Errorf("%v; real events so far:\n  %s\n%s", err, strings.Join(rec.messages(), "\n  "), r.describe(ctx))
+	}
+}
+
+// describe summarizes the Deployment's and ReplicaSets' status, for a rollout that did not
+// settle.
+func (r *rolloutRun) describe(ctx context.Context) string {
+	var b strings.Builder
+	d, err := r.cs.AppsV1().Deployments(r.ns).Get(ctx, "web", metav1.GetOptions{})
+	if err != nil {
+		return err.Error()
+	}
+	fmt.Fprintf(&b, "deployment: generation %d, spec.replicas %d, status %+v\n", d.Generation, *d.Spec.Replicas, d.Status)
+	rsList, err := r.cs.AppsV1().ReplicaSets(r.ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return b.String() + err.Error()
+	}
+	for _, rs := range rsList.Items {
+		fmt.Fprintf(&b, "replica set %s: spec.replicas %d, status %+v\n", rs.Name, *rs.Spec.Replicas, rs.Status)
+	}
+	return b.String()
+}
+
+// compare requires the real scale events to equal the predicted ones.
+func (r *rolloutRun) compare(what string, got, want []string, rec *recorder) {
+	r.t.Helper()
+	if slices.Equal(got, want) {
+		r.t.Logf("%s: real and predicted agree:\n  %s", what, strings.Join(rec.timedMessages(), "\n  "))
+		return
+	}
+	r.t.Errorf("%s: real ScalingReplicaSet events differ from the prediction\nreal (with phase in the %ds quantum):\n  %s\npredicted:\n  %s",
+		what, sharedPodReadyQuantum, strings.Join(rec.timedMessages(), "\n  "), strings.Join(want, "\n  "))
+}
+
+// checkEvents cross-checks the ReplicaSet watch against the Events API: the controller's
+// ScalingReplicaSet events, oldest first, must be the same messages as the watch saw, up to
+// the correlator's limit of maxSimilarEvents.
+func (r *rolloutRun) checkEvents(ctx context.Context, rec *recorder) {
+	r.t.Helper()
+	all := append(rec.initialMessages(), rec.messages()...)
+	want := all[:min(len(all), maxSimilarEvents)]
+	var got []string
+	err := waitFor(ctx, nil, 15*time.Second, "ScalingReplicaSet events of "+r.ns+"/web", func() (bool, error) {
+		list, err := r.cs.CoreV1().Events(r.ns).List(ctx, metav1.ListOptions{FieldSelector: fields.AndSelectors(
+			fields.OneTermEqualSelector("involvedObject.kind", "Deployment"),
+			fields.OneTermEqualSelector("involvedObject.name", "web"),
+			fields.OneTermEqualSelector("reason", predict.ReasonScaling),
+		).String()})
+		if err != nil {
+			return false, err
+		}
+		items := list.Items
+		// The recorder writes events one at a time in the order they were emitted; within
+		// a second firstTimestamp ties, and the resource version breaks them.
+		sort.SliceStable(items, func(i, j int) bool {
+			if !items[i].FirstTimestamp.Equal(&items[j].FirstTimestamp) {
+				return items[i].FirstTimestamp.Before(&items[j].FirstTimestamp)
+			}
+			a, _ := strconv.ParseInt(items[i].ResourceVersion, 10, 64)
+			b, _ := strconv.ParseInt(items[j].ResourceVersion, 10, 64)
+			return a < b
+		})
+		got = got[:0]
+		for _, e := range items {
+			if strings.HasPrefix(e.Message, "(combined from similar events)") {
+				continue
+			}
+			got = append(got, e.Message)
+		}
+		return len(got) >= len(want), nil
+	})
+	if err != nil || !slices.Equal(got[:min(len(got), len(want))], want) {
+		r.t.Errorf("Events API ScalingReplicaSet messages =\n  %s\nwant (from the ReplicaSet watch, first %d)\n  %s",
+			strings.Join(got, "\n  "), maxSimilarEvents, strings.Join(want, "\n  "))
+	}
+}
+
+// checkDeadline requires the real Deployment to end Progressing=False
+// ProgressDeadlineExceeded at the predicted time, within deadlineTolerance.
+func (r *rolloutRun) checkDeadline(ctx context.Context, plan *predict.Plan, applied time.Time) {
+	r.t.Helper()
+	if !plan.Summary.DeadlineExceeded {
+		r.t.Errorf("plan: DeadlineExceeded = false, want true (stall: %s)", plan.Summary.StallReason)
+		return
+	}
+	var cond *appsv1.DeploymentCondition
+	err := waitFor(ctx, nil, plan.Summary.DeadlineAt+30*time.Second, "ProgressDeadlineExceeded on "+r.ns+"/web", func() (bool, error) {
+		d, err := r.cs.AppsV1().Deployments(r.ns).Get(ctx, "web", metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		cond = deploymentutil.GetDeploymentCondition(d.Status, appsv1.DeploymentProgressing)
+		return cond != nil && cond.Reason == deploymentutil.TimedOutReason, nil
+	})
+	if err != nil {
+		r.t.Errorf("%v (condition %+v)", err, cond)
+		return
+	}
+	if cond.Status != corev1.ConditionFalse {
+		r.t.Errorf("Progressing condition status = %s, want False", cond.Status)
+	}
+	// Condition times are stored in whole seconds.
+	observed := cond.LastUpdateTime.Sub(applied.Truncate(time.Second))
+	diff := observed - plan.Summary.DeadlineAt
+	if diff < -deadlineTolerance || diff > deadlineTolerance {
+		r.t.Errorf("ProgressDeadlineExceeded %s after the apply, predicted %s (tolerance %s)", observed, plan.Summary.DeadlineAt, deadlineTolerance)
+	} else {
+		r.t.Logf("ProgressDeadlineExceeded %s after the apply, predicted %s", observed, plan.Summary.DeadlineAt.Round(time.Millisecond))
+	}
+}
+
+// readState reads the namespace's ReplicaSets and pods back as a starting state for
+// predict.Simulate: each pod is Terminating, Available (Ready for minReadySeconds), Ready or
+// NotReady, and counted under the ReplicaSet that controls it.
+func (r *rolloutRun) readState(ctx context.Context) []predict.ReplicaSetState {
+	r.t.Helper()
+	rsList, err := r.cs.AppsV1().ReplicaSets(r.ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		r.t.Fatalf("list replica sets: %v", err)
+	}
+	pods, err := r.cs.CoreV1().Pods(r.ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		r.t.Fatalf("list pods: %v", err)
+	}
+	now := metav1.Now()
+	var states []predict.ReplicaSetState
+	for i := range rsList.Items {
+		rs := &rsList.Items[i]
+		counts := map[predict.PodPhase]int32{}
+		for j := range pods.Items {
+			p := &pods.Items[j]
+			if ref := metav1.GetControllerOf(p); ref == nil || ref.UID != rs.UID {
+				continue
+			}
+			switch {
+			case p.DeletionTimestamp != nil:
+				counts[predict.PodTerminating]++
+			case podutil.IsPodAvailable(p, rs.Spec.MinReadySeconds, now):
+				counts[predict.PodAvailable]++
+			case podutil.IsPodReady(p):
+				counts[predict.PodReady]++
+			default:
+				counts[predict.PodNotReady]++
+			}
+		}
+		s := predict.ReplicaSetState{ReplicaSet: rs}
+		for _, ph := range []predict.PodPhase{predict.PodAvailable, predict.PodReady, predict.PodNotReady, predict.PodTerminating} {
+			if counts[ph] > 0 {
+				s.Pods = append(s.Pods, predict.PodGroup{Phase: ph, Count: counts[ph]})
+			}
+		}
+		r.t.Logf("state: %s replicas %d pods %v", rs.Name, *rs.Spec.Replicas, s.Pods)
+		states = append(states, s)
+	}
+	return states
+}
+
+// scalingMessages are the plan's ScalingReplicaSet messages in order.
+func scalingMessages(p *predict.Plan) []string {
+	var out []string
+	for _, s := range p.Steps {
+		if s.Reason == predict.ReasonScaling {
+			out = append(out, s.Message)
+		}
+	}
+	return out
+}
+
+// recorder turns every change of a ReplicaSet's spec.replicas in a namespace into the
+// Deployment controller's event message, in the order the API server stored the changes
+// (a watch delivers them in resource-version order). Unlike the Events API it never
+// aggregates or drops.
+type recorder struct {
+	mu      sync.Mutex
+	sizes   map[string]int32
+	initial []string
+	events  []timedMessage
+	last    time.Time
+	cancel  context.CancelFunc
+	done    chan struct{}
+	err     error
+}
+
+type timedMessage struct {
+	at  time.Time
+	msg string
+}
+
+// startRecorder lists the namespace's ReplicaSets and watches them from that list on.
+func startRecorder(ctx context.Context, cs kubernetes.Interface, ns string) (*recorder, error) {
+	list, err := cs.AppsV1().ReplicaSets(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("list replica sets in %s: %w", ns, err)
+	}
+	rec := &recorder{sizes: map[string]int32{}, last: time.Now(), done: make(chan struct{})}
+	for _, rs := range list.Items {
+		rec.sizes[rs.Name] = *rs.Spec.Replicas
+		if *rs.Spec.Replicas > 0 {
+			rec.initial = append(rec.initial, fmt.Sprintf("Scaled up replica set %s from 0 to %d", rs.Name, *rs.Spec.Replicas))
+		}
+	}
+	wctx, cancel := context.WithCancel(ctx)
+	rec.cancel = cancel
+	go rec.loop(wctx, cs, ns, list.ResourceVersion)
+	return rec, nil
+}
+
+func (rec *recorder) loop(ctx context.Context, cs kubernetes.Interface, ns, rv string) {
+	defer close(rec.done)
+	for ctx.Err() == nil {
+		w, err := cs.AppsV1().ReplicaSets(ns).Watch(ctx, metav1.ListOptions{ResourceVersion: rv, AllowWatchBookmarks: true})
+		if err != nil {
+			if ctx.Err() == nil {
+				rec.fail(fmt.Errorf("watch replica sets in %s: %w", ns, err))
+			}
+			return
+		}
+		for ev := range w.ResultChan() {
+			if ev.Type == watch.Error {
+				rec.fail(fmt.Errorf("watch replica sets in %s: %v", ns, apierrors.FromObject(ev.Object)))
+				w.Stop()
+				return
+			}
+			rs, ok := ev.Object.(*appsv1.ReplicaSet)
+			if !ok {
+				continue
+			}
+			rv = rs.ResourceVersion
+			if ev.Type == watch.Added || ev.Type == watch.Modified {
+				rec.observe(rs)
+			}
+		}
+		w.Stop()
+	}
+}
+
+func (rec *recorder) observe(rs *appsv1.ReplicaSet) {
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	before := rec.sizes[rs.Name]
+	after := *rs.Spec.Replicas
+	rec.sizes[rs.Name] = after
+	if before == after {
+		return
+	}
+	op := "up"
+	if after < before {
+		op = "down"
+	}
+	now := time.Now()
+	rec.events = append(rec.events, timedMessage{at: now, msg: fmt.Sprintf("Scaled %s replica set %s from %d to %d", op, rs.Name, before, after)})
+	rec.last = now
+}
+
+func (rec *recorder) fail(err error) {
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	rec.err = err
+}
+
+func (rec *recorder) stop() {
+	rec.cancel()
+	<-rec.done
+}
+
+// count returns how many scale events were seen and when the last one was.
+func (rec *recorder) count() (int, time.Time) {
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	return len(rec.events), rec.last
+}
+
+func (rec *recorder) messages() []string {
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	out := make([]string, 0, len(rec.events))
+	for _, e := range rec.events {
+		out = append(out, e.msg)
+	}
+	return out
+}
+
+// initialMessages are the scale-ups from 0 that made the ReplicaSets the watch started with.
+func (rec *recorder) initialMessages() []string {
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	return append([]string(nil), rec.initial...)
+}
+
+// timedMessages are the messages with their wall time's phase in the pod-ready quantum, for
+// diagnosing a wave that split across a quantum boundary.
+func (rec *recorder) timedMessages() []string {
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	q := sharedPodReadyQuantum * time.Second
+	out := make([]string, 0, len(rec.events))
+	for _, e := range rec.events {
+		out = append(out, fmt.Sprintf("%s  (phase %.2fs)", e.msg, e.at.Sub(e.at.Truncate(q)).Seconds()))
+	}
+	if rec.err != nil {
+		out = append(out, "watch error: "+rec.err.Error())
+	}
+	return out
+}
