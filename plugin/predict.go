@@ -14,6 +14,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-workload/kubectl-workload/gitref"
+	"github.com/kubectl-workload/kubectl-workload/live"
 	"github.com/kubectl-workload/kubectl-workload/predict"
 	"github.com/kubectl-workload/kubectl-workload/predict/report"
 	"github.com/kubectl-workload/kubectl-workload/version"
@@ -54,6 +55,9 @@ type PredictOptions struct {
 	FailNew        bool
 	Output         string
 	Chart          bool
+	Live           bool
+
+	live bool
 
 	request predict.Request
 
@@ -74,6 +78,8 @@ The starting point is one of:
   --from OLD        the old manifests, assumed fully rolled out and available
   --state DUMP      kubectl get deploy,rs,pods -o yaml output, possibly mid-rollout
   --base-ref REF    each -f file as it was at a git ref
+  TYPE/NAME, --live the cluster: the Deployment, its ReplicaSets and their pods,
+                    read with one get and two lists (read-only)
   (nothing)         a Deployment created from scratch
 
 Instead of -f, a change can be described as kubectl would make it, on top of the
@@ -117,6 +123,7 @@ Exit status: 0 when every rollout completes, 1 when one is rejected or stalls,
 	f.BoolVar(&o.FailNew, "fail-new", false, "the new pods never become Ready: show where the rollout stalls")
 	f.StringVarP(&o.Output, "output", "o", "text", "output format: "+strings.Join(report.Formats, ", "))
 	f.BoolVar(&o.Chart, "chart", false, "with -o text: draw the pods over time in the terminal")
+	f.BoolVar(&o.Live, "live", false, "start from the cluster's current state of each -f Deployment (implied by TYPE/NAME without --state)")
 	return cmd
 }
 
@@ -149,6 +156,7 @@ func (o *PredictOptions) Complete(cmd *cobra.Command, args []string) error {
 		return err
 	}
 	r.Targets = targets
+	o.live = o.Live || (len(targets) > 0 && len(o.StateFiles) == 0)
 	if o.BaseRef != "" {
 		ref := o.BaseRef
 		r.ReadAtRef = func(file string) ([]byte, error) {
@@ -219,6 +227,9 @@ func (o *PredictOptions) Validate() error {
 	if o.ReadyAfter < 0 || o.TerminateAfter < 0 {
 		return errors.New("--ready-after and --terminate-after must not be negative")
 	}
+	if o.live && (len(o.StateFiles) > 0 || len(o.From) > 0 || o.BaseRef != "") {
+		return errors.New("the cluster is the starting state: --live and TYPE/NAME do not combine with --from, --state or --base-ref")
+	}
 	if o.Chart && o.Output != "text" {
 		return errors.New("--chart draws in the text output; for a picture use -o svg or -o html")
 	}
@@ -238,6 +249,28 @@ func contains(list []string, s string) bool {
 func (o *PredictOptions) Run(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
+	}
+	if o.live {
+		c, err := live.New(o.configFlags)
+		if err != nil {
+			return err
+		}
+		info, err := c.ServerVersion(ctx)
+		if err != nil {
+			return err
+		}
+		if w := live.SkewWarning(info); w != "" {
+			fmt.Fprintf(o.ErrOut, "warning: %s\n", w)
+		}
+		if o.request.Namespace == "" {
+			o.request.Namespace = c.Namespace
+			for i := range o.request.Targets {
+				if o.request.Targets[i].Namespace == "" {
+					o.request.Targets[i].Namespace = c.Namespace
+				}
+			}
+		}
+		o.request.Fetch = liveFetcher(c, time.Now)
 	}
 	res, err := predict.Run(ctx, o.request)
 	if err != nil {

@@ -34,6 +34,9 @@ type Request struct {
 	StateFiles []string
 	// State is a current state given directly (live mode); it is merged with StateFiles.
 	State *State
+	// Fetch reads the current state of one Deployment (live mode): the Deployment, its
+	// ReplicaSets and their pods. A nil State without error means it does not exist.
+	Fetch func(ctx context.Context, namespace, name string) (*State, error)
 	// BaseRef names a git ref whose version of each file is the old version; ReadAtRef reads
 	// a file at that ref and returns os.ErrNotExist (wrapped) when it did not exist there.
 	BaseRef   string
@@ -145,10 +148,13 @@ func Run(ctx context.Context, req Request) (*Result, error) {
 		if req.WhatIf.Empty() {
 			return nil, errors.New("nothing to predict: give new manifests with -f, or a change (--image, --replicas, --undo, --resume, --restart)")
 		}
-		if state == nil {
-			return nil, errors.New("a change without -f needs the current state: give --state, or a Deployment in the cluster")
+		if state == nil && req.Fetch == nil {
+			return nil, errors.New("a change without -f needs the current state: give --state, or name a Deployment in the cluster")
 		}
 		targets := req.Targets
+		if len(targets) == 0 && state == nil {
+			return nil, errors.New("a change without -f needs a Deployment: name it as deployment/NAME")
+		}
 		if len(targets) == 0 {
 			if len(state.Deployments) != 1 {
 				return nil, fmt.Errorf("state %s holds %d Deployments: name one", state.Source, len(state.Deployments))
@@ -156,11 +162,28 @@ func Run(ctx context.Context, req Request) (*Result, error) {
 			targets = []Target{{Namespace: state.Deployments[0].Namespace, Name: state.Deployments[0].Name}}
 		}
 		for _, t := range targets {
-			cur := state.Deployment(t.Namespace, t.Name)
+			st := state
+			var cur *apps.Deployment
+			if st != nil {
+				cur = st.Deployment(t.Namespace, t.Name)
+			}
+			if cur == nil && req.Fetch != nil {
+				if t.Namespace == "" {
+					t.Namespace = ns
+				}
+				fetched, err := req.Fetch(ctx, t.Namespace, t.Name)
+				if err != nil {
+					return nil, err
+				}
+				if fetched == nil {
+					return nil, fmt.Errorf("deployment %s/%s: not found", t.Namespace, t.Name)
+				}
+				st, cur = fetched, fetched.Deployment(t.Namespace, t.Name)
+			}
 			if cur == nil {
 				return nil, fmt.Errorf("deployment %s/%s: not found in %s", t.Namespace, t.Name, state.Source)
 			}
-			p, err := predictFromState(req, state, cur, nil)
+			p, err := predictFromState(req, st, cur, nil)
 			if err != nil {
 				return nil, err
 			}
@@ -186,10 +209,21 @@ func Run(ctx context.Context, req Request) (*Result, error) {
 		}
 		newObj := apicheck.Object{APIVersion: obj.APIVersion, Kind: obj.Kind, Namespace: obj.Namespace, Name: obj.Name, JSON: obj.JSON}
 		opts := apicheck.Options{Namespace: ns}
-		// The baseline: the stored Deployment of the state, or the old manifest.
+		// The baseline: the stored Deployment of the state (or of the cluster), or the old
+		// manifest.
 		var cur *apps.Deployment
-		if state != nil {
-			cur = state.Deployment(p.Namespace, obj.Name)
+		objState := state
+		if objState != nil {
+			cur = objState.Deployment(p.Namespace, obj.Name)
+		}
+		if cur == nil && req.Fetch != nil {
+			fetched, err := req.Fetch(ctx, p.Namespace, obj.Name)
+			if err != nil {
+				return nil, err
+			}
+			if fetched != nil {
+				objState, cur = fetched, fetched.Deployment(p.Namespace, obj.Name)
+			}
 		}
 		var stored []byte
 		var old *apps.Deployment
@@ -256,7 +290,7 @@ func Run(ctx context.Context, req Request) (*Result, error) {
 		var pred Prediction
 		var err error
 		if cur != nil {
-			pred, err = predictFromState(req, state, cur, d)
+			pred, err = predictFromState(req, objState, cur, d)
 		} else {
 			pred, err = predictFromOld(req, old, d, baseline)
 		}
