@@ -33,12 +33,13 @@ func SkewWarning(info *version.Info) string {
 	if info == nil {
 		return ""
 	}
-	minor, ok := parseMinor(info.Minor)
-	if !ok {
+	major, minor, ok := info.Major, 0, false
+	if minor, ok = parseMinor(info.Minor); !ok {
+		major, _, _ = strings.Cut(strings.TrimPrefix(info.GitVersion, "v"), ".")
 		minor, ok = parseMinor(minorOfGitVersion(info.GitVersion))
 	}
-	if !ok || (info.Major != "" && info.Major != "1") {
-		return ""
+	if !ok || major != "1" {
+		return "" // a development build, or not Kubernetes 1.x: nothing to compare
 	}
 	if minor == EmbeddedMinor {
 		return ""
