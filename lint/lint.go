@@ -22,6 +22,10 @@ import (
 const (
 	RuleUnparsable   = "input/unparsable"
 	RuleDuplicateKey = "input/duplicate-key"
+	// RuleLimitExceeded: a file or document over one of manifest's limits
+	// (MaxFileSize, MaxDocuments, MaxDepth, MaxAliasExpansion); it is not
+	// linted, and every other file is.
+	RuleLimitExceeded = "input/limit-exceeded"
 )
 
 // Options are lint's inputs.
@@ -317,6 +321,9 @@ func addProblems(res *Result, problems []manifest.Problem) {
 		switch p.Kind {
 		case manifest.Unparsable:
 			res.Findings = append(res.Findings, Finding{Rule: RuleUnparsable, Severity: SeverityError, Message: p.Message,
+				File: p.File, Document: p.Document, Line: p.Pos.Line, Column: p.Pos.Column})
+		case manifest.LimitExceeded:
+			res.Findings = append(res.Findings, Finding{Rule: RuleLimitExceeded, Severity: SeverityError, Message: p.Message,
 				File: p.File, Document: p.Document, Line: p.Pos.Line, Column: p.Pos.Column})
 		default:
 			res.Errors = append(res.Errors, errors.New(p.Message))
