@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"slices"
 	"sort"
 	"strconv"
@@ -222,19 +223,85 @@ func TestPredictDeploymentDifferential(t *testing.T) {
 	})
 	for _, sc := range predictScenarios {
 		t.Run(sc.name, func(t *testing.T) {
+			// The scenario runs on its own goroutine, started before t.Parallel: the
+			// scenarios mostly wait on the cluster, and -parallel (GOMAXPROCS, 2 on the
+			// machines this suite targets) would otherwise run them two at a time.
+			st := &scenarioT{}
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				r := &rolloutRun{t: st, c: c, cs: cs, sc: sc, ns: "predict-" + sc.name}
+				verdict := "DISAGREE (stopped)"
+				defer func() {
+					mu.Lock()
+					results = append(results, fmt.Sprintf("  %-30s %s", sc.name, verdict))
+					mu.Unlock()
+				}()
+				verdict = r.run()
+			}()
 			t.Parallel()
-			r := &rolloutRun{t: t, c: c, cs: cs, sc: sc, ns: "predict-" + sc.name}
-			verdict := r.run()
-			mu.Lock()
-			results = append(results, fmt.Sprintf("  %-30s %s", sc.name, verdict))
-			mu.Unlock()
+			<-done
+			st.replay(t)
 		})
+	}
+}
+
+// scenarioT collects what a scenario running on its own goroutine reports, for its subtest to
+// replay. Fatalf ends the scenario's goroutine (runtime.Goexit), as t.Fatalf ends a test's.
+type scenarioT struct {
+	mu      sync.Mutex
+	entries []scenarioEntry
+	failed  bool
+}
+
+type scenarioEntry struct {
+	fail bool
+	msg  string
+}
+
+func (s *scenarioT) Helper() {}
+
+func (s *scenarioT) Logf(format string, args ...any) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.entries = append(s.entries, scenarioEntry{msg: fmt.Sprintf(format, args...)})
+}
+
+func (s *scenarioT) Errorf(format string, args ...any) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.entries = append(s.entries, scenarioEntry{fail: true, msg: fmt.Sprintf(format, args...)})
+	s.failed = true
+}
+
+func (s *scenarioT) Fatalf(format string, args ...any) {
+	s.Errorf(format, args...)
+	runtime.Goexit()
+}
+
+func (s *scenarioT) Failed() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.failed
+}
+
+// replay reports the collected entries to t, in order.
+func (s *scenarioT) replay(t *testing.T) {
+	t.Helper()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, e := range s.entries {
+		if e.fail {
+			t.Error(e.msg)
+		} else {
+			t.Log(e.msg)
+		}
 	}
 }
 
 // rolloutRun is one scenario being run.
 type rolloutRun struct {
-	t  *testing.T
+	t  *scenarioT
 	c  *Cluster
 	cs kubernetes.Interface
 	sc predictScenario
@@ -247,7 +314,7 @@ func (r *rolloutRun) run() string {
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	if err := r.c.EnsureNamespace(ctx, r.ns); err != nil {
-		t.Fatal(err)
+		t.Fatalf("%v", err)
 	}
 	old, next := r.decode(r.sc.old), r.decode(r.sc.next)
 
@@ -260,7 +327,7 @@ func (r *rolloutRun) run() string {
 	}
 	rec, err := startRecorder(ctx, r.cs, r.ns)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("%v", err)
 	}
 	defer rec.stop()
 
