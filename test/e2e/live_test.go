@@ -315,6 +315,12 @@ func readOnlyCommands(env *liveEnv) []ReadOnlyCommand {
 			Check: contains(env.path("deploy-selector.yaml")+":8:3: error api/invalid: spec.selector: Invalid value: ", "field is immutable")},
 		{Name: "lint --against-live overlap", Args: []string{"lint", "-f", env.path("canary.yaml"), "--against-live"}, Exit: []int{0, 1},
 			Check: contains("selector/overlap", "web")},
+		{Name: "predict TYPE/NAME --image", Args: []string{"predict", "deployment/web", "-n", liveNamespace, "--image", "web=nginx:1.28"}, Exit: []int{0, 1},
+			Check: contains("Deployment "+liveNamespace+"/web", `baseline        context "`+ctxName+`"`)},
+		{Name: "predict TYPE NAME --replicas -o json", Args: []string{"predict", "deployments", "web", "-n", liveNamespace, "--replicas", "5", "-o", "json"}, Exit: []int{0, 1},
+			Check: contains(`"name": "web"`, `"replicas": 5`)},
+		{Name: "predict -f --live", Args: []string{"predict", "-f", env.path("deploy-selector.yaml"), "--live"}, Exit: []int{1},
+			Check: contains("field is immutable")},
 	}
 }
 
