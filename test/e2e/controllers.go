@@ -260,11 +260,11 @@ func waitFor(ctx context.Context, procs []*Process, timeout time.Duration, what 
 // same lastTransitionTime therefore become available in the same ReplicaSet sync, whatever
 // order kwok readied them in. The wall clock at quantum boundaries is the shared instant.
 //
-// Example, quantum 2 and minReadySeconds 1: pods created at 10.3s and 10.5s are Ready with
+// Example, quantum 3 and minReadySeconds 1: pods created at 10.3s and 10.5s are Ready with
 // lastTransitionTime 12s and both become available at 13s; the pods the Deployment controller
-// creates in reaction (at about 13.05s) get 14s and become available at 15s. Every wave takes
-// 2s and starts about 1s after a boundary, so a wave splits only if creating and scheduling it
-// takes a second.
+// creates in reaction (at about 13.05s) get 15s and become available at 16s. Every wave takes
+// 3s and starts about 1s after a boundary, so a wave splits only if creating, scheduling and
+// readying it takes two seconds.
 func KwokQuantizedPodStages(quantum int) string {
 	return fmt.Sprintf(kwokQuantizedPodStages, quantum)
 }
