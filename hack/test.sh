@@ -3,12 +3,14 @@
 #
 # Builds (or takes from $HOME/.cache) the real control-plane binaries the
 # end-to-end tests need, then runs vet, a gofmt check, and every Go test,
-# including the differential test against a real v1.37.1 kube-apiserver.
+# including the differential tests against a real v1.37.1 kube-apiserver and,
+# for predict, against the real controllers (kube-controller-manager,
+# kube-scheduler, kwok).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 echo "== control-plane binaries"
-bin=$(bash hack/install-control-plane.sh etcd kube-apiserver kubectl | tail -n 1)
+bin=$(bash hack/install-control-plane.sh etcd kube-apiserver kubectl kube-controller-manager kube-scheduler kwok | tail -n 1)
 export KUBECTL_WORKLOAD_E2E=1
 export KUBECTL_WORKLOAD_E2E_BIN="$bin"
 export KUBECTL="$bin/kubectl"
