@@ -125,6 +125,31 @@ spec:
 // surge3unavailable2 is a spec fragment: RollingUpdate with maxSurge 3, maxUnavailable 2.
 const surge3unavailable2 = "  strategy:\n    rollingUpdate:\n      maxSurge: 3\n      maxUnavailable: 2\n"
 
+// richPodSpec is a pod-spec fragment full of fields the API server defaults.
+const richPodSpec = `      volumes:
+      - name: config
+        configMap:
+          name: web-config
+          optional: true
+      - name: scratch
+        emptyDir: {}
+      initContainers:
+      - name: init
+        image: busybox:1.36
+        command: ["true"]
+        ports:
+        - containerPort: 8080
+        resources:
+          limits:
+            cpu: 100m
+            memory: 64Mi
+        env:
+        - name: POD_NAME
+          valueFrom:
+            fieldRef:
+              fieldPath: metadata.name
+`
+
 // unschedulable is a pod-spec fragment whose pods no kwok node accepts: they stay Pending,
 // never Ready.
 const unschedulable = "      nodeSelector:\n        no-such-label: \"true\"\n"
@@ -267,6 +292,48 @@ var predictScenarios = []predictScenario{
 		name:  "one-replica",
 		old:   webManifest(1, "nginx:1.0", "", ""),
 		steps: next(webManifest(1, "nginx:2.0", "", "")),
+	},
+	{
+		// Two broken templates in a row, then a scale: v2 stuck (new 5, old 8); v3, also
+		// never ready, is created at 0, v2's unready pods are cleaned up and v3 goes to 5;
+		// then 10→20 spreads over v1 and v3 (v2 is at 0). All timed changes of one
+		// simulation: FailNew follows the Deployment's current template.
+		name: "rollover-broken-then-scale",
+		old:  webManifest(10, "nginx:1.0", "", ""),
+		steps: []predictStep{
+			{manifest: webManifest(10, "nginx:2.0", "", unschedulable), fail: true},
+			{manifest: webManifest(10, "nginx:3.0", "", unschedulable)},
+			{manifest: webManifest(20, "nginx:3.0", "", unschedulable)},
+		},
+	},
+	{
+		// Paused mid-rollout and scaled: the paused sync scales proportionally too.
+		name: "paused-mid-rollout-scale",
+		old:  webManifest(10, "nginx:1.0", surge3unavailable2, ""),
+		steps: []predictStep{
+			{manifest: webManifest(10, "nginx:2.0", surge3unavailable2, unschedulable), fail: true},
+			{manifest: webManifest(10, "nginx:2.0", surge3unavailable2+"  paused: true\n", unschedulable)},
+			{manifest: webManifest(20, "nginx:2.0", surge3unavailable2+"  paused: true\n", unschedulable)},
+		},
+	},
+	{
+		// Scale to 0 and back, then a template change at 0 replicas (a new ReplicaSet at 0,
+		// no event).
+		name: "scale-to-zero-and-back",
+		old:  webManifest(3, "nginx:1.0", "", ""),
+		steps: []predictStep{
+			{manifest: webManifest(0, "nginx:1.0", "", "")},
+			{manifest: webManifest(0, "nginx:2.0", "", "")},
+			{manifest: webManifest(4, "nginx:2.0", "", "")},
+		},
+	},
+	{
+		// A template with fields the API server defaults (port protocol, requests from
+		// limits, fieldRef apiVersion, volume defaultMode, imagePullPolicy Always for
+		// :latest): the predicted ReplicaSet names must still be the real ones.
+		name:  "defaulted-template-names",
+		old:   webManifest(2, "nginx:latest", "", richPodSpec),
+		steps: next(webManifest(2, "nginx:1.27", "", richPodSpec)),
 	},
 }
 
