@@ -33,7 +33,8 @@ const (
 		"change at a time, not which."
 	// NoteSurgeIgnoresUnavailable explains that maxSurge wins.
 	NoteSurgeIgnoresUnavailable = "maxSurge > 0: the controller ignores maxUnavailable and starts each new pod " +
-		"beside the old one, deleting the old pod once the new one is available."
+		"beside the old one, deleting the old pod once the new one is available. (The API server refuses a " +
+		"non-zero maxUnavailable beside maxSurge, so the two meet only in objects stored before that check.)"
 	// NoteHostPortSurge names the hostPort-with-surge deadlock.
 	NoteHostPortSurge = "Deadlock: the pod template uses a hostPort and maxSurge > 0. The new pod cannot be " +
 		"scheduled on a node while the old pod holds the port, and the old pod is deleted only once the new one " +

@@ -1,0 +1,542 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/util/retry"
+	"k8s.io/kubernetes/pkg/api/legacyscheme"
+	_ "k8s.io/kubernetes/pkg/apis/apps/install"
+	_ "k8s.io/kubernetes/pkg/apis/core/install"
+	"sigs.k8s.io/yaml"
+
+	"github.com/kubectl-workload/kubectl-workload/predict"
+	"github.com/kubectl-workload/kubectl-workload/predict/daemonset"
+	"github.com/kubectl-workload/kubectl-workload/predict/statefulset"
+)
+
+// How the StatefulSet and DaemonSet differential tests compare the real controllers with the
+// simulations.
+//
+// The pod watch turns every pod the controller creates into "create NAME" and every pod that
+// gets a deletionTimestamp (or disappears unseen) into "delete NAME", in the order the API
+// server reports them. kwok readies and removes pods within milliseconds, so times are not
+// compared, only the order of replacement (StatefulSet) or the wave sizes (DaemonSet, whose
+// per-node order is Go map order). A scenario is settled when its action list has been quiet
+// for stsQuiet.
+const (
+	stsQuiet   = 5 * time.Second
+	stsTimeout = 90 * time.Second
+)
+
+// stsScenario is one StatefulSet rollout: old is created and left to become ready, then next is
+// applied.
+type stsScenario struct {
+	name string
+	old  string
+	next string
+	// broken marks next's pods as never becoming Ready (their nodeSelector matches no node).
+	broken bool
+}
+
+// stsManifest is a StatefulSet named web with replicas, image and extra spec lines (indented
+// under spec:) and extra pod-spec lines (indented under the template's spec:).
+func stsManifest(replicas int, image, extra, podExtra string) string {
+	return fmt.Sprintf(`apiVersion: apps/v1
+kind: StatefulSet
+metadata:
+  name: web
+spec:
+  replicas: %d
+  serviceName: web
+  selector:
+    matchLabels:
+      app: web
+%s
+  template:
+    metadata:
+      labels:
+        app: web
+    spec:
+      terminationGracePeriodSeconds: 0
+%s      containers:
+      - name: web
+        image: %s
+`, replicas, extra, podExtra, image)
+}
+
+const parallelStrategy = "  minReadySeconds: 1\n  podManagementPolicy: Parallel\n  updateStrategy:\n    rollingUpdate:\n      partition: 1\n      maxUnavailable: 2"
+
+var stsScenarios = []stsScenario{
+	{name: "ordered-3", old: stsManifest(3, "nginx:1", "", ""), next: stsManifest(3, "nginx:2", "", "")},
+	{name: "ordered-4-partition-2",
+		old:  stsManifest(4, "nginx:1", "  updateStrategy:\n    rollingUpdate:\n      partition: 2", ""),
+		next: stsManifest(4, "nginx:2", "  updateStrategy:\n    rollingUpdate:\n      partition: 2", "")},
+	{name: "ordered-4-maxunavailable-2",
+		old:  stsManifest(4, "nginx:1", "  updateStrategy:\n    rollingUpdate:\n      maxUnavailable: 2", ""),
+		next: stsManifest(4, "nginx:2", "  updateStrategy:\n    rollingUpdate:\n      maxUnavailable: 2", "")},
+	{name: "ordered-scale-3-to-5-and-update", old: stsManifest(3, "nginx:1", "", ""), next: stsManifest(5, "nginx:2", "", "")},
+	{name: "ordered-scale-5-to-3", old: stsManifest(5, "nginx:1", "", ""), next: stsManifest(3, "nginx:1", "", "")},
+	// minReadySeconds 1: with kwok's quantized Ready times, pods created together become
+	// available together (kwok readies them milliseconds apart, and without minReadySeconds
+	// the controller may see one available before the other and spend the budget on it).
+	{name: "parallel-5-partition-1-maxunavailable-2",
+		old:  stsManifest(5, "nginx:1", parallelStrategy, ""),
+		next: stsManifest(5, "nginx:2", parallelStrategy, "")},
+	{name: "ordered-broken", broken: true,
+		old:  stsManifest(3, "nginx:1", "", ""),
+		next: stsManifest(3, "nginx:2", "", "      nodeSelector:\n        no-such-node: \"true\"\n")},
+}
+
+// TestPredictStatefulSetDifferential applies each scenario to the real StatefulSet controller
+// (kube-controller-manager v1.37.1 with kwok nodes) and checks that the plan's order of pod
+// deletions and creations is the order the controller took, that the predicted revision names
+// are the controller's status.currentRevision and updateRevision, and that a broken revision
+// stalls both.
+func TestPredictStatefulSetDifferential(t *testing.T) {
+	c := sharedCluster(t)
+	sharedControllers(t)
+	cs, err := kubernetes.NewForConfig(c.RESTConfig())
+	if err != nil {
+		t.Fatalf("clientset: %v", err)
+	}
+	for _, sc := range stsScenarios {
+		t.Run(sc.name, func(t *testing.T) {
+			t.Parallel()
+			ns := "sts-" + sc.name
+			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+			defer cancel()
+			if err := c.EnsureNamespace(ctx, ns); err != nil {
+				t.Fatal(err)
+			}
+			old := decodeStatefulSet(t, sc.old, ns)
+			next := decodeStatefulSet(t, sc.next, ns)
+			timing := predict.Timing{ReadyAfter: time.Second, TerminateAfter: 100 * time.Millisecond, FailNew: sc.broken}
+			plan, err := statefulset.Simulate(statefulset.Input{StatefulSet: next, Old: old, Timing: timing})
+			if err != nil {
+				t.Fatalf("Simulate: %v", err)
+			}
+			want := stsPlanActions(plan)
+
+			created, err := cs.AppsV1().StatefulSets(ns).Create(ctx, old, metav1.CreateOptions{})
+			if err != nil {
+				t.Fatalf("create: %v", err)
+			}
+			waitStatefulSetSettled(ctx, t, cs, created)
+			got, err := cs.AppsV1().StatefulSets(ns).Get(ctx, "web", metav1.GetOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Status.UpdateRevision != plan.Header.OldRevision {
+				t.Errorf("old revision: controller %s, predicted %s", got.Status.UpdateRevision, plan.Header.OldRevision)
+			}
+
+			rec := watchPodActions(ctx, t, cs, ns, "app=web")
+			err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+				cur, err := cs.AppsV1().StatefulSets(ns).Get(ctx, "web", metav1.GetOptions{})
+				if err != nil {
+					return err
+				}
+				cur.Spec = next.Spec
+				_, err = cs.AppsV1().StatefulSets(ns).Update(ctx, cur, metav1.UpdateOptions{})
+				return err
+			})
+			if err != nil {
+				t.Fatalf("update: %v", err)
+			}
+			actions := rec.waitQuiet(ctx, stsQuiet, stsTimeout)
+			if next.Spec.PodManagementPolicy == appsv1.ParallelPodManagement {
+				actions, want = sortRuns(actions), sortRuns(want)
+			}
+			final, err := cs.AppsV1().StatefulSets(ns).Get(ctx, "web", metav1.GetOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if final.Status.UpdateRevision != plan.Header.NewRevision {
+				t.Errorf("new revision: controller %s, predicted %s", final.Status.UpdateRevision, plan.Header.NewRevision)
+			}
+			if !slices.Equal(actions, want) {
+				t.Errorf("pod actions:\n  controller: %s\n  plan:       %s", strings.Join(actions, ", "), strings.Join(want, ", "))
+			} else {
+				t.Logf("pod actions agree: %s", strings.Join(actions, ", "))
+			}
+			if sc.broken {
+				if plan.Summary.Completed || final.Status.UpdatedReplicas == *final.Spec.Replicas && final.Status.ReadyReplicas == *final.Spec.Replicas {
+					t.Errorf("broken revision: plan completed %v, controller updated %d ready %d; want both stuck",
+						plan.Summary.Completed, final.Status.UpdatedReplicas, final.Status.ReadyReplicas)
+				}
+			} else if !plan.Summary.Completed {
+				t.Errorf("plan did not complete: %s", plan.Summary.StallReason)
+			}
+		})
+	}
+}
+
+func decodeStatefulSet(t *testing.T, manifest, ns string) *appsv1.StatefulSet {
+	t.Helper()
+	set := &appsv1.StatefulSet{}
+	if err := yaml.UnmarshalStrict([]byte(manifest), set); err != nil {
+		t.Fatalf("decode statefulset: %v", err)
+	}
+	set.Namespace = ns
+	legacyscheme.Scheme.Default(set)
+	return set
+}
+
+// stsPlanActions turns the plan's steps ("Delete Pod web-2 in StatefulSet web successful")
+// into the watcher's form ("delete web-2").
+func stsPlanActions(p *predict.Plan) []string {
+	var out []string
+	for _, s := range p.Steps {
+		f := strings.Fields(s.Message)
+		out = append(out, strings.ToLower(f[0])+" "+f[2])
+	}
+	return out
+}
+
+// sortRuns sorts each run of consecutive actions with the same verb: the controller issues
+// them in one sync (Parallel creates them from concurrent goroutines), so their order within
+// the run carries no meaning.
+func sortRuns(actions []string) []string {
+	out := slices.Clone(actions)
+	for i := 0; i < len(out); {
+		j := i + 1
+		verb := strings.Fields(out[i])[0]
+		for j < len(out) && strings.Fields(out[j])[0] == verb {
+			j++
+		}
+		slices.Sort(out[i:j])
+		i = j
+	}
+	return out
+}
+
+// waitStatefulSetSettled waits until every replica is available at the update revision (the
+// plan's starting state: with v1.37's two-phase rule, Parallel deletes every old pod that is not
+// yet available at once).
+func waitStatefulSetSettled(ctx context.Context, t *testing.T, cs kubernetes.Interface, set *appsv1.StatefulSet) {
+	t.Helper()
+	deadline := time.Now().Add(stsTimeout)
+	for {
+		cur, err := cs.AppsV1().StatefulSets(set.Namespace).Get(ctx, set.Name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatalf("get statefulset: %v", err)
+		}
+		st := cur.Status
+		if st.ObservedGeneration >= cur.Generation && st.AvailableReplicas == *cur.Spec.Replicas && st.UpdatedReplicas == *cur.Spec.Replicas &&
+			st.CurrentRevision == st.UpdateRevision {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("statefulset %s/%s not ready after %s: %+v", set.Namespace, set.Name, stsTimeout, st)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// podActions records pod creations and deletions in a namespace, in watch order.
+type podActions struct {
+	mu      sync.Mutex
+	actions []string
+	// revisions holds each action's pod revision label (controller-revision-hash).
+	revisions []string
+	changed   time.Time
+	seen      map[string]bool // pods whose deletion was recorded
+}
+
+func watchPodActions(ctx context.Context, t *testing.T, cs kubernetes.Interface, ns, selector string) *podActions {
+	t.Helper()
+	list, err := cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: selector})
+	if err != nil {
+		t.Fatalf("list pods: %v", err)
+	}
+	w, err := cs.CoreV1().Pods(ns).Watch(ctx, metav1.ListOptions{LabelSelector: selector, ResourceVersion: list.ResourceVersion})
+	if err != nil {
+		t.Fatalf("watch pods: %v", err)
+	}
+	rec := &podActions{changed: time.Now(), seen: map[string]bool{}}
+	t.Cleanup(w.Stop)
+	go func() {
+		for ev := range w.ResultChan() {
+			pod, ok := ev.Object.(*corev1.Pod)
+			if !ok {
+				continue
+			}
+			rev := pod.Labels[appsv1.ControllerRevisionHashLabelKey]
+			key := string(pod.UID)
+			switch {
+			case ev.Type == watch.Added:
+				rec.add("create "+pod.Name, rev)
+			case (ev.Type == watch.Modified && pod.DeletionTimestamp != nil || ev.Type == watch.Deleted) && !rec.deleted(key):
+				rec.add("delete "+pod.Name, rev)
+			}
+		}
+	}()
+	return rec
+}
+
+func (r *podActions) deleted(uid string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.seen[uid] {
+		return true
+	}
+	r.seen[uid] = true
+	return false
+}
+
+func (r *podActions) add(action, revision string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.actions = append(r.actions, action)
+	r.revisions = append(r.revisions, revision)
+	r.changed = time.Now()
+}
+
+// waitQuiet waits until no action was recorded for quiet (or timeout passes) and returns the
+// actions.
+func (r *podActions) waitQuiet(ctx context.Context, quiet, timeout time.Duration) []string {
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) && ctx.Err() == nil {
+		r.mu.Lock()
+		q := time.Since(r.changed)
+		r.mu.Unlock()
+		if q >= quiet {
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.actions)
+}
+
+// dsScenario is one DaemonSet rollout over the shared kwok nodes.
+//
+// Scenarios without surge use minReadySeconds 1 so that, with kwok's quantized Ready times, a
+// wave becomes available together, as the simulation's waves do. Surge scenarios use 0: the
+// DaemonSet controller re-checks a surged pod's availability only minReadySeconds + 1s after
+// it turns Ready (updatePod), and kwok's quantized stages date Ready up to 2s in the future, so
+// with minReadySeconds > 0 the real controller would wait for an unrelated event (a kwok
+// artefact: a kubelet dates Ready at the moment it happens).
+type dsScenario struct {
+	name            string
+	strategy        string
+	minReadySeconds int
+	podExtra        string
+	// stalls marks a scenario whose rollout never completes.
+	stalls bool
+	// splitWaves marks a scenario whose later waves the real controller may split: with
+	// minReadySeconds 0, pods created together turn available a few milliseconds apart, and a
+	// surging controller reacts to each (the plan's "wave becomes available together" is one of
+	// the possible real sequences). Only the first wave and the totals are compared.
+	splitWaves bool
+}
+
+// dsManifest is a DaemonSet named agent with image, strategy (indented under spec:),
+// minReadySeconds and extra container lines.
+func dsManifest(image string, sc dsScenario) string {
+	return fmt.Sprintf(`apiVersion: apps/v1
+kind: DaemonSet
+metadata:
+  name: agent
+spec:
+  minReadySeconds: %d
+  selector:
+    matchLabels:
+      app: agent
+%s
+  template:
+    metadata:
+      labels:
+        app: agent
+    spec:
+      terminationGracePeriodSeconds: 0
+      containers:
+      - name: agent
+        image: %s
+%s`, sc.minReadySeconds, sc.strategy, image, sc.podExtra)
+}
+
+var dsScenarios = []dsScenario{
+	{name: "default-maxunavailable-1", minReadySeconds: 1},
+	{name: "maxunavailable-50pct-rounds-up", minReadySeconds: 1, strategy: "  updateStrategy:\n    rollingUpdate:\n      maxUnavailable: 50%"},
+	{name: "maxsurge-1", strategy: "  updateStrategy:\n    rollingUpdate:\n      maxUnavailable: 0\n      maxSurge: 1"},
+	{name: "maxsurge-50pct-rounds-up", splitWaves: true, strategy: "  updateStrategy:\n    rollingUpdate:\n      maxUnavailable: 0\n      maxSurge: 50%"},
+	{name: "hostport-surge-deadlock", stalls: true,
+		strategy: "  updateStrategy:\n    rollingUpdate:\n      maxUnavailable: 0\n      maxSurge: 1",
+		podExtra: "        ports:\n        - containerPort: 9100\n          hostPort: 9100\n"},
+}
+
+// TestPredictDaemonSetDifferential applies each scenario to the real DaemonSet controller over
+// the shared kwok nodes and checks that the waves (how many old pods are deleted, how many new
+// pods created, in which order) are the plan's, and that the predicted revision hash is the
+// one the controller labels new pods with. The nodes are read from the cluster, as the plugin
+// would.
+func TestPredictDaemonSetDifferential(t *testing.T) {
+	c := sharedCluster(t)
+	sharedControllers(t)
+	cs, err := kubernetes.NewForConfig(c.RESTConfig())
+	if err != nil {
+		t.Fatalf("clientset: %v", err)
+	}
+	for _, sc := range dsScenarios {
+		t.Run(sc.name, func(t *testing.T) {
+			t.Parallel()
+			ns := "ds-" + sc.name
+			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+			defer cancel()
+			if err := c.EnsureNamespace(ctx, ns); err != nil {
+				t.Fatal(err)
+			}
+			nodeList, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var nodes []*corev1.Node
+			for i := range nodeList.Items {
+				nodes = append(nodes, &nodeList.Items[i])
+			}
+			old := decodeDaemonSet(t, dsManifest("agent:1", sc), ns)
+			next := decodeDaemonSet(t, dsManifest("agent:2", sc), ns)
+			plan, err := daemonset.Simulate(daemonset.Input{DaemonSet: next, Old: old, Nodes: nodes,
+				Timing: predict.Timing{ReadyAfter: time.Second, TerminateAfter: 100 * time.Millisecond}})
+			if err != nil {
+				t.Fatalf("Simulate: %v", err)
+			}
+			want := dsPlanWaves(plan)
+
+			if _, err := cs.AppsV1().DaemonSets(ns).Create(ctx, old, metav1.CreateOptions{}); err != nil {
+				t.Fatalf("create: %v", err)
+			}
+			waitDaemonSetSettled(ctx, t, cs, ns, len(nodes))
+			rec := watchPodActions(ctx, t, cs, ns, "app=agent")
+			err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+				cur, err := cs.AppsV1().DaemonSets(ns).Get(ctx, "agent", metav1.GetOptions{})
+				if err != nil {
+					return err
+				}
+				cur.Spec = next.Spec
+				_, err = cs.AppsV1().DaemonSets(ns).Update(ctx, cur, metav1.UpdateOptions{})
+				return err
+			})
+			if err != nil {
+				t.Fatalf("update: %v", err)
+			}
+			rec.waitQuiet(ctx, stsQuiet, stsTimeout)
+			got := rec.waves()
+			if sc.splitWaves {
+				if len(got) == 0 || got[0] != want[0] || !slices.Equal(waveTotals(got), waveTotals(want)) {
+					t.Errorf("waves (first wave and totals compared):\n  controller: %s\n  plan:       %s", strings.Join(got, ", "), strings.Join(want, ", "))
+				} else {
+					t.Logf("first wave and totals agree: controller %s; plan %s", strings.Join(got, ", "), strings.Join(want, ", "))
+				}
+			} else if !slices.Equal(got, want) {
+				t.Errorf("waves:\n  controller: %s\n  plan:       %s", strings.Join(got, ", "), strings.Join(want, ", "))
+			} else {
+				t.Logf("waves agree: %s", strings.Join(got, ", "))
+			}
+			if plan.Summary.Completed == sc.stalls {
+				t.Errorf("plan completed = %v (%s), want %v", plan.Summary.Completed, plan.Summary.StallReason, !sc.stalls)
+			}
+			newHash := daemonset.RevisionHash(next)
+			rec.mu.Lock()
+			for i, a := range rec.actions {
+				if strings.HasPrefix(a, "create ") && rec.revisions[i] != newHash {
+					t.Errorf("%s has controller-revision-hash %s, predicted %s", a, rec.revisions[i], newHash)
+				}
+			}
+			rec.mu.Unlock()
+		})
+	}
+}
+
+func decodeDaemonSet(t *testing.T, manifest, ns string) *appsv1.DaemonSet {
+	t.Helper()
+	ds := &appsv1.DaemonSet{}
+	if err := yaml.UnmarshalStrict([]byte(manifest), ds); err != nil {
+		t.Fatalf("decode daemonset: %v", err)
+	}
+	ds.Namespace = ns
+	legacyscheme.Scheme.Default(ds)
+	return ds
+}
+
+// dsPlanWaves turns the plan's steps ("Deleted 2 old pods (2 nodes at a time)") into waves
+// ("delete 2").
+func dsPlanWaves(p *predict.Plan) []string {
+	var out []string
+	for _, s := range p.Steps {
+		f := strings.Fields(s.Message)
+		verb := "create"
+		if s.Reason == daemonset.ReasonSuccessfulDelete {
+			verb = "delete"
+		}
+		out = append(out, verb+" "+f[1])
+	}
+	return out
+}
+
+// waveTotals sums waves by verb: "create N", "delete M".
+func waveTotals(waves []string) []string {
+	total := map[string]int{}
+	for _, w := range waves {
+		f := strings.Fields(w)
+		n, _ := strconv.Atoi(f[1])
+		total[f[0]] += n
+	}
+	return []string{"create " + strconv.Itoa(total["create"]), "delete " + strconv.Itoa(total["delete"])}
+}
+
+// waves collapses consecutive actions of the same kind into one wave, "delete 2".
+func (r *podActions) waves() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []string
+	verb, n := "", 0
+	flush := func() {
+		if n > 0 {
+			out = append(out, verb+" "+strconv.Itoa(n))
+		}
+	}
+	for _, a := range r.actions {
+		v := strings.Fields(a)[0]
+		if v != verb {
+			flush()
+			verb, n = v, 0
+		}
+		n++
+	}
+	flush()
+	return out
+}
+
+func waitDaemonSetSettled(ctx context.Context, t *testing.T, cs kubernetes.Interface, ns string, nodes int) {
+	t.Helper()
+	deadline := time.Now().Add(stsTimeout)
+	for {
+		cur, err := cs.AppsV1().DaemonSets(ns).Get(ctx, "agent", metav1.GetOptions{})
+		if err != nil {
+			t.Fatalf("get daemonset: %v", err)
+		}
+		st := cur.Status
+		if st.ObservedGeneration >= cur.Generation && int(st.NumberAvailable) == nodes && int(st.UpdatedNumberScheduled) == nodes {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("daemonset %s/agent not available after %s: %+v", ns, stsTimeout, st)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
