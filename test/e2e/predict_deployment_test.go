@@ -33,26 +33,30 @@ import (
 // How the differential rollout test lines the real cluster up with the simulation.
 //
 // kwok readies pods with KwokQuantizedPodStages(sharedPodReadyQuantum): a pod's Ready
-// condition is dated at the next multiple of the quantum Q (3s) of the wall clock, and every
-// scenario's pods have minReadySeconds M (1s), so a wave of pods created together becomes
-// available together at the boundary + M, and the Deployment controller's next wave starts
-// just after that, M into the next quantum. The simulation models the same world with
-// ReadyAfter Q − M: a wave created at t is available at t + Q. Pods kwok deletes are gone in
-// milliseconds (TerminateAfter 100ms).
+// condition is dated at the next multiple of the quantum Q (3s) of the wall clock. With
+// minReadySeconds M (webManifest sets 1s), a wave of pods created together becomes available
+// together at the boundary + M, and the Deployment controller's next wave starts just after
+// that, M mod Q into the next quantum. The simulation models the same world with ReadyAfter
+// Q − (M mod Q): a wave created at t is available at t + ReadyAfter + M, the same boundary + M.
+// Pods kwok deletes are gone in milliseconds (TerminateAfter 100ms). Each step is applied
+// just after M mod Q into the quantum, where the controller's own waves start.
 //
-// A wave splits only if the controllers take Q − M to create, schedule and ready it. With
-// Q = 2 that margin (1s) was too thin with sixteen scenarios at once on two cores: a third
-// sync of one Deployment came 0.7s after the boundary + M, its pod missed the boundary, and the
-// controller saw the wave as 2 + 1. Changes are applied only once the rollout has settled
-// (complete, paused or stuck): a change made while a wave is in flight races with it in a
-// real cluster too.
+// A wave splits only if the controllers take Q − (M mod Q) to create, schedule and ready it.
+// With Q = 2 that margin (1s) was too thin with sixteen scenarios at once on two cores: a
+// third sync of one Deployment came 0.7s after the boundary + M, its pod missed the boundary,
+// and the controller saw the wave as 2 + 1. Without minReadySeconds pods are available the
+// moment kwok readies them, one by one, and a wave of several pods may split: scenarios should
+// set it. Steps are applied only once the rollout has settled (complete, paused or stuck): a
+// change made while a wave is in flight races with it in a real cluster too, and a fixed
+// ReadyAfter cannot place the change's pods on the quantum grid.
 const (
 	predictMinReadySeconds = 1
-	predictReadyAfter      = (sharedPodReadyQuantum - predictMinReadySeconds) * time.Second
 	predictTerminateAfter  = 100 * time.Millisecond
-	// predictApplyPhase is where in the quantum a change is applied: where the Deployment
-	// controller's own waves start, as far from the next boundary as they are.
-	predictApplyPhase = predictMinReadySeconds*time.Second - 100*time.Millisecond
+	// predictNoMinReadyAfter is ReadyAfter for pods without minReadySeconds: kwok readies a
+	// bound pod within milliseconds.
+	predictNoMinReadyAfter = 100 * time.Millisecond
+	// predictApplyLag is how far past M mod Q into the quantum a step is applied.
+	predictApplyLag = 50 * time.Millisecond
 	// predictQuiet is how long the ReplicaSets must stay unchanged before a rollout that is
 	// not complete counts as stalled: two quanta, enough for any pending wave to land.
 	predictQuiet = 2*sharedPodReadyQuantum*time.Second + time.Second
@@ -120,6 +124,11 @@ spec:
       - name: web
         image: ` + image + `
 `
+}
+
+// withMinReady sets a webManifest's minReadySeconds to m.
+func withMinReady(manifest string, m int) string {
+	return strings.Replace(manifest, "  minReadySeconds: "+strconv.Itoa(predictMinReadySeconds)+"\n", "  minReadySeconds: "+strconv.Itoa(m)+"\n", 1)
 }
 
 // surge3unavailable2 is a spec fragment: RollingUpdate with maxSurge 3, maxUnavailable 2.
@@ -335,6 +344,12 @@ var predictScenarios = []predictScenario{
 		old:   webManifest(2, "nginx:latest", "", richPodSpec),
 		steps: next(webManifest(2, "nginx:1.27", "", richPodSpec)),
 	},
+	{
+		// minReadySeconds 4 (4 mod 3 = 1): waves of 5 new pods take two quanta each.
+		name:  "min-ready-4",
+		old:   withMinReady(webManifest(10, "nginx:1.0", surge3unavailable2, ""), 4),
+		steps: next(withMinReady(webManifest(10, "nginx:2.0", surge3unavailable2, ""), 4)),
+	},
 }
 
 // TestPredictDeploymentDifferential rolls Deployments out on a real control plane
@@ -482,13 +497,13 @@ func (r *rolloutRun) run() string {
 	)
 	for i, step := range r.sc.steps {
 		d := r.decode(step.manifest)
-		at := r.align()
+		at := r.align(d)
 		switch {
 		case i == 0:
-			in = predict.Input{Deployment: d, Old: old, Timing: r.timing(step.fail)}
+			in = predict.Input{Deployment: d, Old: old, Timing: r.timing(d, step.fail)}
 			applied = at
 		case step.fromState:
-			in = predict.Input{Deployment: d, ReplicaSets: r.readState(ctx), Timing: r.timing(step.fail), Start: at}
+			in = predict.Input{Deployment: d, ReplicaSets: r.readState(ctx), Timing: r.timing(d, step.fail), Start: at}
 			// The Deployment as the controller left it, for its conditions.
 			if live, err := r.cs.AppsV1().Deployments(r.ns).Get(ctx, "web", metav1.GetOptions{}); err == nil {
 				in.Deployment.Status.Conditions = live.Status.Conditions
@@ -516,9 +531,17 @@ func (r *rolloutRun) run() string {
 	return fmt.Sprintf("agree (%d events)", len(got))
 }
 
-// timing is the simulated world's timing that matches kwok with the quantized stages.
-func (r *rolloutRun) timing(failNew bool) predict.Timing {
-	return predict.Timing{ReadyAfter: predictReadyAfter, TerminateAfter: predictTerminateAfter, FailNew: failNew}
+// timing is the simulated world's timing that matches kwok with the quantized stages, for
+// pods of d.
+//
+// Example: Q 3s and minReadySeconds 1 give ReadyAfter 3s − 1s = 2s; minReadySeconds 4 gives
+// 3s − 1s = 2s too (created at 1s into a quantum, available at the next boundary + 4s).
+func (r *rolloutRun) timing(d *appsv1.Deployment, failNew bool) predict.Timing {
+	readyAfter := predictNoMinReadyAfter
+	if m := d.Spec.MinReadySeconds; m > 0 {
+		readyAfter = time.Duration(sharedPodReadyQuantum-m%sharedPodReadyQuantum) * time.Second
+	}
+	return predict.Timing{ReadyAfter: readyAfter, TerminateAfter: predictTerminateAfter, FailNew: failNew}
 }
 
 func (r *rolloutRun) simulate(in predict.Input) *predict.Plan {
@@ -549,11 +572,13 @@ func (r *rolloutRun) decode(manifest string) *appsv1.Deployment {
 	return d
 }
 
-// align sleeps until predictApplyPhase into the pod-ready quantum and returns the time.
-func (r *rolloutRun) align() time.Time {
+// align sleeps until (minReadySeconds of d mod Q) + predictApplyLag into the pod-ready
+// quantum Q and returns the time.
+func (r *rolloutRun) align(d *appsv1.Deployment) time.Time {
 	q := sharedPodReadyQuantum * time.Second
+	phase := time.Duration(d.Spec.MinReadySeconds%sharedPodReadyQuantum)*time.Second + predictApplyLag
 	now := time.Now()
-	wait := (predictApplyPhase - now.Sub(now.Truncate(q)) + q) % q
+	wait := (phase - now.Sub(now.Truncate(q)) + q) % q
 	time.Sleep(wait)
 	return time.Now()
 }
