@@ -17,6 +17,7 @@ import (
 	"github.com/kubectl-workload/kubectl-workload/live"
 	"github.com/kubectl-workload/kubectl-workload/predict"
 	"github.com/kubectl-workload/kubectl-workload/predict/report"
+	"github.com/kubectl-workload/kubectl-workload/predict/runner"
 	"github.com/kubectl-workload/kubectl-workload/version"
 )
 
@@ -59,7 +60,7 @@ type PredictOptions struct {
 
 	live bool
 
-	request predict.Request
+	request runner.Request
 
 	genericiooptions.IOStreams
 }
@@ -127,9 +128,9 @@ Exit status: 0 when every rollout completes, 1 when one is rejected or stalls,
 	return cmd
 }
 
-// Complete turns the flags into a predict.Request.
+// Complete turns the flags into a runner.Request.
 func (o *PredictOptions) Complete(cmd *cobra.Command, args []string) error {
-	r := predict.Request{
+	r := runner.Request{
 		Files: o.Filenames, Stdin: o.In, From: o.From, StateFiles: o.StateFiles, BaseRef: o.BaseRef,
 		ReadyAfter: o.ReadyAfter, TerminateAfter: o.TerminateAfter, FailNew: o.FailNew,
 	}
@@ -180,8 +181,8 @@ func (o *PredictOptions) Complete(cmd *cobra.Command, args []string) error {
 }
 
 // parseTargets reads TYPE/NAME or TYPE NAME arguments naming Deployments.
-func parseTargets(args []string, namespace string) ([]predict.Target, error) {
-	var targets []predict.Target
+func parseTargets(args []string, namespace string) ([]runner.Target, error) {
+	var targets []runner.Target
 	for i := 0; i < len(args); i++ {
 		typ, name, ok := strings.Cut(args[i], "/")
 		if !ok {
@@ -196,7 +197,7 @@ func parseTargets(args []string, namespace string) ([]predict.Target, error) {
 		default:
 			return nil, fmt.Errorf("argument %q: predict models Deployments, not %s", args[i], typ)
 		}
-		targets = append(targets, predict.Target{Namespace: namespace, Name: name})
+		targets = append(targets, runner.Target{Namespace: namespace, Name: name})
 	}
 	return targets, nil
 }
@@ -272,7 +273,7 @@ func (o *PredictOptions) Run(ctx context.Context) error {
 		}
 		o.request.Fetch = liveFetcher(c, time.Now)
 	}
-	res, err := predict.Run(ctx, o.request)
+	res, err := runner.Run(ctx, o.request)
 	if err != nil {
 		return err
 	}

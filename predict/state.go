@@ -226,8 +226,8 @@ func (s *State) ReadyAfterFromPods(rs *apps.ReplicaSet) (time.Duration, int, boo
 	return ds[len(ds)/2], len(ds), true
 }
 
-// currentReplicaSet is the ReplicaSet of states whose template equals d's, or nil.
-func currentReplicaSet(d *apps.Deployment, states []ReplicaSetState) *apps.ReplicaSet {
+// CurrentReplicaSet is the ReplicaSet of states whose template equals d's, or nil.
+func CurrentReplicaSet(d *apps.Deployment, states []ReplicaSetState) *apps.ReplicaSet {
 	rsList := make([]*apps.ReplicaSet, 0, len(states))
 	for _, st := range states {
 		rsList = append(rsList, st.ReplicaSet)

@@ -6,11 +6,11 @@ import (
 	"io"
 	"strings"
 
-	"github.com/kubectl-workload/kubectl-workload/predict"
+	"github.com/kubectl-workload/kubectl-workload/predict/runner"
 )
 
 // HTML writes a self-contained page: the SVG timeline, then each prediction's text report.
-func HTML(w io.Writer, res *predict.Result, kubernetesVersion string) error {
+func HTML(w io.Writer, res *runner.Result, kubernetesVersion string) error {
 	svg := &strings.Builder{}
 	if err := SVG(svg, res); err != nil {
 		return err

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kubectl-workload/kubectl-workload/predict"
+	"github.com/kubectl-workload/kubectl-workload/predict/runner"
 )
 
 // SchemaVersion is the version of the -o json/yaml schema (docs/predict-output.md). Fields are
@@ -120,7 +121,7 @@ type problem struct {
 
 func secs(d time.Duration) float64 { return d.Seconds() }
 
-func toDoc(res *predict.Result, kubernetesVersion string) doc {
+func toDoc(res *runner.Result, kubernetesVersion string) doc {
 	out := doc{SchemaVersion: SchemaVersion, KubernetesVersion: kubernetesVersion,
 		Predictions: []prediction{}, Skipped: []skipped{}, Problems: []problem{}}
 	for _, p := range res.Predictions {
@@ -173,7 +174,7 @@ func toPlan(p *predict.Plan) *plan {
 }
 
 // JSON writes res as one JSON document (schema: docs/predict-output.md).
-func JSON(w io.Writer, res *predict.Result, kubernetesVersion string) error {
+func JSON(w io.Writer, res *runner.Result, kubernetesVersion string) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(toDoc(res, kubernetesVersion)); err != nil {

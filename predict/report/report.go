@@ -1,6 +1,6 @@
 // Package report renders predictions: text, a terminal chart, JSON and YAML (schema in
 // docs/predict-output.md), and SVG or HTML timelines. It never decides anything: every number
-// comes from the predict.Result.
+// comes from the runner.Result.
 package report
 
 import (
@@ -13,13 +13,14 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-workload/kubectl-workload/predict"
+	"github.com/kubectl-workload/kubectl-workload/predict/runner"
 )
 
 // Formats are the -o values Write accepts.
 var Formats = []string{"text", "json", "yaml", "svg", "html"}
 
 // Write renders res in format. chart adds a terminal chart to the text format.
-func Write(w io.Writer, format string, res *predict.Result, kubernetesVersion string, chart bool) error {
+func Write(w io.Writer, format string, res *runner.Result, kubernetesVersion string, chart bool) error {
 	switch format {
 	case "", "text":
 		return Text(w, res, chart)
@@ -54,7 +55,7 @@ func seconds(d time.Duration) string {
 
 // Text writes each prediction: a header with the resolved arithmetic, the table of steps, and
 // a summary.
-func Text(w io.Writer, res *predict.Result, chart bool) error {
+func Text(w io.Writer, res *runner.Result, chart bool) error {
 	b := &strings.Builder{}
 	for i, p := range res.Predictions {
 		if i > 0 {
@@ -75,14 +76,14 @@ func Text(w io.Writer, res *predict.Result, chart bool) error {
 	return err
 }
 
-func location(p predict.Prediction) string {
+func location(p runner.Prediction) string {
 	if p.File == "" {
 		return ""
 	}
 	return fmt.Sprintf("  (%s:%d:%d)", p.File, p.Pos.Line, p.Pos.Column)
 }
 
-func writePrediction(b *strings.Builder, p predict.Prediction, chart bool) {
+func writePrediction(b *strings.Builder, p runner.Prediction, chart bool) {
 	fmt.Fprintf(b, "%s %s/%s%s\n", p.Kind, p.Namespace, p.Name, location(p))
 	if len(p.Rejected) > 0 {
 		b.WriteString("  rejected by the API server, so no rollout happens:\n")

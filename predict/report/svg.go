@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kubectl-workload/kubectl-workload/predict"
+	"github.com/kubectl-workload/kubectl-workload/predict/runner"
 )
 
 // The SVG timeline's geometry, in pixels.
@@ -28,8 +28,8 @@ var svgColors = []string{"#9aa5b1", "#3b82f6", "#10b981", "#f59e0b", "#a855f7", 
 
 // SVG writes one timeline panel per predicted plan: each ReplicaSet's pods stacked over time,
 // the available pods as a line, and the strategy's bounds as dashed lines.
-func SVG(w io.Writer, res *predict.Result) error {
-	var panels []predict.Prediction
+func SVG(w io.Writer, res *runner.Result) error {
+	var panels []runner.Prediction
 	for _, p := range res.Predictions {
 		if p.Plan != nil {
 			panels = append(panels, p)
@@ -53,7 +53,7 @@ func SVG(w io.Writer, res *predict.Result) error {
 	return err
 }
 
-func writePanel(b *strings.Builder, p predict.Prediction) {
+func writePanel(b *strings.Builder, p runner.Prediction) {
 	plan := p.Plan
 	names := columns(plan)
 	end := plan.Summary.Duration

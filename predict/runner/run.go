@@ -1,10 +1,14 @@
-package predict
+// Package runner turns plain inputs (manifests, an old version, a state dump, a live
+// cluster's state, a what-if change) into predictions, by running the API tier and then the
+// simulator of each workload kind. It never imports cobra and never prints.
+package runner
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/kubectl-workload/kubectl-workload/predict"
 	"io"
 	"io/fs"
 	"sort"
@@ -33,10 +37,10 @@ type Request struct {
 	// StateFiles are dumps of `kubectl get deploy,rs,pods -o yaml`.
 	StateFiles []string
 	// State is a current state given directly (live mode); it is merged with StateFiles.
-	State *State
+	State *predict.State
 	// Fetch reads the current state of one Deployment (live mode): the Deployment, its
 	// ReplicaSets and their pods. A nil State without error means it does not exist.
-	Fetch func(ctx context.Context, namespace, name string) (*State, error)
+	Fetch func(ctx context.Context, namespace, name string) (*predict.State, error)
 	// BaseRef names a git ref whose version of each file is the old version; ReadAtRef reads
 	// a file at that ref and returns os.ErrNotExist (wrapped) when it did not exist there.
 	BaseRef   string
@@ -45,7 +49,7 @@ type Request struct {
 	Targets []Target
 	// Namespace is the namespace of manifests that name none; "default" when empty.
 	Namespace string
-	WhatIf    WhatIf
+	WhatIf    predict.WhatIf
 	// ReadyAfter and TerminateAfter override the derived timings when not zero.
 	ReadyAfter     time.Duration
 	TerminateAfter time.Duration
@@ -93,7 +97,7 @@ type Prediction struct {
 	Baseline string
 	// Rejected holds what the API server would reject; there is no plan then.
 	Rejected []Rejection
-	Plan     *Plan
+	Plan     *predict.Plan
 	Timing   TimingInfo
 }
 
@@ -304,14 +308,14 @@ func Run(ctx context.Context, req Request) (*Result, error) {
 }
 
 // loadState merges req.State and req.StateFiles.
-func loadState(req Request, res *Result) (*State, error) {
+func loadState(req Request, res *Result) (*predict.State, error) {
 	state := req.State
 	if len(req.StateFiles) == 0 {
 		return state, nil
 	}
 	set := manifest.Load(req.StateFiles, req.Stdin)
 	res.Problems = append(res.Problems, set.Problems...)
-	dump, err := ParseState(set, fmt.Sprint(req.StateFiles))
+	dump, err := predict.ParseState(set, fmt.Sprint(req.StateFiles))
 	if err != nil {
 		return nil, err
 	}
@@ -386,13 +390,13 @@ func predictFromOld(req Request, old, d *apps.Deployment, baseline string) (Pred
 			return Prediction{}, err
 		}
 	}
-	in := Input{Deployment: d, Old: old, Start: req.Start}
+	in := predict.Input{Deployment: d, Old: old, Start: req.Start}
 	return simulate(req, in, d, baseline, notes, nil, nil)
 }
 
 // predictFromState predicts from a state: cur is the Deployment as stored, next the new
 // manifest (nil for a what-if change of cur).
-func predictFromState(req Request, state *State, cur, next *apps.Deployment) (Prediction, error) {
+func predictFromState(req Request, state *predict.State, cur, next *apps.Deployment) (Prediction, error) {
 	states, err := state.ReplicaSetsOf(cur)
 	if err != nil {
 		return Prediction{}, err
@@ -436,17 +440,17 @@ func predictFromState(req Request, state *State, cur, next *apps.Deployment) (Pr
 	if len(states) == 1 {
 		baseline = fmt.Sprintf("%s: 1 ReplicaSet", state.Source)
 	}
-	in := Input{Deployment: d, ReplicaSets: states, Start: start}
+	in := predict.Input{Deployment: d, ReplicaSets: states, Start: start}
 	return simulate(req, in, d, baseline, notes, state, cur)
 }
 
-// simulate fills in the timing and runs Simulate. With a state, the pods of cur's current
+// simulate fills in the timing and runs predict.Simulate. With a state, the pods of cur's current
 // ReplicaSet show how long this workload really takes to become Ready.
-func simulate(req Request, in Input, d *apps.Deployment, baseline string, notes []string, state *State, cur *apps.Deployment) (Prediction, error) {
+func simulate(req Request, in predict.Input, d *apps.Deployment, baseline string, notes []string, state *predict.State, cur *apps.Deployment) (Prediction, error) {
 	ti := TimingInfo{FailNew: req.FailNew}
-	ti.ReadyAfter, ti.ReadySource = DeriveReadyAfter(&d.Spec.Template)
+	ti.ReadyAfter, ti.ReadySource = predict.DeriveReadyAfter(&d.Spec.Template)
 	if state != nil && cur != nil {
-		if rs := currentReplicaSet(cur, in.ReplicaSets); rs != nil {
+		if rs := predict.CurrentReplicaSet(cur, in.ReplicaSets); rs != nil {
 			if took, n, ok := state.ReadyAfterFromPods(rs); ok && took > 0 {
 				ti.ReadyAfter, ti.ReadySource = took.Round(time.Second), fmt.Sprintf("median creation-to-Ready of %d %s of %s", n, plural(n, "pod", "pods"), rs.Name)
 			}
@@ -455,12 +459,12 @@ func simulate(req Request, in Input, d *apps.Deployment, baseline string, notes 
 	if req.ReadyAfter > 0 {
 		ti.ReadyAfter, ti.ReadySource = req.ReadyAfter, "--ready-after"
 	}
-	ti.TerminateAfter, ti.TerminateSource = DeriveTerminateAfter(&d.Spec.Template)
+	ti.TerminateAfter, ti.TerminateSource = predict.DeriveTerminateAfter(&d.Spec.Template)
 	if req.TerminateAfter > 0 {
 		ti.TerminateAfter, ti.TerminateSource = req.TerminateAfter, "--terminate-after"
 	}
-	in.Timing = Timing{ReadyAfter: ti.ReadyAfter, TerminateAfter: ti.TerminateAfter, FailNew: req.FailNew}
-	plan, err := Simulate(in)
+	in.Timing = predict.Timing{ReadyAfter: ti.ReadyAfter, TerminateAfter: ti.TerminateAfter, FailNew: req.FailNew}
+	plan, err := predict.Simulate(in)
 	if err != nil {
 		return Prediction{}, err
 	}
