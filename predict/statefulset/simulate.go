@@ -360,6 +360,12 @@ func (w *world) block(format string, args ...interface{}) {
 //     to the partition, one at a time (gate off) or up to maxUnavailable (gate on).
 func (w *world) sync() bool {
 	set := w.set
+	if set.Spec.UpdateStrategy.Type == apps.RecreateStatefulSetStrategyType {
+		// StatefulSetRecreateStrategy is alpha and off in v1.37: updateStatefulSet records
+		// UnknownStrategy and returns before touching any pod, scaling included.
+		w.block("updateStrategy Recreate needs the StatefulSetRecreateStrategy feature gate (alpha, off by default in v1.37); the controller records UnknownStrategy and does nothing")
+		return false
+	}
 	replicaCount := int(*set.Spec.Replicas)
 	first := startOrdinal(set)
 	replicas := make([]*pod, replicaCount)

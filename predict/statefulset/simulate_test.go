@@ -536,3 +536,35 @@ func TestDeterministic(t *testing.T) {
 		}
 	}
 }
+
+func TestRecreateStrategyNeedsGate(t *testing.T) {
+	old := webSet(t, 3, "nginx:1", "")
+	set := webSet(t, 4, "nginx:2", "  updateStrategy:\n    type: Recreate")
+	p := simulate(t, Input{StatefulSet: set, Old: old, Timing: timing})
+	if len(p.Steps) != 0 || p.Summary.Completed || !strings.Contains(p.Summary.StallReason, "StatefulSetRecreateStrategy") {
+		t.Errorf("steps = %v, completed %v, stall %q; want nothing done and the gate named", timedSteps(p), p.Summary.Completed, p.Summary.StallReason)
+	}
+}
+
+func TestSummaryAndHeader(t *testing.T) {
+	old := webSet(t, 3, "nginx:1", "")
+	set := webSet(t, 3, "nginx:2", "")
+	p := simulate(t, Input{StatefulSet: set, Old: old, Timing: timing})
+	s := p.Summary
+	if !s.Completed || s.Duration != 45*time.Second || s.PeakPods != 3 || s.MinAvailable != 2 {
+		t.Errorf("Summary = %+v, want completed at 45s, peak 3 pods, at least 2 available", s)
+	}
+	oldRev, _ := RevisionName(old)
+	newRev, _ := RevisionName(set)
+	h := p.Header
+	if p.Kind != "StatefulSet" || h.Strategy != "RollingUpdate" || h.Replicas != 3 || h.OldRevision != oldRev || h.NewRevision != newRev || p.NewReplicaSet != newRev {
+		t.Errorf("Header = %+v (kind %s, new %s), want RollingUpdate 3 replicas %s → %s", h, p.Kind, p.NewReplicaSet, oldRev, newRev)
+	}
+	first := p.Steps[0]
+	if first.Reason != ReasonSuccessfulDelete || first.Message != "Delete Pod web-2 in StatefulSet web successful" {
+		t.Errorf("first step = %s %q, want the controller's SuccessfulDelete event", first.Reason, first.Message)
+	}
+	if want := []predict.ReplicaSetSize{{Name: oldRev, Replicas: 2, Pods: 3, Available: 2}, {Name: newRev}}; fmt.Sprint(first.ReplicaSets) != fmt.Sprint(want) {
+		t.Errorf("first step sizes = %+v, want %+v", first.ReplicaSets, want)
+	}
+}
