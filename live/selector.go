@@ -10,6 +10,9 @@ import (
 	"k8s.io/client-go/tools/pager"
 )
 
+// NodesKind is the cluster's nodes, which a DaemonSet prediction reads.
+var NodesKind = kind("", "v1", "nodes", "Node")
+
 // ListSelected lists the objects of kind k in namespace whose labels match selector (a label
 // selector in its string form), with one list request per 500 objects, sorted by name. It is
 // how predict reads a Deployment's ReplicaSets and pods without listing the whole namespace.

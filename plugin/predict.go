@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/kubectl-workload/kubectl-workload/gitref"
 	"github.com/kubectl-workload/kubectl-workload/live"
+	"github.com/kubectl-workload/kubectl-workload/predict/daemonset"
 	"github.com/kubectl-workload/kubectl-workload/predict"
 	"github.com/kubectl-workload/kubectl-workload/predict/report"
 	"github.com/kubectl-workload/kubectl-workload/predict/runner"
@@ -57,6 +59,8 @@ type PredictOptions struct {
 	Output         string
 	Chart          bool
 	Live           bool
+	Nodes          int
+	NodesFile      string
 
 	live bool
 
@@ -70,7 +74,7 @@ func NewCmdPredict(configFlags *genericclioptions.ConfigFlags, streams genericio
 	o := &PredictOptions{configFlags: configFlags, IOStreams: streams}
 	cmd := &cobra.Command{
 		Use:   "predict [-f FILE] [TYPE/NAME | TYPE NAME]",
-		Short: "Show step by step how a Deployment rollout will proceed",
+		Short: "Show step by step how a Deployment, StatefulSet or DaemonSet rollout will proceed",
 		Long: `Predict a Deployment rollout with the Deployment controller's own v1.37 arithmetic:
 which ReplicaSet scales to what and when, the surge and availability bounds, how
 long it takes, and where it stalls when the new pods never become ready.
@@ -124,6 +128,8 @@ Exit status: 0 when every rollout completes, 1 when one is rejected or stalls,
 	f.BoolVar(&o.FailNew, "fail-new", false, "the new pods never become Ready: show where the rollout stalls")
 	f.StringVarP(&o.Output, "output", "o", "text", "output format: "+strings.Join(report.Formats, ", "))
 	f.BoolVar(&o.Chart, "chart", false, "with -o text: draw the pods over time in the terminal")
+	f.IntVar(&o.Nodes, "nodes", 0, "DaemonSets: assume N Ready nodes without taints (default: the state's or the cluster's nodes, else 3)")
+	f.StringVar(&o.NodesFile, "nodes-file", "", "DaemonSets: the nodes, from kubectl get nodes -o yaml")
 	f.BoolVar(&o.Live, "live", false, "start from the cluster's current state of each -f Deployment (implied by TYPE/NAME without --state)")
 	return cmd
 }
@@ -158,6 +164,22 @@ func (o *PredictOptions) Complete(cmd *cobra.Command, args []string) error {
 	}
 	r.Targets = targets
 	o.live = o.Live || (len(targets) > 0 && len(o.StateFiles) == 0)
+	switch {
+	case o.NodesFile != "" && o.Nodes > 0:
+		return errors.New("give --nodes or --nodes-file, not both")
+	case o.NodesFile != "":
+		data, err := os.ReadFile(o.NodesFile)
+		if err != nil {
+			return fmt.Errorf("--nodes-file: %w", err)
+		}
+		if r.Nodes, err = daemonset.ParseNodes(data); err != nil {
+			return fmt.Errorf("--nodes-file %s: %w", o.NodesFile, err)
+		}
+	case o.Nodes > 0:
+		r.Nodes = daemonset.SyntheticNodes(o.Nodes)
+	case o.Nodes < 0:
+		return fmt.Errorf("--nodes %d: must be positive", o.Nodes)
+	}
 	if o.BaseRef != "" {
 		ref := o.BaseRef
 		r.ReadAtRef = func(file string) ([]byte, error) {

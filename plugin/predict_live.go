@@ -22,11 +22,16 @@ var (
 	podsKind, _        = live.KindFor("", "Pod")
 )
 
-// liveFetcher returns predict's Fetch for the cluster of c: one get for the Deployment, one
-// list of the ReplicaSets and one of the pods its selector matches, so three requests (more
-// only when a list has over 500 items). The state's time is the local clock at the read.
-func liveFetcher(c *live.Client, now func() time.Time) func(ctx context.Context, namespace, name string) (*predict.State, error) {
-	return func(ctx context.Context, namespace, name string) (*predict.State, error) {
+// liveFetcher returns the runner's Fetch for the cluster of c. For a Deployment: one get for
+// the Deployment, one list of the ReplicaSets and one of the pods its selector matches, so three
+// requests (more only when a list has over 500 items). For a StatefulSet or DaemonSet: the
+// object and its pods, and for a DaemonSet the nodes. The state's time is the local clock at
+// the read.
+func liveFetcher(c *live.Client, now func() time.Time) func(ctx context.Context, kind, namespace, name string) (*predict.State, error) {
+	return func(ctx context.Context, kind, namespace, name string) (*predict.State, error) {
+		if kind != "Deployment" {
+			return fetchSet(ctx, c, now, kind, namespace, name)
+		}
 		u, err := c.Get(ctx, deploymentsKind, namespace, name)
 		if live.IsNotFound(err) {
 			return nil, nil
@@ -72,4 +77,65 @@ func liveFetcher(c *live.Client, now func() time.Time) func(ctx context.Context,
 
 func fromUnstructured(u *unstructured.Unstructured, into any) error {
 	return runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, into)
+}
+
+// fetchSet reads a StatefulSet or DaemonSet, the pods its selector matches, and for a
+// DaemonSet every node.
+func fetchSet(ctx context.Context, c *live.Client, now func() time.Time, kind, namespace, name string) (*predict.State, error) {
+	k, ok := live.KindFor("apps", kind)
+	if !ok {
+		return nil, fmt.Errorf("predict reads Deployments, StatefulSets and DaemonSets, not %s", kind)
+	}
+	u, err := c.Get(ctx, k, namespace, name)
+	if live.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	state := &predict.State{Now: now(), Source: fmt.Sprintf("context %q", c.Context)}
+	var selector *metav1.LabelSelector
+	switch kind {
+	case "StatefulSet":
+		ss := &apps.StatefulSet{}
+		if err := fromUnstructured(u, ss); err != nil {
+			return nil, fmt.Errorf("context %q: statefulset %s/%s: %w", c.Context, namespace, name, err)
+		}
+		state.StatefulSets, selector = append(state.StatefulSets, ss), ss.Spec.Selector
+	case "DaemonSet":
+		ds := &apps.DaemonSet{}
+		if err := fromUnstructured(u, ds); err != nil {
+			return nil, fmt.Errorf("context %q: daemonset %s/%s: %w", c.Context, namespace, name, err)
+		}
+		state.DaemonSets, selector = append(state.DaemonSets, ds), ds.Spec.Selector
+		nodes, err := c.List(ctx, "", []live.Kind{live.NodesKind})
+		if err != nil {
+			return nil, err
+		}
+		for _, u := range nodes {
+			n := &v1.Node{}
+			if err := fromUnstructured(u, n); err != nil {
+				return nil, fmt.Errorf("context %q: node %s: %w", c.Context, u.GetName(), err)
+			}
+			state.Nodes = append(state.Nodes, n)
+		}
+	default:
+		return nil, fmt.Errorf("predict reads Deployments, StatefulSets and DaemonSets, not %s", kind)
+	}
+	sel, err := metav1.LabelSelectorAsSelector(selector)
+	if err != nil {
+		return nil, fmt.Errorf("context %q: %s %s/%s: selector: %w", c.Context, kind, namespace, name, err)
+	}
+	pods, err := c.ListSelected(ctx, podsKind, namespace, sel.String())
+	if err != nil {
+		return nil, err
+	}
+	for _, u := range pods {
+		p := &v1.Pod{}
+		if err := fromUnstructured(u, p); err != nil {
+			return nil, fmt.Errorf("context %q: pod %s/%s: %w", c.Context, namespace, u.GetName(), err)
+		}
+		state.Pods = append(state.Pods, p)
+	}
+	return state, nil
 }

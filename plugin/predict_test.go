@@ -28,6 +28,10 @@ func TestPredictGolden(t *testing.T) {
 		{name: "predict-state-undo.txt", args: []string{"--state", dir + "state.yaml", "deployment", "web", "--undo"}, wantExit: 0},
 		{name: "predict-state-scale.txt", args: []string{"--state", dir + "state.yaml", "--replicas", "8"}, wantExit: 0},
 		{name: "predict-state-file.txt", args: []string{"--state", dir + "state.yaml", "-f", dir + "new.yaml"}, wantExit: 0},
+		{name: "predict-statefulset.txt", args: []string{"-f", dir + "sts-new.yaml", "--from", dir + "sts-old.yaml"}, wantExit: 0},
+		{name: "predict-statefulset.json", args: []string{"-f", dir + "sts-new.yaml", "--from", dir + "sts-old.yaml", "-o", "json"}, wantExit: 0},
+		{name: "predict-daemonset.txt", args: []string{"-f", dir + "ds-new.yaml", "--from", dir + "ds-old.yaml", "--nodes", "5"}, wantExit: 0},
+		{name: "predict-daemonset-default-nodes.txt", args: []string{"-f", dir + "ds-new.yaml", "--from", dir + "ds-old.yaml"}, wantExit: 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -148,7 +152,7 @@ func TestPredictBaseRef(t *testing.T) {
 	if code != 0 || errOut != "" {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
-	if !strings.Contains(out, "web.yaml at HEAD (assumed fully rolled out and available)") || !strings.Contains(out, "revision        1 → 2") ||
+	if !strings.Contains(out, "web.yaml at HEAD (assumed fully rolled out and available)") || !strings.Contains(out, "1 → 2") ||
 		!strings.Contains(out, "from 0 to 1") {
 		t.Errorf("predict --base-ref HEAD =\n%s\nwant a rollout from the committed version", out)
 	}

@@ -20,9 +20,12 @@ import (
 // ReplicaSets and pods, for example from `kubectl get deploy,rs,pods -o yaml` or from live
 // list calls. Objects are already defaulted by the server.
 type State struct {
-	Deployments []*apps.Deployment
-	ReplicaSets []*apps.ReplicaSet
-	Pods        []*v1.Pod
+	Deployments  []*apps.Deployment
+	ReplicaSets  []*apps.ReplicaSet
+	StatefulSets []*apps.StatefulSet
+	DaemonSets   []*apps.DaemonSet
+	Pods         []*v1.Pod
+	Nodes        []*v1.Node
 	// Now is when the state was taken. ParseState estimates it as the latest timestamp in the
 	// dump; live mode uses the server's clock.
 	Now time.Time
@@ -43,9 +46,18 @@ func ParseState(set *manifest.Set, source string) (*State, error) {
 		case "apps/v1/ReplicaSet":
 			rs := &apps.ReplicaSet{}
 			s.ReplicaSets, target = append(s.ReplicaSets, rs), rs
+		case "apps/v1/StatefulSet":
+			ss := &apps.StatefulSet{}
+			s.StatefulSets, target = append(s.StatefulSets, ss), ss
+		case "apps/v1/DaemonSet":
+			ds := &apps.DaemonSet{}
+			s.DaemonSets, target = append(s.DaemonSets, ds), ds
 		case "v1/Pod":
 			p := &v1.Pod{}
 			s.Pods, target = append(s.Pods, p), p
+		case "v1/Node":
+			n := &v1.Node{}
+			s.Nodes, target = append(s.Nodes, n), n
 		default:
 			continue
 		}
@@ -93,6 +105,51 @@ func (s *State) Deployment(namespace, name string) *apps.Deployment {
 		}
 	}
 	return nil
+}
+
+// StatefulSet returns the StatefulSet namespace/name of the state, or nil.
+func (s *State) StatefulSet(namespace, name string) *apps.StatefulSet {
+	for _, o := range s.StatefulSets {
+		if o.Name == name && (o.Namespace == namespace || o.Namespace == "" || namespace == "") {
+			return o
+		}
+	}
+	return nil
+}
+
+// DaemonSet returns the DaemonSet namespace/name of the state, or nil.
+func (s *State) DaemonSet(namespace, name string) *apps.DaemonSet {
+	for _, o := range s.DaemonSets {
+		if o.Name == name && (o.Namespace == namespace || o.Namespace == "" || namespace == "") {
+			return o
+		}
+	}
+	return nil
+}
+
+// PodsOf returns the pods of the state that owner controls (by UID, or by name in a dump
+// without UIDs) or, when none carries a controller reference, that selector matches.
+func (s *State) PodsOf(owner metav1.Object, kind string, selector *metav1.LabelSelector) ([]*v1.Pod, error) {
+	sel, err := metav1.LabelSelectorAsSelector(selector)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s/%s: selector: %w", kind, owner.GetNamespace(), owner.GetName(), err)
+	}
+	var out []*v1.Pod
+	for _, p := range s.Pods {
+		if p.Namespace != owner.GetNamespace() && p.Namespace != "" && owner.GetNamespace() != "" {
+			continue
+		}
+		if ref := metav1.GetControllerOf(p); ref != nil {
+			if (owner.GetUID() != "" && ref.UID == owner.GetUID()) || (owner.GetUID() == "" && ref.Kind == kind && ref.Name == owner.GetName()) {
+				out = append(out, p)
+			}
+			continue
+		}
+		if sel.Matches(labels.Set(p.Labels)) {
+			out = append(out, p)
+		}
+	}
+	return out, nil
 }
 
 // ReplicaSetsOf returns d's ReplicaSets with their pods as a starting state for Simulate:

@@ -94,7 +94,7 @@ func writePrediction(b *strings.Builder, p runner.Prediction, chart bool) {
 	}
 	plan := p.Plan
 	h := plan.Header
-	row := func(k, v string) { fmt.Fprintf(b, "  %-15s %s\n", k, v) }
+	row := func(k, v string) { fmt.Fprintf(b, "  %-19s %s\n", k, v) }
 	row("baseline", p.Baseline)
 	row("strategy", fmt.Sprintf("%s, %d replicas", h.Strategy, h.Replicas))
 	for _, s := range h.Settings {
@@ -111,7 +111,11 @@ func writePrediction(b *strings.Builder, p runner.Prediction, chart bool) {
 		row("revision", fmt.Sprintf("%s (unchanged)", orNone(h.NewRevision)))
 	}
 	if plan.NewReplicaSet != "" {
-		row("new ReplicaSet", plan.NewReplicaSet)
+		if p.Kind == "Deployment" {
+			row("new ReplicaSet", plan.NewReplicaSet)
+		} else {
+			row("new revision", plan.NewReplicaSet)
+		}
 		if h.NameNote != "" {
 			row("", "("+h.NameNote+")")
 		}

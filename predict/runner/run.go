@@ -16,6 +16,7 @@ import (
 	"time"
 
 	apps "k8s.io/api/apps/v1"
+	v1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	deploymentutil "k8s.io/kubernetes/pkg/controller/deployment/util"
@@ -40,7 +41,11 @@ type Request struct {
 	State *predict.State
 	// Fetch reads the current state of one Deployment (live mode): the Deployment, its
 	// ReplicaSets and their pods. A nil State without error means it does not exist.
-	Fetch func(ctx context.Context, namespace, name string) (*predict.State, error)
+	// kind is "Deployment", "StatefulSet" or "DaemonSet"; for the sets the state holds the
+	// object and the pods its selector matches (and for a DaemonSet, the nodes).
+	Fetch func(ctx context.Context, kind, namespace, name string) (*predict.State, error)
+	// Nodes are the nodes a DaemonSet runs on when the state has none (--nodes, --nodes-file).
+	Nodes []*v1.Node
 	// BaseRef names a git ref whose version of each file is the old version; ReadAtRef reads
 	// a file at that ref and returns os.ErrNotExist (wrapped) when it did not exist there.
 	BaseRef   string
@@ -175,7 +180,7 @@ func Run(ctx context.Context, req Request) (*Result, error) {
 				if t.Namespace == "" {
 					t.Namespace = ns
 				}
-				fetched, err := req.Fetch(ctx, t.Namespace, t.Name)
+				fetched, err := req.Fetch(ctx, "Deployment", t.Namespace, t.Name)
 				if err != nil {
 					return nil, err
 				}
@@ -206,9 +211,17 @@ func Run(ctx context.Context, req Request) (*Result, error) {
 		if p.Namespace == "" {
 			p.Namespace = ns
 		}
+		if obj.APIVersion == "apps/v1" && (obj.Kind == "StatefulSet" || obj.Kind == "DaemonSet") {
+			pred, err := predictSet(ctx, req, checker, state, oldSet, obj, p, ns)
+			if err != nil {
+				return nil, err
+			}
+			res.Predictions = append(res.Predictions, pred)
+			continue
+		}
 		if obj.Kind != "Deployment" || obj.APIVersion != "apps/v1" {
 			res.Skipped = append(res.Skipped, SkippedObject{File: obj.File, Document: obj.Document, Pos: obj.Start, Ref: obj.Ref(),
-				Reason: "predict models apps/v1 Deployments"})
+				Reason: "predict models apps/v1 Deployments, StatefulSets and DaemonSets"})
 			continue
 		}
 		newObj := apicheck.Object{APIVersion: obj.APIVersion, Kind: obj.Kind, Namespace: obj.Namespace, Name: obj.Name, JSON: obj.JSON}
@@ -221,7 +234,7 @@ func Run(ctx context.Context, req Request) (*Result, error) {
 			cur = objState.Deployment(p.Namespace, obj.Name)
 		}
 		if cur == nil && req.Fetch != nil {
-			fetched, err := req.Fetch(ctx, p.Namespace, obj.Name)
+			fetched, err := req.Fetch(ctx, "Deployment", p.Namespace, obj.Name)
 			if err != nil {
 				return nil, err
 			}
@@ -328,7 +341,10 @@ func loadState(req Request, res *Result) (*predict.State, error) {
 	merged := *state
 	merged.Deployments = append(append([]*apps.Deployment(nil), state.Deployments...), dump.Deployments...)
 	merged.ReplicaSets = append(append([]*apps.ReplicaSet(nil), state.ReplicaSets...), dump.ReplicaSets...)
-	merged.Pods = append(merged.Pods, dump.Pods...)
+	merged.StatefulSets = append(append([]*apps.StatefulSet(nil), state.StatefulSets...), dump.StatefulSets...)
+	merged.DaemonSets = append(append([]*apps.DaemonSet(nil), state.DaemonSets...), dump.DaemonSets...)
+	merged.Pods = append(append([]*v1.Pod(nil), state.Pods...), dump.Pods...)
+	merged.Nodes = append(append([]*v1.Node(nil), state.Nodes...), dump.Nodes...)
 	return &merged, nil
 }
 
@@ -356,11 +372,11 @@ func findOld(req Request, oldSet *manifest.Set, obj *manifest.Object, namespace,
 		if ons == "" {
 			ons = defaultNS
 		}
-		if o.Kind == "Deployment" && o.Name == obj.Name && ons == namespace {
+		if o.Kind == obj.Kind && o.Name == obj.Name && ons == namespace {
 			return o, where, nil
 		}
 	}
-	return nil, fmt.Sprintf("none: no Deployment %s/%s in %s", namespace, obj.Name, where), nil
+	return nil, fmt.Sprintf("none: no %s %s/%s in %s", obj.Kind, namespace, obj.Name, where), nil
 }
 
 func predictFromOld(req Request, old, d *apps.Deployment, baseline string) (Prediction, error) {

@@ -1,0 +1,215 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+
+	apps "k8s.io/api/apps/v1"
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/kubectl-workload/kubectl-workload/apicheck"
+	"github.com/kubectl-workload/kubectl-workload/manifest"
+	"github.com/kubectl-workload/kubectl-workload/predict"
+	"github.com/kubectl-workload/kubectl-workload/predict/daemonset"
+	"github.com/kubectl-workload/kubectl-workload/predict/statefulset"
+)
+
+// DefaultNodes is how many Ready nodes a DaemonSet prediction assumes when neither a state, a
+// cluster nor --nodes/--nodes-file gives them.
+const DefaultNodes = 3
+
+// predictSet predicts a StatefulSet or DaemonSet of the new manifests, the way Run predicts a
+// Deployment: the baseline (state, cluster, --from or --base-ref), the API tier (an update of
+// the stored object when there is one), then the kind's simulator.
+func predictSet(ctx context.Context, req Request, checker *apicheck.Checker, state *predict.State, oldSet *manifest.Set, obj *manifest.Object, p Prediction, ns string) (Prediction, error) {
+	newObj := apicheck.Object{APIVersion: obj.APIVersion, Kind: obj.Kind, Namespace: obj.Namespace, Name: obj.Name, JSON: obj.JSON}
+	opts := apicheck.Options{Namespace: ns}
+	lookup := func(st *predict.State) runtime.Object {
+		if st == nil {
+			return nil
+		}
+		switch obj.Kind {
+		case "StatefulSet":
+			if o := st.StatefulSet(p.Namespace, obj.Name); o != nil {
+				return o
+			}
+		case "DaemonSet":
+			if o := st.DaemonSet(p.Namespace, obj.Name); o != nil {
+				return o
+			}
+		}
+		return nil
+	}
+	objState := state
+	cur := lookup(objState)
+	if cur == nil && req.Fetch != nil {
+		fetched, err := req.Fetch(ctx, obj.Kind, p.Namespace, obj.Name)
+		if err != nil {
+			return Prediction{}, err
+		}
+		if fetched != nil {
+			objState, cur = fetched, lookup(fetched)
+		}
+	}
+	var stored []byte
+	var old runtime.Object
+	baseline := fmt.Sprintf("none: the %s is created", obj.Kind)
+	switch {
+	case cur != nil:
+		js, err := json.Marshal(cur)
+		if err != nil {
+			return Prediction{}, fmt.Errorf("%s %s/%s: encode the current state: %w", obj.Kind, p.Namespace, obj.Name, err)
+		}
+		stored = withResourceVersion(js)
+		baseline = objState.Source
+	case oldSet != nil || req.BaseRef != "":
+		oldObj, where, err := findOld(req, oldSet, obj, p.Namespace, ns)
+		if err != nil {
+			return Prediction{}, err
+		}
+		baseline = where
+		if oldObj != nil {
+			js, err := checker.CreatedByApply(ctx, apicheck.Object{APIVersion: oldObj.APIVersion, Kind: oldObj.Kind,
+				Namespace: oldObj.Namespace, Name: oldObj.Name, JSON: oldObj.JSON}, opts)
+			if err != nil {
+				return Prediction{}, fmt.Errorf("%s: document %d: old %s: %w", oldObj.File, oldObj.Document, oldObj.Ref(), err)
+			}
+			stored = js
+			if old, err = decodeSet(obj.Kind, js); err != nil {
+				return Prediction{}, fmt.Errorf("%s: document %d: old %s: %w", oldObj.File, oldObj.Document, oldObj.Ref(), err)
+			}
+			baseline += " (assumed fully rolled out and available)"
+		}
+	}
+	var check apicheck.Result
+	if stored != nil {
+		applied := newObj
+		if a, err := apicheck.Applied(stored, newObj); err == nil {
+			applied = a
+		}
+		check = checker.CheckUpdate(ctx, apicheck.Object{APIVersion: obj.APIVersion, Kind: obj.Kind, Namespace: p.Namespace, Name: obj.Name, JSON: stored},
+			applied, opts)
+	} else {
+		check = checker.Check(ctx, newObj, opts)
+	}
+	for _, is := range check.Issues {
+		if is.Warning {
+			continue
+		}
+		pos, _ := obj.Position(is.Field)
+		p.Rejected = append(p.Rejected, Rejection{Rule: is.Rule, Field: is.Field, Message: is.Message, Pos: pos})
+	}
+	if len(p.Rejected) > 0 || check.Versioned == nil {
+		return p, nil
+	}
+	p.Baseline = baseline
+	ti := TimingInfo{FailNew: req.FailNew}
+	var plan *predict.Plan
+	var err error
+	switch next := check.Versioned.DeepCopyObject().(type) {
+	case *apps.StatefulSet:
+		next.Namespace = p.Namespace
+		ti = timingFor(req, &next.Spec.Template)
+		in := statefulset.Input{StatefulSet: next, Start: req.Start,
+			Timing: predict.Timing{ReadyAfter: ti.ReadyAfter, TerminateAfter: ti.TerminateAfter, FailNew: req.FailNew}}
+		if c, ok := cur.(*apps.StatefulSet); ok {
+			// The stored object's status (revisions, collisionCount) under the new spec.
+			next.Status = c.Status
+			next.UID = c.UID
+			if in.Pods, err = objState.PodsOf(c, "StatefulSet", c.Spec.Selector); err != nil {
+				return Prediction{}, err
+			}
+			in.CurrentRevision = c.Status.CurrentRevision
+			if in.Start.IsZero() {
+				in.Start = objState.Now
+			}
+		} else if o, ok := old.(*apps.StatefulSet); ok {
+			in.Old = o
+		}
+		plan, err = statefulset.Simulate(in)
+	case *apps.DaemonSet:
+		next.Namespace = p.Namespace
+		ti = timingFor(req, &next.Spec.Template)
+		in := daemonset.Input{DaemonSet: next, Start: req.Start, Nodes: req.Nodes,
+			Timing: predict.Timing{ReadyAfter: ti.ReadyAfter, TerminateAfter: ti.TerminateAfter, FailNew: req.FailNew}}
+		if objState != nil && len(objState.Nodes) > 0 {
+			in.Nodes = objState.Nodes
+		}
+		if len(in.Nodes) == 0 {
+			in.Nodes = daemonset.SyntheticNodes(DefaultNodes)
+		}
+		if c, ok := cur.(*apps.DaemonSet); ok {
+			next.Status = c.Status
+			next.UID = c.UID
+			if in.Pods, err = objState.PodsOf(c, "DaemonSet", c.Spec.Selector); err != nil {
+				return Prediction{}, err
+			}
+			if in.Start.IsZero() {
+				in.Start = objState.Now
+			}
+		} else if o, ok := old.(*apps.DaemonSet); ok {
+			in.Old = o
+		}
+		plan, err = daemonset.Simulate(in)
+		if err == nil && len(req.Nodes) == 0 && (objState == nil || len(objState.Nodes) == 0) {
+			plan.Notes = append(plan.Notes, fmt.Sprintf("no nodes given: %d Ready nodes assumed (--nodes N or --nodes-file)", DefaultNodes))
+		}
+	default:
+		return Prediction{}, fmt.Errorf("%s: document %d: %s: unexpected %T", obj.File, obj.Document, obj.Ref(), next)
+	}
+	if err != nil {
+		return Prediction{}, fmt.Errorf("%s: document %d: %s: %w", obj.File, obj.Document, obj.Ref(), err)
+	}
+	sort.Strings(plan.Notes)
+	p.Plan, p.Timing = plan, ti
+	return p, nil
+}
+
+// timingFor derives the world's timing from the template, unless the request sets it.
+func timingFor(req Request, tpl *v1.PodTemplateSpec) TimingInfo {
+	ti := TimingInfo{FailNew: req.FailNew}
+	ti.ReadyAfter, ti.ReadySource = predict.DeriveReadyAfter(tpl)
+	if req.ReadyAfter > 0 {
+		ti.ReadyAfter, ti.ReadySource = req.ReadyAfter, "--ready-after"
+	}
+	ti.TerminateAfter, ti.TerminateSource = predict.DeriveTerminateAfter(tpl)
+	if req.TerminateAfter > 0 {
+		ti.TerminateAfter, ti.TerminateSource = req.TerminateAfter, "--terminate-after"
+	}
+	return ti
+}
+
+func decodeSet(kind string, js []byte) (runtime.Object, error) {
+	var o runtime.Object
+	switch kind {
+	case "StatefulSet":
+		o = &apps.StatefulSet{}
+	case "DaemonSet":
+		o = &apps.DaemonSet{}
+	default:
+		return nil, fmt.Errorf("unexpected kind %s", kind)
+	}
+	return o, json.Unmarshal(js, o)
+}
+
+// withResourceVersion gives a stored object from a trimmed dump the resourceVersion the server
+// always has and an update must carry.
+func withResourceVersion(js []byte) []byte {
+	var m map[string]any
+	if err := json.Unmarshal(js, &m); err != nil {
+		return js
+	}
+	meta, _ := m["metadata"].(map[string]any)
+	if meta == nil || meta["resourceVersion"] != nil {
+		return js
+	}
+	meta["resourceVersion"] = "1"
+	out, err := json.Marshal(m)
+	if err != nil {
+		return js
+	}
+	return out
+}
