@@ -30,6 +30,8 @@ type Input struct {
 	stdin bool
 	// skip, when set, is why the file is not parsed (a Kustomize patch).
 	skip string
+	// tooBig is set when standard input holds more than MaxFileSize bytes.
+	tooBig bool
 }
 
 // Expand turns path arguments into the inputs to load, in order and without
@@ -47,10 +49,14 @@ func Expand(paths []string, stdin io.Reader) ([]Input, []Problem) {
 				continue
 			}
 			seen[StdinName] = true
-			data, err := io.ReadAll(stdin)
+			data, err := io.ReadAll(io.LimitReader(stdin, MaxFileSize+1))
 			if err != nil {
 				problems = append(problems, Problem{Source: Source{File: StdinName}, Kind: Unreadable,
 					Message: fmt.Sprintf("read standard input: %v", err)})
+				continue
+			}
+			if len(data) > MaxFileSize {
+				inputs = append(inputs, Input{Name: StdinName, stdin: true, tooBig: true})
 				continue
 			}
 			inputs = append(inputs, Input{Name: StdinName, data: data, stdin: true})
@@ -80,13 +86,24 @@ func (in Input) Load() *Set {
 	data := in.data
 	if !in.stdin {
 		var err error
-		if data, err = os.ReadFile(in.Name); err != nil {
-			set.Problems = append(set.Problems, Problem{Source: Source{File: in.Name}, Kind: Unreadable,
-				Message: fmt.Sprintf("read %s: %v", in.Name, errors.Unwrap(err))})
+		if data, err = readFile(in.Name); err != nil {
+			var tooBig *tooBigError
+			if errors.As(err, &tooBig) {
+				set.Files++
+				set.Problems = append(set.Problems, Problem{Source: Source{File: in.Name}, Kind: LimitExceeded, Pos: Pos{Line: 1, Column: 1},
+					Message: tooBig.Error()})
+				return set
+			}
+			set.Problems = append(set.Problems, Problem{Source: Source{File: in.Name}, Kind: Unreadable, Message: err.Error()})
 			return set
 		}
 	}
 	set.Files++
+	if in.tooBig {
+		set.Problems = append(set.Problems, Problem{Source: Source{File: in.Name}, Kind: LimitExceeded, Pos: Pos{Line: 1, Column: 1},
+			Message: fmt.Sprintf("standard input holds more than %d bytes (manifest.MaxFileSize); it is not read", MaxFileSize)})
+		return set
+	}
 	if in.skip != "" {
 		set.Skipped = append(set.Skipped, Skipped{Source: Source{File: in.Name}, Pos: Pos{Line: 1, Column: 1}, Reason: in.skip})
 		return set
@@ -94,6 +111,42 @@ func (in Input) Load() *Set {
 	parse(set, in.Name, data)
 	set.sort()
 	return set
+}
+
+// tooBigError is a file larger than MaxFileSize.
+type tooBigError struct {
+	name string
+	// size is the file's size, or -1 when it is known only to be too big.
+	size int64
+}
+
+func (e *tooBigError) Error() string {
+	if e.size < 0 {
+		return fmt.Sprintf("%s is larger than %d bytes (manifest.MaxFileSize); it is not read", e.name, MaxFileSize)
+	}
+	return fmt.Sprintf("%s is %d bytes, more than %d (manifest.MaxFileSize); it is not read", e.name, e.size, MaxFileSize)
+}
+
+// readFile reads a file of at most MaxFileSize bytes. A larger one is not
+// read: its size is checked first, and the read is bounded in case the file
+// grows or is not a regular file.
+func readFile(name string) ([]byte, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", name, errors.Unwrap(err))
+	}
+	defer f.Close()
+	if info, err := f.Stat(); err == nil && info.Size() > MaxFileSize {
+		return nil, &tooBigError{name: name, size: info.Size()}
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", name, errors.Unwrap(err))
+	}
+	if len(data) > MaxFileSize {
+		return nil, &tooBigError{name: name, size: -1}
+	}
+	return data, nil
 }
 
 // Load reads every path (see Expand) and parses every file, one after the
@@ -169,8 +222,13 @@ func parse(set *Set, file string, data []byte) {
 		parseJSONStream(set, file, data)
 		return
 	}
+	chunks := splitYAML(data)
+	if !withinDocumentLimit(set, file, chunks) {
+		return
+	}
+	budget := &aliasBudget{}
 	doc := 0
-	for _, c := range splitYAML(data) {
+	for _, c := range chunks {
 		if c.badSeparator != "" {
 			set.Problems = append(set.Problems, Problem{Source: Source{File: file, Document: doc}, Kind: Unparsable,
 				Pos: Pos{Line: c.startLine - 1, Column: 1}, Message: c.badSeparator})
@@ -179,9 +237,27 @@ func parse(set *Set, file string, data []byte) {
 			continue
 		}
 		set.Documents++
-		loadYAMLDocument(set, Source{File: file, Document: doc}, c)
+		loadYAMLDocument(set, Source{File: file, Document: doc}, c, budget)
 		doc++
 	}
+}
+
+// withinDocumentLimit reports whether a file's documents are no more than
+// MaxDocuments; if not, it records the problem at the first one too many.
+func withinDocumentLimit(set *Set, file string, chunks []chunk) bool {
+	n := 0
+	for _, c := range chunks {
+		if isBlank(c.text) {
+			continue
+		}
+		if n++; n > MaxDocuments {
+			set.Problems = append(set.Problems, Problem{Source: Source{File: file, Document: MaxDocuments}, Kind: LimitExceeded,
+				Pos: Pos{Line: c.startLine, Column: 1}, Message: fmt.Sprintf(
+					"the file holds more than %d documents (manifest.MaxDocuments); this is document %d, and the file is not linted", MaxDocuments, n)})
+			return false
+		}
+	}
+	return true
 }
 
 // looksLikeJSON sniffs the stream the way kubectl's YAMLOrJSONDecoder does: a
@@ -288,11 +364,17 @@ func templateLine(c chunk) (int, bool) {
 
 // loadYAMLDocument parses one YAML document: yaml.v3 for positions and
 // duplicate keys, kubectl's own YAML-to-JSON conversion for the content.
-func loadYAMLDocument(set *Set, src Source, c chunk) {
+func loadYAMLDocument(set *Set, src Source, c chunk, budget *aliasBudget) {
 	var root yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(c.text))
 	if err := dec.Decode(&root); err != nil {
 		set.Problems = append(set.Problems, yamlProblem(src, c, err))
+		return
+	}
+	// Checked before anything expands aliases or recurses over the content.
+	if msg, at := checkShape(&root, budget); at != nil {
+		set.Problems = append(set.Problems, Problem{Source: src, Kind: LimitExceeded,
+			Pos: Pos{Line: c.startLine + at.Line - 1, Column: at.Column}, Message: msg})
 		return
 	}
 	var extra yaml.Node
@@ -314,21 +396,39 @@ func loadYAMLDocument(set *Set, src Source, c chunk) {
 }
 
 // parseJSONStream loads a stream of JSON values, as kubectl does for a file
-// that starts with '{'.
+// that starts with '{'. The values are split first, so that a file over
+// MaxDocuments is refused before any is parsed.
 func parseJSONStream(set *Set, file string, data []byte) {
+	type value struct {
+		raw   json.RawMessage
+		start int64
+	}
+	var values []value
 	dec := json.NewDecoder(bytes.NewReader(data))
-	doc := 0
 	for {
 		var raw json.RawMessage
 		before := dec.InputOffset()
 		err := dec.Decode(&raw)
 		if errors.Is(err, io.EOF) {
+			break
+		}
+		if len(values) == MaxDocuments {
+			set.Documents += len(values) + 1
+			set.Problems = append(set.Problems, Problem{Source: Source{File: file, Document: MaxDocuments}, Kind: LimitExceeded,
+				Pos: offsetPos(data, before), Message: fmt.Sprintf(
+					"the file holds more than %d JSON values (manifest.MaxDocuments); the file is not linted", MaxDocuments)})
 			return
 		}
-		set.Documents++
-		src := Source{File: file, Document: doc}
-		doc++
+		if err != nil && strings.Contains(err.Error(), "exceeded max depth") {
+			// encoding/json stops at 10,000 levels, beyond MaxDepth.
+			set.Documents++
+			set.Problems = append(set.Problems, Problem{Source: Source{File: file, Document: len(values)}, Kind: LimitExceeded,
+				Pos: offsetPos(data, before), Message: fmt.Sprintf(
+					"document nests more than %d levels deep (manifest.MaxDepth); it is not linted, nor is the rest of the file", MaxDepth)})
+			break
+		}
 		if err != nil {
+			set.Documents++
 			off := before
 			var se *json.SyntaxError
 			var te *json.UnmarshalTypeError
@@ -338,24 +438,34 @@ func parseJSONStream(set *Set, file string, data []byte) {
 			case errors.As(err, &te):
 				off = te.Offset
 			}
-			set.Problems = append(set.Problems, Problem{Source: src, Kind: Unparsable, Pos: offsetPos(data, off),
-				Message: fmt.Sprintf("cannot parse JSON: %v (the rest of the file is not read)", err)})
-			return
+			// The values before the error are still loaded.
+			set.Problems = append(set.Problems, Problem{Source: Source{File: file, Document: len(values)}, Kind: Unparsable,
+				Pos: offsetPos(data, off), Message: fmt.Sprintf("cannot parse JSON: %v (the rest of the file is not read)", err)})
+			break
 		}
 		end := dec.InputOffset()
-		start := end - int64(len(raw))
-		pos := offsetPos(data, start)
+		values = append(values, value{raw: raw, start: end - int64(len(raw))})
+	}
+	for doc, v := range values {
+		set.Documents++
+		src := Source{File: file, Document: doc}
+		pos := offsetPos(data, v.start)
+		if off := jsonDepth(v.raw); off >= 0 {
+			set.Problems = append(set.Problems, Problem{Source: src, Kind: LimitExceeded, Pos: offsetPos(data, v.start+int64(off)),
+				Message: fmt.Sprintf("document nests more than %d levels deep (manifest.MaxDepth); it is not linted", MaxDepth)})
+			continue
+		}
 		// Parse the value again with yaml.v3 for positions: pad it so that its
 		// columns match the file's, and turn tabs (only ever white space in
 		// valid JSON) into spaces, which YAML accepts anywhere.
-		text := strings.Repeat(" ", pos.Column-1) + strings.ReplaceAll(string(raw), "\t", " ")
+		text := strings.Repeat(" ", pos.Column-1) + strings.ReplaceAll(string(v.raw), "\t", " ")
 		var root yaml.Node
 		if err := yaml.Unmarshal([]byte(text), &root); err != nil {
 			set.Problems = append(set.Problems, yamlProblem(src, chunk{text: []byte(text), startLine: pos.Line}, err))
 			continue
 		}
 		var compact bytes.Buffer
-		if err := json.Compact(&compact, raw); err != nil {
+		if err := json.Compact(&compact, v.raw); err != nil {
 			set.Problems = append(set.Problems, Problem{Source: src, Kind: Unparsable, Pos: pos,
 				Message: fmt.Sprintf("cannot parse JSON: %v", err)})
 			continue

@@ -75,6 +75,10 @@ var tierHelps = map[string]tierHelp{
 		description: "The document is not valid YAML or JSON, for example an unrendered Helm template or broken indentation. Nothing in it can be checked; the other documents still are.",
 		remediation: "Fix the syntax at the reported line, or lint the rendered output (helm template, kustomize build) instead of the template.",
 	},
+	lint.RuleLimitExceeded: {
+		description: "A file or document is over one of lint's input limits: a file larger than 16 MiB, more than 10,000 documents in a file, nesting deeper than 256 levels, or YAML aliases that expand to more than 100,000 nodes (an alias bomb). It is not linted; every other file still is.",
+		remediation: "Split the file, flatten the document or expand its aliases by hand; no manifest the API server accepts comes near these limits.",
+	},
 	lint.RuleDuplicateKey: {
 		description: "A mapping gives the same key twice. kubectl silently keeps only the last value, so the first never reaches the API server; it is always a mistake.",
 		remediation: "Remove one of the two keys, keeping the value you meant.",

@@ -102,6 +102,9 @@ func (c *Cluster) StartControllers(ctx context.Context, opts ControllerOptions) 
 		"--controllers="+strings.Join(opts.Controllers, ","),
 		"--kube-api-qps=200",
 		"--kube-api-burst=400",
+		// kwok renews its Node Leases every 10s; on a loaded 2-core machine a late renewal
+		// must not make the node-lifecycle controller mark every pod NotReady.
+		"--node-monitor-grace-period=5m",
 		"--concurrent-deployment-syncs=10",
 		"--concurrent-replicaset-syncs=10",
 	)
@@ -134,7 +137,12 @@ func (c *Cluster) StartControllers(ctx context.Context, opts ControllerOptions) 
 	if err != nil {
 		return fail(fmt.Errorf("start kwok: %w", err))
 	}
-	kwokArgs = append(kwokArgs, "--node-port="+strconv.Itoa(ports[0]), "--server-address=127.0.0.1:0")
+	kwokArgs = append(kwokArgs, "--node-port="+strconv.Itoa(ports[0]), "--server-address=127.0.0.1:0",
+		// With a --config file that holds no KwokConfiguration, kwok v0.7.0 leaves the node
+		// lease duration at 0: it then renews no Lease and refreshes Node status only every
+		// 10–20 minutes, so the node-lifecycle controller finds every Node unhealthy after its
+		// 50s grace period and marks all their pods NotReady (which kwok never undoes).
+		"--node-lease-duration-seconds=40")
 	out.Kwok, err = c.StartProcess("kwok", filepath.Join(c.BinDir, "kwok"), kwokArgs...)
 	if err != nil {
 		return fail(err)

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -352,6 +353,9 @@ var predictScenarios = []predictScenario{
 	},
 }
 
+// predictRuns counts runs of TestPredictDeploymentDifferential in this process.
+var predictRuns atomic.Int32
+
 // TestPredictDeploymentDifferential rolls Deployments out on a real control plane
 // (kube-controller-manager's Deployment and ReplicaSet controllers, kube-scheduler, kwok)
 // and requires the ScalingReplicaSet sequence the real controller produced to equal the one
@@ -365,6 +369,8 @@ func TestPredictDeploymentDifferential(t *testing.T) {
 		t.Fatalf("clientset: %v", err)
 	}
 	start := time.Now()
+	// Each run (go test -count=N) gets fresh namespaces.
+	run := predictRuns.Add(1)
 	var (
 		mu      sync.Mutex
 		results []string
@@ -384,7 +390,7 @@ func TestPredictDeploymentDifferential(t *testing.T) {
 			done := make(chan struct{})
 			go func() {
 				defer close(done)
-				r := &rolloutRun{t: st, c: c, cs: cs, sc: sc, ns: "predict-" + sc.name}
+				r := &rolloutRun{t: st, c: c, cs: cs, sc: sc, ns: fmt.Sprintf("predict-%d-%s", run, sc.name)}
 				verdict := "DISAGREE (stopped)"
 				defer func() {
 					mu.Lock()

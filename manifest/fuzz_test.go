@@ -1,0 +1,80 @@
+package manifest
+
+import (
+	"bytes"
+	"encoding/json"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// addSeeds adds every manifest under the repository's examples/, testdata/
+// and this package's testdata/ to a fuzz corpus.
+func addSeeds(f *testing.F, add func(data []byte)) {
+	f.Helper()
+	for _, dir := range []string{"../examples", "../testdata/hostile", "testdata"} {
+		err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.IsDir() || !extensions[strings.ToLower(filepath.Ext(path))] {
+				return nil
+			}
+			data, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			add(data)
+			return nil
+		})
+		if err != nil {
+			f.Fatalf("seed corpus %s: %v", dir, err)
+		}
+	}
+}
+
+// FuzzLoad loads arbitrary bytes as standard input, then asks each object
+// for the position of every field it holds and of an arbitrary path. Loading
+// must never panic, every problem and object must stand inside the file, a
+// field that exists must be found exactly, and every object's JSON must be
+// valid.
+func FuzzLoad(f *testing.F) {
+	addSeeds(f, func(data []byte) { f.Add(data, "spec.template.spec.containers[0].image") })
+	f.Add([]byte("a: &a [*a]\n"), "a[0]")
+	f.Add([]byte("{\"apiVersion\":\"v1\",\"kind\":\"Pod\"}\n{\"a\":"), "metadata.labels[app.kubernetes.io/name]")
+	f.Fuzz(func(t *testing.T, data []byte, path string) {
+		set := Load([]string{"-"}, bytes.NewReader(data))
+		lines := bytes.Count(data, []byte("\n")) + 1
+		inFile := func(p Pos) bool { return p.Line >= 1 && p.Line <= lines && p.Column >= 1 }
+		for _, p := range set.Problems {
+			if p.File != StdinName || p.Message == "" {
+				t.Errorf("problem %+v: want file %s and a message", p, StdinName)
+			}
+			if (p.Kind == Unparsable || p.Kind == LimitExceeded) && !inFile(p.Pos) {
+				t.Errorf("problem %+v: position outside the file's %d lines", p, lines)
+			}
+		}
+		for _, o := range set.Objects {
+			if !inFile(o.Start) {
+				t.Errorf("object %s: start %s outside the file's %d lines", o.Ref(), o.Start, lines)
+			}
+			if !json.Valid(o.JSON) {
+				t.Errorf("object %s: invalid JSON %q", o.Ref(), o.JSON)
+			}
+			for field, want := range o.positions {
+				if got, exact := o.Position(field); !exact || got != want {
+					t.Errorf("object %s: Position(%q) = %s, %v, want %s, true", o.Ref(), field, got, exact, want)
+				}
+				if !inFile(want) {
+					t.Errorf("object %s: field %q at %s, outside the file's %d lines", o.Ref(), field, want, lines)
+				}
+			}
+			if got, _ := o.Position(path); !inFile(got) {
+				t.Errorf("object %s: Position(%q) = %s, outside the file's %d lines", o.Ref(), path, got, lines)
+			}
+			o.ResolveLoose(path, "")
+		}
+	})
+}
