@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 	sigsyaml "sigs.k8s.io/yaml"
@@ -339,6 +340,13 @@ func yamlProblem(src Source, c chunk, err error) Problem {
 	} else {
 		msg = strings.TrimPrefix(strings.TrimPrefix(msg, "error converting YAML to JSON: "), "yaml: ")
 	}
+	if line, col, what, ok := notText(c.text); ok {
+		return Problem{Source: src, Kind: Unparsable, Pos: Pos{Line: c.startLine + line - 1, Column: col}, Message: fmt.Sprintf(
+			"cannot parse YAML: %s; is this a binary file, or text not saved as UTF-8?", what)}
+	}
+	if m != nil && tabIndented(c.text, pos.Line-c.startLine+1) {
+		msg += "; YAML does not allow tabs as indentation: indent with spaces"
+	}
 	if line, ok := templateLine(c); ok {
 		detail := ""
 		if m != nil {
@@ -351,6 +359,37 @@ func yamlProblem(src Source, c chunk, err error) Problem {
 			detail, line)}
 	}
 	return Problem{Source: src, Kind: Unparsable, Pos: pos, Message: "cannot parse YAML: " + msg}
+}
+
+// notText finds the first byte of a document that YAML cannot read as text:
+// invalid UTF-8, or a control character other than tab, line feed and
+// carriage return. It returns its 1-based line and column in the document.
+func notText(text []byte) (line, col int, what string, ok bool) {
+	line, start := 1, 0
+	for i := 0; i < len(text); {
+		r, size := utf8.DecodeRune(text[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			what = fmt.Sprintf("invalid UTF-8 (byte 0x%02x)", text[i])
+		case r == '\n':
+			line, start = line+1, i+1
+		case r == '\t' || r == '\r' || r == '\ufeff':
+		case r < 0x20 || r == 0x7f:
+			what = fmt.Sprintf("control character 0x%02x", r)
+		}
+		if what != "" {
+			return line, utf8.RuneCount(text[start:i]) + 1, what, true
+		}
+		i += size
+	}
+	return 0, 0, "", false
+}
+
+// tabIndented reports whether the given 1-based line of a document starts
+// with a tab.
+func tabIndented(text []byte, line int) bool {
+	lines := bytes.SplitN(text, []byte("\n"), line+1)
+	return line >= 1 && line <= len(lines) && bytes.HasPrefix(bytes.TrimLeft(lines[line-1], " "), []byte("\t"))
 }
 
 // templateLine returns the file line of the first "{{" in a chunk.
