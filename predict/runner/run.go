@@ -23,6 +23,7 @@ import (
 
 	"github.com/kubectl-workload/kubectl-workload/apicheck"
 	"github.com/kubectl-workload/kubectl-workload/manifest"
+	"github.com/kubectl-workload/kubectl-workload/predict/job"
 )
 
 // HashNote qualifies a predicted ReplicaSet name.
@@ -62,10 +63,31 @@ type Request struct {
 	// Start is the simulated time of the first sync; zero means a fixed epoch, or the state's
 	// time when there is a state.
 	Start time.Time
+
+	// Now is the current time a CronJob's next times count from and a scale-down measures pod
+	// ages at (--now); zero means Clock (for a scale-down: the state's time, then Clock).
+	Now time.Time
+	// Clock is the real clock, injected by the caller; nil means a fixed epoch.
+	Clock func() time.Time
+	// Next is how many scheduled times a CronJob prediction lists; 0 means DefaultNext.
+	Next int
+	// LastSchedule is a CronJob's last schedule time (--last-schedule): predict the
+	// controller's sync at Now after the times missed since.
+	LastSchedule *time.Time
+	// DownFrom and DownTo bound a kube-controller-manager outage (--down): predict its first
+	// sync at DownTo. Zero means none.
+	DownFrom, DownTo time.Time
+	// RunFor is how long each Job of a CronJob runs (concurrencyPolicy over the next times), or
+	// how long each pod of a Job runs (0: DefaultJobRunFor).
+	RunFor time.Duration
+	// Failure decides which pods of a Job fail.
+	Failure job.FailureModel
 }
 
-// Target names a Deployment.
+// Target names a Deployment, or with Kind a ReplicaSet or ReplicationController.
 type Target struct {
+	// Kind is "" (a Deployment), KindReplicaSet or KindReplicationController.
+	Kind      string
 	Namespace string
 	Name      string
 }
@@ -104,6 +126,12 @@ type Prediction struct {
 	Rejected []Rejection
 	Plan     *predict.Plan
 	Timing   TimingInfo
+	// Schedule is a CronJob's schedule, Job a Job's run, ScaleDown a ReplicaSet's or
+	// ReplicationController's scale-down order; each is set only for its kind, and Plan is nil
+	// then.
+	Schedule  *ScheduleResult
+	Job       *JobResult
+	ScaleDown *ScaleDownResult
 }
 
 // Rejection is one API server error for the new manifest.
@@ -129,14 +157,19 @@ func (r *Result) Failed() bool {
 		if len(p.Rejected) > 0 || (p.Plan != nil && !p.Plan.Summary.Completed) {
 			return true
 		}
+		if (p.Job != nil && p.Job.Failed()) || (p.Schedule != nil && p.Schedule.Failed()) {
+			return true
+		}
 	}
 	return false
 }
 
-// Run predicts the rollout of every Deployment in req.Files (or of req.Targets changed by
-// req.WhatIf) from the baseline req names. Input that cannot be used at all (an unreadable
-// state, a what-if without a state) is an error; a rejected manifest or a stalled rollout is
-// a Prediction.
+// Run predicts the rollout of every Deployment, StatefulSet and DaemonSet in req.Files (or of
+// req.Targets changed by req.WhatIf) from the baseline req names; for a CronJob its schedule
+// (cronjob.go), for a Job its run (job.go), and for a ReplicaSet or ReplicationController its
+// scale-down order (scaledown.go). Input that cannot be used at all (an unreadable state, a
+// what-if without a state) is an error; a rejected manifest, a stalled rollout or a failing Job
+// is a Prediction.
 func Run(ctx context.Context, req Request) (*Result, error) {
 	ns := req.Namespace
 	if ns == "" {
@@ -153,6 +186,12 @@ func Run(ctx context.Context, req Request) (*Result, error) {
 		res.Problems = append(res.Problems, oldSet.Problems...)
 	}
 	checker := apicheck.New()
+	if len(req.Files) == 0 && len(req.Targets) > 0 && req.Targets[0].Kind != "" {
+		if err := scaleDownTargets(ctx, req, state, res, ns); err != nil {
+			return nil, err
+		}
+		return res, nil
+	}
 	if len(req.Files) == 0 {
 		if req.WhatIf.Empty() {
 			return nil, errors.New("nothing to predict: give new manifests with -f, or a change (--image, --replicas, --undo, --resume, --restart)")
@@ -219,9 +258,33 @@ func Run(ctx context.Context, req Request) (*Result, error) {
 			res.Predictions = append(res.Predictions, pred)
 			continue
 		}
+		if obj.APIVersion == "batch/v1" && (obj.Kind == "CronJob" || obj.Kind == "Job") {
+			predictBatch := predictCronJob
+			if obj.Kind == "Job" {
+				predictBatch = predictJob
+			}
+			pred, err := predictBatch(ctx, req, checker, obj, p, ns)
+			if err != nil {
+				return nil, err
+			}
+			res.Predictions = append(res.Predictions, pred)
+			continue
+		}
+		if scaleDownKind(obj.APIVersion, obj.Kind) {
+			pred, skip, err := predictScaleDown(ctx, req, checker, state, obj, p, ns)
+			if err != nil {
+				return nil, err
+			}
+			if skip != nil {
+				res.Skipped = append(res.Skipped, *skip)
+			} else {
+				res.Predictions = append(res.Predictions, pred)
+			}
+			continue
+		}
 		if obj.Kind != "Deployment" || obj.APIVersion != "apps/v1" {
 			res.Skipped = append(res.Skipped, SkippedObject{File: obj.File, Document: obj.Document, Pos: obj.Start, Ref: obj.Ref(),
-				Reason: "predict models apps/v1 Deployments, StatefulSets and DaemonSets"})
+				Reason: "predict models apps/v1 Deployments, StatefulSets, DaemonSets and ReplicaSets, batch/v1 Jobs and CronJobs, and v1 ReplicationControllers"})
 			continue
 		}
 		newObj := apicheck.Object{APIVersion: obj.APIVersion, Kind: obj.Kind, Namespace: obj.Namespace, Name: obj.Name, JSON: obj.JSON}

@@ -1,0 +1,191 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/kubectl-workload/kubectl-workload/apicheck"
+	"github.com/kubectl-workload/kubectl-workload/manifest"
+	"github.com/kubectl-workload/kubectl-workload/predict/cronjob"
+)
+
+// DefaultNext is how many scheduled times a CronJob prediction lists when Request.Next is 0.
+const DefaultNext = 5
+
+// epoch is the clock of a Request with neither Now nor Clock: a fixed time, so that library
+// callers and tests get the same answer on every run.
+var epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// ScheduleResult is a CronJob's predicted schedule: the next times from From, and, when asked,
+// the controller's decision after missed schedules, after a controller outage, and how
+// concurrencyPolicy plays out when each Job runs RunFor.
+type ScheduleResult struct {
+	// Schedule and TimeZone are the CronJob's spec.schedule and spec.timeZone ("" when unset:
+	// the controller's local zone, UTC in a cluster).
+	Schedule          string
+	TimeZone          string
+	ConcurrencyPolicy batchv1.ConcurrencyPolicy
+	// StartingDeadlineSeconds is nil when unset (no deadline).
+	StartingDeadlineSeconds *int64
+	Suspend                 bool
+	// From is the time the next times are counted from (--now, else the clock), and
+	// FromSource says which.
+	From       time.Time
+	FromSource string
+	// Next are the next scheduled times after From in TimeZone, each with the Job it starts.
+	// Empty when Concurrency is set: its runs list the same times.
+	Next []ScheduledTime
+	// LastSchedule is the --last-schedule time Missed (and Downtime) start from; nil if not
+	// given.
+	LastSchedule *time.Time
+	// Missed is the controller's sync at From after LastSchedule (--last-schedule).
+	Missed *cronjob.Missed
+	// DownFrom and DownTo bound a controller outage; Downtime is the first sync after it.
+	DownFrom, DownTo time.Time
+	Downtime         *cronjob.Missed
+	// RunFor is how long each Job runs in Concurrency (--run-for).
+	RunFor      time.Duration
+	Concurrency *cronjob.ConcurrencyResult
+	Notes       []string
+}
+
+// ScheduledTime is one scheduled time and the name of the Job the controller creates for it.
+type ScheduledTime struct {
+	At  time.Time
+	Job string
+}
+
+// Failed reports whether a missed schedule (or the schedule after an outage) starts no Job:
+// the most recent unmet time is past startingDeadlineSeconds, or the schedule is invalid.
+func (s *ScheduleResult) Failed() bool {
+	return missedFails(s.Missed) || missedFails(s.Downtime)
+}
+
+func missedFails(m *cronjob.Missed) bool {
+	if m == nil {
+		return false
+	}
+	for _, e := range m.Events {
+		if e.Reason == reasonInvalidSchedule {
+			return true
+		}
+	}
+	return m.ScheduledTime != nil && !m.StartsJob
+}
+
+// reasonInvalidSchedule is the event cronjob.MissedSchedule records for a schedule whose
+// times are less than a second apart.
+const reasonInvalidSchedule = "InvalidSchedule"
+
+// now is the request's current time: --now, else the injected clock, else the fixed epoch.
+func (req Request) now() (time.Time, string) {
+	switch {
+	case !req.Now.IsZero():
+		return req.Now, "--now"
+	case req.Clock != nil:
+		return req.Clock(), "the current time"
+	}
+	return epoch, "a fixed epoch (no clock given)"
+}
+
+// predictCronJob runs the API tier on a CronJob of the new manifests, then the CronJob
+// engine: the next times, and the missed-schedule, downtime and concurrency questions the
+// request asks.
+func predictCronJob(ctx context.Context, req Request, checker *apicheck.Checker, obj *manifest.Object, p Prediction, ns string) (Prediction, error) {
+	versioned, ok := checkNew(ctx, checker, obj, &p, ns)
+	if !ok {
+		return p, nil
+	}
+	cj, ok := versioned.(*batchv1.CronJob)
+	if !ok {
+		return Prediction{}, fmt.Errorf("%s: document %d: %s: unexpected %T", obj.File, obj.Document, obj.Ref(), versioned)
+	}
+	cj = cj.DeepCopy()
+	cj.Namespace = p.Namespace
+	wrap := func(err error) error {
+		return fmt.Errorf("%s: document %d: %s: %w", obj.File, obj.Document, obj.Ref(), err)
+	}
+
+	from, source := req.now()
+	s := &ScheduleResult{Schedule: cj.Spec.Schedule, ConcurrencyPolicy: cj.Spec.ConcurrencyPolicy,
+		StartingDeadlineSeconds: cj.Spec.StartingDeadlineSeconds, From: from, FromSource: source,
+		LastSchedule: req.LastSchedule, RunFor: req.RunFor}
+	if cj.Spec.TimeZone != nil {
+		s.TimeZone = *cj.Spec.TimeZone
+	}
+	s.From = from.UTC()
+	if s.TimeZone != "" {
+		// API validation has loaded the zone already.
+		if loc, err := time.LoadLocation(s.TimeZone); err == nil {
+			s.From = from.In(loc)
+		}
+	} else {
+		s.Notes = append(s.Notes, "no timeZone: times are in the kube-controller-manager's local zone, UTC here (and in most clusters)")
+	}
+	if cj.Spec.Suspend != nil && *cj.Spec.Suspend {
+		s.Suspend = true
+		s.Notes = append(s.Notes, "suspend is true: the controller starts no Job until it is resumed; the times below apply from then")
+	}
+	n := req.Next
+	if n <= 0 {
+		n = DefaultNext
+	}
+	if req.RunFor > 0 {
+		c, err := cronjob.Concurrency(cj, s.From, req.RunFor, n)
+		if err != nil {
+			return Prediction{}, wrap(err)
+		}
+		s.Concurrency = &c
+	} else {
+		times, err := cronjob.NextTimes(cj, s.From, n)
+		if err != nil {
+			return Prediction{}, wrap(err)
+		}
+		for _, t := range times {
+			s.Next = append(s.Next, ScheduledTime{At: t, Job: cronjob.JobName(cj, t)})
+		}
+		if len(times) < n {
+			s.Notes = append(s.Notes, fmt.Sprintf("the schedule fires only %d more %s", len(times), plural(len(times), "time", "times")))
+		}
+	}
+	switch {
+	case !req.DownFrom.IsZero():
+		s.DownFrom, s.DownTo = req.DownFrom.In(s.From.Location()), req.DownTo.In(s.From.Location())
+		m, err := cronjob.Downtime(cj, req.LastSchedule, req.DownFrom, req.DownTo)
+		if err != nil {
+			return Prediction{}, wrap(err)
+		}
+		s.Downtime = &m
+	case req.LastSchedule != nil:
+		m, err := cronjob.MissedSchedule(cj, req.LastSchedule, s.From)
+		if err != nil {
+			return Prediction{}, wrap(err)
+		}
+		s.Missed = &m
+	}
+	p.Baseline = "the manifest (a CronJob's schedule does not depend on a previous version)"
+	p.Schedule = s
+	return p, nil
+}
+
+// checkNew runs the API tier's create path on obj and records what it rejects in p. It
+// returns the defaulted object, and false when there is none to predict from.
+func checkNew(ctx context.Context, checker *apicheck.Checker, obj *manifest.Object, p *Prediction, ns string) (runtime.Object, bool) {
+	check := checker.Check(ctx, apicheck.Object{APIVersion: obj.APIVersion, Kind: obj.Kind, Namespace: obj.Namespace, Name: obj.Name, JSON: obj.JSON},
+		apicheck.Options{Namespace: ns})
+	for _, is := range check.Issues {
+		if is.Warning {
+			continue
+		}
+		pos, _ := obj.Position(is.Field)
+		p.Rejected = append(p.Rejected, Rejection{Rule: is.Rule, Field: is.Field, Message: is.Message, Pos: pos})
+	}
+	if len(p.Rejected) > 0 || check.Versioned == nil {
+		return nil, false
+	}
+	return check.Versioned.DeepCopyObject(), true
+}
