@@ -351,6 +351,56 @@ var predictScenarios = []predictScenario{
 		old:   withMinReady(webManifest(10, "nginx:1.0", surge3unavailable2, ""), 4),
 		steps: next(withMinReady(webManifest(10, "nginx:2.0", surge3unavailable2, ""), 4)),
 	},
+	{
+		// 7 replicas at 30%/30%: surge ceil(2.1) = 3, unavailable floor(2.1) = 2.
+		name:  "percent-rounding-7",
+		old:   webManifest(7, "nginx:1.0", "  strategy:\n    rollingUpdate:\n      maxSurge: 30%\n      maxUnavailable: 30%\n", ""),
+		steps: next(webManifest(7, "nginx:2.0", "  strategy:\n    rollingUpdate:\n      maxSurge: 30%\n      maxUnavailable: 30%\n", "")),
+	},
+	{
+		// 20 replicas at 25%/25%: surge 5, unavailable 5, waves of up to ten pods.
+		name:  "twenty-replicas",
+		old:   webManifest(20, "nginx:1.0", "", ""),
+		steps: next(webManifest(20, "nginx:2.0", "", "")),
+	},
+	{
+		// maxSurge 50%, maxUnavailable 0: the new ReplicaSet takes 5 at once, the old one
+		// waits for them.
+		name:  "surge50-unavailable0",
+		old:   webManifest(10, "nginx:1.0", "  strategy:\n    rollingUpdate:\n      maxSurge: 50%\n      maxUnavailable: 0\n", ""),
+		steps: next(webManifest(10, "nginx:2.0", "  strategy:\n    rollingUpdate:\n      maxSurge: 50%\n      maxUnavailable: 0\n", "")),
+	},
+	{
+		// Recreate whose new pods never become ready: old→0, new 0→4, then the deadline.
+		name: "recreate-fail-deadline",
+		old:  webManifest(4, "nginx:1.0", "  progressDeadlineSeconds: 10\n  strategy:\n    type: Recreate\n", ""),
+		steps: []predictStep{{
+			manifest: webManifest(4, "nginx:2.0", "  progressDeadlineSeconds: 10\n  strategy:\n    type: Recreate\n", unschedulable),
+			fail:     true,
+		}},
+		wantDeadline: true,
+	},
+	{
+		// Proportional scaling up then down with surge 2, unavailable 0 and a stuck new
+		// ReplicaSet.
+		name: "proportional-up-down",
+		old:  webManifest(6, "nginx:1.0", "  strategy:\n    rollingUpdate:\n      maxSurge: 2\n      maxUnavailable: 0\n", ""),
+		steps: []predictStep{
+			{manifest: webManifest(6, "nginx:2.0", "  strategy:\n    rollingUpdate:\n      maxSurge: 2\n      maxUnavailable: 0\n", unschedulable), fail: true},
+			{manifest: webManifest(9, "nginx:2.0", "  strategy:\n    rollingUpdate:\n      maxSurge: 2\n      maxUnavailable: 0\n", unschedulable)},
+			{manifest: webManifest(4, "nginx:2.0", "  strategy:\n    rollingUpdate:\n      maxSurge: 2\n      maxUnavailable: 0\n", unschedulable)},
+		},
+	},
+	{
+		// Rollover with surge 0, unavailable 2: v2 never ready (old 6, v2 2), then v3 from
+		// the state read back.
+		name: "rollover-surge0",
+		old:  webManifest(8, "nginx:1.0", "  strategy:\n    rollingUpdate:\n      maxSurge: 0\n      maxUnavailable: 2\n", ""),
+		steps: []predictStep{
+			{manifest: webManifest(8, "nginx:2.0", "  strategy:\n    rollingUpdate:\n      maxSurge: 0\n      maxUnavailable: 2\n", unschedulable), fail: true},
+			{manifest: webManifest(8, "nginx:3.0", "  strategy:\n    rollingUpdate:\n      maxSurge: 0\n      maxUnavailable: 2\n", ""), fromState: true},
+		},
+	},
 }
 
 // predictRuns counts runs of TestPredictDeploymentDifferential in this process.
