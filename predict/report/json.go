@@ -38,6 +38,11 @@ type prediction struct {
 	Rejected  []rejection `json:"rejected"`
 	Timing    *timing     `json:"timing,omitempty"`
 	Plan      *plan       `json:"plan,omitempty"`
+	// Schedule, Job and ScaleDown are set for CronJobs, Jobs, and ReplicaSets or
+	// ReplicationControllers (cronjob.go, job.go, scaledown.go).
+	Schedule  *scheduleDoc  `json:"schedule,omitempty"`
+	Job       *jobDoc       `json:"job,omitempty"`
+	ScaleDown *scaleDownDoc `json:"scaleDown,omitempty"`
 }
 
 type rejection struct {
@@ -137,6 +142,7 @@ func toDoc(res *runner.Result, kubernetesVersion string) doc {
 				TerminateAfterSeconds: secs(p.Timing.TerminateAfter), TerminateSource: p.Timing.TerminateSource, FailNew: p.Timing.FailNew}
 			jp.Plan = toPlan(p.Plan)
 		}
+		jp.Schedule, jp.Job, jp.ScaleDown = toSchedule(p.Schedule), toJob(p.Job), toScaleDown(p.ScaleDown)
 		out.Predictions = append(out.Predictions, jp)
 	}
 	for _, s := range res.Skipped {

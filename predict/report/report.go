@@ -92,6 +92,17 @@ func writePrediction(b *strings.Builder, p runner.Prediction, chart bool) {
 		}
 		return
 	}
+	switch {
+	case p.Schedule != nil:
+		writeSchedule(b, p)
+		return
+	case p.Job != nil:
+		writeJob(b, p)
+		return
+	case p.ScaleDown != nil:
+		writeScaleDown(b, p)
+		return
+	}
 	plan := p.Plan
 	h := plan.Header
 	row := func(k, v string) { fmt.Fprintf(b, "  %-19s %s\n", k, v) }

@@ -21,6 +21,7 @@ const (
 	svgBottom     = 50
 	svgPlotWidth  = svgWidth - svgLeft - svgRight
 	svgPlotHeight = svgPanel - svgTop - svgBottom
+	svgNoteLine   = 24
 )
 
 // svgColors shade the ReplicaSets, oldest first.
@@ -30,23 +31,34 @@ var svgColors = []string{"#9aa5b1", "#3b82f6", "#10b981", "#f59e0b", "#a855f7", 
 // the available pods as a line, and the strategy's bounds as dashed lines.
 func SVG(w io.Writer, res *runner.Result) error {
 	var panels []runner.Prediction
+	// CronJobs, Jobs and scale-downs have no rollout timeline: a line names each instead.
+	var notes []string
 	for _, p := range res.Predictions {
 		if p.Plan != nil {
 			panels = append(panels, p)
+		} else if p.Schedule != nil || p.Job != nil || p.ScaleDown != nil {
+			notes = append(notes, fmt.Sprintf("%s %s/%s: no timeline in SVG; see -o text, json, yaml or html", p.Kind, p.Namespace, p.Name))
 		}
 	}
-	height := max(len(panels), 1) * svgPanel
+	panelsHeight := len(panels) * svgPanel
+	if len(panels) == 0 && len(notes) == 0 {
+		panelsHeight = svgPanel
+	}
+	height := panelsHeight + len(notes)*svgNoteLine
 	b := &strings.Builder{}
 	fmt.Fprintf(b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="12">`+"\n",
 		svgWidth, height, svgWidth, height)
 	b.WriteString(`<rect width="100%" height="100%" fill="white"/>` + "\n")
-	if len(panels) == 0 {
+	if len(panels) == 0 && len(notes) == 0 {
 		fmt.Fprintf(b, `<text x="%d" y="%d">nothing to predict</text>`+"\n", svgLeft, svgTop)
 	}
 	for i, p := range panels {
 		fmt.Fprintf(b, `<g transform="translate(0,%d)">`+"\n", i*svgPanel)
 		writePanel(b, p)
 		b.WriteString("</g>\n")
+	}
+	for i, n := range notes {
+		fmt.Fprintf(b, `<text x="%d" y="%d">%s</text>`+"\n", svgLeft, panelsHeight+i*svgNoteLine+svgNoteLine/2+4, html.EscapeString(n))
 	}
 	b.WriteString("</svg>\n")
 	_, err := io.WriteString(w, b.String())
