@@ -62,17 +62,24 @@ type annotations struct {
 	} `json:"spec"`
 }
 
-// govern applies the configuration file and the object's ignore annotations
-// to c's findings: disabled rules are dropped, severities overridden, and
-// exempted or ignored findings marked suppressed. It also reports misused
-// ignore annotations.
-func (l *Linter) govern(c *checked, opts Options, known map[string]bool) {
+// readGovernance reads c's ignore annotations in the first pass, while the
+// object is at hand, and reports misused ones; applyGovernance applies them
+// once every finding of the object is known.
+func (l *Linter) readGovernance(c *checked, opts Options, known map[string]bool) {
+	if opts.NoIgnoreAnnotations {
+		return
+	}
 	var a annotations
 	_ = json.Unmarshal(c.obj.JSON, &a) // a malformed object has no usable annotations
-	ignored, reason := map[string]bool{}, ""
-	if !opts.NoIgnoreAnnotations {
-		ignored, reason = l.readIgnore(c, a, known)
-	}
+	c.ignored, c.ignoreReason = l.readIgnore(c, a, known)
+}
+
+// applyGovernance applies the configuration file and the object's ignore
+// annotations (read by readGovernance) to c's findings: disabled rules are
+// dropped, severities overridden, and exempted or ignored findings marked
+// suppressed.
+func (l *Linter) applyGovernance(c *checked, opts Options) {
+	ignored, reason := c.ignored, c.ignoreReason
 	kept := c.findings[:0]
 	for _, f := range c.findings {
 		if opts.Settings.Disabled(f.Rule) {

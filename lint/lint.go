@@ -154,21 +154,33 @@ func New(cfg Config) (*Linter, error) {
 func (l *Linter) Rules() []rules.Rule { return l.rules.Rules() }
 
 // checked is one object after the per-object checks: its findings so far and
-// what the Rego tier needs.
+// what the Rego tier needs. After the first pass (firstPass), obj and
+// input's JSON are dropped, and what the second pass needs is kept.
 type checked struct {
-	obj      *manifest.Object
-	ref      *ObjectRef
-	input    rules.Object
-	findings []Finding
+	obj          *manifest.Object
+	file         string
+	document     int
+	ref          *ObjectRef
+	input        rules.Object
+	findings     []Finding
+	errs         []error
+	summary      rules.Summary
+	cross        *rules.CrossInput
+	shallow      *shallowIndex
+	ignored      map[string]bool
+	ignoreReason string
 }
 
 // Run loads opts.Paths and lints every object found, in two passes:
 //
 //  1. files are loaded and each object gets the per-object checks (input
-//     problems, the API tier) by one worker per CPU: loading is most of the
-//     cost, and files are independent;
-//  2. with every object known, the Rego rules run on each object against an
-//     inventory of the whole run, again one worker per CPU.
+//     problems, the API tier, the Rego rules that need no other object and
+//     user policies) by one worker per CPU; then only what the second pass
+//     needs of the object is kept (see passes.go), so memory follows the
+//     inventory, not the YAML;
+//  2. with every object known, the cross-resource Rego rules run on each
+//     object against an inventory of the whole run, again one worker per
+//     CPU.
 //
 // Results are merged in input order and sorted, so output does not depend on
 // scheduling.
@@ -186,14 +198,19 @@ func (l *Linter) Run(ctx context.Context, opts Options) *Result {
 	}
 
 	start := time.Now()
+	known := l.knownRules()
+	local := &localRules{}
 	sets := make([]*manifest.Set, len(inputs))
 	perFile := make([][]*checked, len(inputs))
 	stopped := parallel(ctx, len(inputs), func(i int) {
 		set := inputs[i].Load()
-		var cs []*checked
+		cs := make([]*checked, 0, len(set.Objects))
 		for _, obj := range set.Objects {
-			cs = append(cs, l.checkObject(ctx, obj, opts))
+			c := l.checkObject(ctx, obj, opts)
+			l.firstPass(ctx, c, local, opts, known)
+			cs = append(cs, c)
 		}
+		set.Objects = nil             // done with: what is left of each object is in cs
 		sets[i], perFile[i] = set, cs // each worker owns distinct indices
 	})
 	if stopped >= 0 {
@@ -206,22 +223,27 @@ func (l *Linter) Run(ctx context.Context, opts Options) *Result {
 		}
 		res.Files += set.Files
 		res.Documents += set.Documents
-		res.Objects += len(set.Objects)
+		res.Objects += len(perFile[i])
 		res.Skipped = append(res.Skipped, set.Skipped...)
 		addProblems(res, set.Problems)
 		all = append(all, perFile[i]...)
 	}
-	all = append(all, l.checkBaseline(ctx, opts, res)...)
+	baseline := l.checkBaseline(ctx, opts, res)
+	parallel(ctx, len(baseline), func(i int) { l.firstPass(ctx, baseline[i], local, opts, known) })
+	all = append(all, baseline...)
 
 	res.Timings.Load = time.Since(start)
-	if err := l.runRules(ctx, all, opts.Baseline.contextInputs(all), &res.Timings); err != nil {
+	extra := opts.Baseline.contextInputs(all)
+	if err := l.secondPass(ctx, all, extra, &res.Timings); err != nil {
 		res.Errors = append(res.Errors, err)
 	}
-	known := l.knownRules()
+	if err := joinErrs(all); err != nil {
+		res.Errors = append(res.Errors, err)
+	}
 	for _, c := range all {
-		l.govern(c, opts, known)
+		l.applyGovernance(c, opts)
 		res.Findings = append(res.Findings, c.findings...)
-		res.Linted = append(res.Linted, LintedObject{File: c.obj.File, Document: c.obj.Document, Object: *c.ref})
+		res.Linted = append(res.Linted, LintedObject{File: c.file, Document: c.document, Object: *c.ref})
 	}
 	// Findings with no object (unparsable documents) obey the settings too.
 	kept := res.Findings[:0]
@@ -238,48 +260,6 @@ func (l *Linter) Run(ctx context.Context, opts Options) *Result {
 	SortFindings(res.Findings)
 	manifest.SortSkipped(res.Skipped)
 	return res
-}
-
-// runRules evaluates the Rego tier on every object. Context objects join the
-// inventory only.
-func (l *Linter) runRules(ctx context.Context, all []*checked, extra []rules.Object, timings *Timings) error {
-	if len(all) == 0 {
-		return nil
-	}
-	start := time.Now()
-	inputs := make([]rules.Object, len(all))
-	for i, c := range all {
-		inputs[i] = c.input
-	}
-	inputs = append(inputs, extra...)
-	run, err := l.rules.Prepare(ctx, rules.NewInventory(inputs))
-	if err != nil {
-		return err
-	}
-	timings.Inventory = time.Since(start)
-	start = time.Now()
-	defer func() { timings.Rules = time.Since(start) }()
-	errs := make([]error, len(all))
-	if stopped := parallel(ctx, len(all), func(i int) {
-		c := all[i]
-		// A policy the sandbox stopped is an error; the other rules'
-		// findings on the object still count.
-		found, err := run.Eval(ctx, c.input)
-		if err != nil {
-			errs[i] = fmt.Errorf("%s: document %d: %s: %w", c.obj.File, c.obj.Document, c.ref, err)
-		}
-		for _, f := range found {
-			sev, err := ParseSeverity(f.Severity)
-			if err != nil {
-				errs[i] = errors.Join(errs[i], fmt.Errorf("rule %s: %w", f.RuleID, err))
-				return
-			}
-			c.findings = append(c.findings, c.at(f.RuleID, sev, f.Path, f.Message))
-		}
-	}); stopped >= 0 {
-		errs = append(errs, fmt.Errorf("rules stopped: %w", ctx.Err()))
-	}
-	return errors.Join(errs...)
 }
 
 // parallel calls fn(0..n-1) on one worker per CPU: a producer, N workers,
@@ -345,7 +325,7 @@ func (l *Linter) checkObject(ctx context.Context, obj *manifest.Object, opts Opt
 	if ref.Name == "" && obj.GenerateName != "" {
 		ref.Name = obj.GenerateName + "*"
 	}
-	c := &checked{obj: obj, ref: ref, input: rules.Object{JSON: obj.JSON, Namespace: ns}}
+	c := &checked{obj: obj, file: obj.File, document: obj.Document, ref: ref, input: rules.Object{JSON: obj.JSON, Namespace: ns}}
 	for _, d := range obj.Duplicates {
 		f := c.at(RuleDuplicateKey, SeverityError, d.Field,
 			fmt.Sprintf("%s: duplicate key: it is already set at line %d, and kubectl silently keeps only this last value", d.Field, d.First.Line))
@@ -379,9 +359,15 @@ func (l *Linter) checkObject(ctx context.Context, obj *manifest.Object, opts Opt
 }
 
 // at places a finding about c's object at fieldPath, or at its nearest
-// existing ancestor.
+// existing ancestor. After the first pass, only the fields two levels deep
+// are known (shallowIndex), which is where cross-resource findings point.
 func (c *checked) at(rule string, sev Severity, fieldPath, msg string) Finding {
-	pos, _ := c.obj.Position(fieldPath)
-	return Finding{Rule: rule, Severity: sev, Message: msg, File: c.obj.File, Document: c.obj.Document,
+	var pos manifest.Pos
+	if c.obj != nil {
+		pos, _ = c.obj.Position(fieldPath)
+	} else if c.shallow != nil {
+		pos = c.shallow.lookup(fieldPath)
+	}
+	return Finding{Rule: rule, Severity: sev, Message: msg, File: c.file, Document: c.document,
 		Line: pos.Line, Column: pos.Column, Field: fieldPath, Object: c.ref}
 }

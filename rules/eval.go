@@ -1,16 +1,13 @@
 package rules
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
 
-	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
-	"github.com/open-policy-agent/opa/v1/storage/inmem"
 )
 
 // Finding is one result of a Rego rule.
@@ -40,8 +37,7 @@ type userKey struct{ namespace, rule string }
 
 // Prepare readies the queries for one run.
 func (e *Engine) Prepare(ctx context.Context, inv *Inventory) (*Run, error) {
-	store := inmem.NewFromObjectWithOpts(map[string]any{"kubectl_workload": map[string]any{"inventory": inv.data}},
-		inmem.OptRoundTripOnWrite(false))
+	store := inv.store()
 	run := &Run{engine: e}
 	pq, err := rego.New(
 		rego.Query(`out = {pkg: fs | fs := data.`+builtinRoot+`[pkg].findings}`),
@@ -63,67 +59,13 @@ func (e *Engine) Prepare(ctx context.Context, inv *Inventory) (*Run, error) {
 // input.key (Kind/name) and input.facts; user policies see the object as
 // written, as in conftest.
 func (r *Run) Eval(ctx context.Context, o Object) ([]Finding, error) {
-	obj, err := ast.ValueFromReader(bytes.NewReader(o.JSON))
+	in, err := NewInput(o)
 	if err != nil {
-		return nil, fmt.Errorf("read object for rules: %w", err)
-	}
-	defaulted := obj
-	if o.Defaulted != nil {
-		if defaulted, err = ast.ValueFromReader(bytes.NewReader(o.Defaulted)); err != nil {
-			return nil, fmt.Errorf("read defaulted object for rules: %w", err)
-		}
-	}
-	facts, err := ast.InterfaceToValue(o.Facts)
-	if err != nil {
-		return nil, fmt.Errorf("facts for rules: %w", err)
-	}
-	var key string
-	var hdr struct {
-		Kind     string `json:"kind"`
-		Metadata struct {
-			Name string `json:"name"`
-		} `json:"metadata"`
-	}
-	if err := json.Unmarshal(o.JSON, &hdr); err == nil {
-		key = Key(hdr.Kind, hdr.Metadata.Name)
-	}
-	input := ast.NewObject(
-		ast.Item(ast.StringTerm("object"), ast.NewTerm(obj)),
-		ast.Item(ast.StringTerm("defaulted"), ast.NewTerm(defaulted)),
-		ast.Item(ast.StringTerm("namespace"), ast.StringTerm(o.Namespace)),
-		ast.Item(ast.StringTerm("key"), ast.StringTerm(key)),
-		ast.Item(ast.StringTerm("facts"), ast.NewTerm(facts)),
-	)
-	var out []Finding
-	var rs rego.ResultSet
-	if !o.Rejected {
-		if rs, err = r.builtin.Eval(ctx, rego.EvalParsedInput(input)); err != nil {
-			return nil, fmt.Errorf("evaluate built-in rules: %w", err)
-		}
-	}
-	if len(rs) > 0 {
-		byPkg, _ := rs[0].Bindings["out"].(map[string]any)
-		pkgs := make([]string, 0, len(byPkg))
-		for p := range byPkg {
-			pkgs = append(pkgs, p)
-		}
-		sort.Strings(pkgs)
-		for _, p := range pkgs {
-			rule, ok := r.engine.byPackage[builtinRoot+"."+p]
-			if !ok {
-				continue
-			}
-			for _, f := range asFindings(byPkg[p]) {
-				f.RuleID, f.Severity = rule.ID, rule.Severity
-				out = append(out, f)
-			}
-		}
+		return nil, err
 	}
 	// User policies run in the sandbox; a policy it stops is an error, and
 	// the findings of every other rule are still returned.
-	found, err := r.evalUser(ctx, obj)
-	out = append(out, found...)
-	return out, err
+	return r.EvalInput(ctx, in)
 }
 
 // asFindings reads a rule's results: strings, or objects with "msg" and an

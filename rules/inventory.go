@@ -3,6 +3,8 @@ package rules
 import (
 	"encoding/json"
 	"sort"
+
+	"github.com/open-policy-agent/opa/v1/storage"
 )
 
 // Object is what the Rego tier is given about one object.
@@ -54,7 +56,9 @@ type raw struct {
 		Labels          map[string]string `json:"labels"`
 		OwnerReferences []json.RawMessage `json:"ownerReferences"`
 	} `json:"metadata"`
-	Spec map[string]any `json:"spec"`
+	// Spec is read field by field: the pod template, the bulk of a
+	// workload, is decoded only as far as its labels.
+	Spec map[string]json.RawMessage `json:"spec"`
 }
 
 // Inventory indexes every object of a run, so that cross-resource rules look
@@ -62,14 +66,56 @@ type raw struct {
 // 10,000-object run stays linear.
 type Inventory struct {
 	data map[string]any
+	// st is the store made of data, once (store); data is dropped then.
+	st storage.Store
 }
 
 // Key names an object within its namespace in the inventory: Kind/name.
 func Key(kind, name string) string { return kind + "/" + name }
 
+// Summary is the inventory's summary of one object, made as soon as the
+// object is checked (Summarize), so that the object itself need not be kept
+// until the inventory is built.
+type Summary struct {
+	ok        bool
+	namespace string
+	e         entry
+}
+
+// Summarize reads what the inventory needs of an object: its defaulted JSON
+// when it has one, else the JSON as written. An object that does not decode
+// gives a Summary the inventory leaves out; the API tier reports it.
+func Summarize(o Object) Summary {
+	src := o.Defaulted
+	if src == nil {
+		src = o.JSON
+	}
+	var r raw
+	if err := json.Unmarshal(src, &r); err != nil || r.Kind == "" {
+		return Summary{}
+	}
+	e := entry{Kind: r.Kind, APIVersion: r.APIVersion, Name: r.Metadata.Name, Namespace: o.Namespace,
+		Labels: r.Metadata.Labels, Owned: len(r.Metadata.OwnerReferences) > 0}
+	var err error
+	if e.TemplateLabels, e.Selector, e.Spec, err = summarize(r); err != nil {
+		return Summary{}
+	}
+	return Summary{ok: true, namespace: o.Namespace, e: e}
+}
+
 // NewInventory builds the index from every object of the run. Objects that
 // do not decode are left out; the API tier reports them.
 func NewInventory(objects []Object) *Inventory {
+	sums := make([]Summary, len(objects))
+	for i, o := range objects {
+		sums[i] = Summarize(o)
+	}
+	return NewInventoryOf(sums)
+}
+
+// NewInventoryOf builds the index from the summaries of every object of the
+// run, in input order.
+func NewInventoryOf(sums []Summary) *Inventory {
 	type nsIndex struct {
 		objects          map[string]entry
 		byTemplateLabel  map[string][]string
@@ -79,24 +125,17 @@ func NewInventory(objects []Object) *Inventory {
 		byKind           map[string][]string
 	}
 	namespaces := map[string]*nsIndex{}
-	for _, o := range objects {
-		src := o.Defaulted
-		if src == nil {
-			src = o.JSON
-		}
-		var r raw
-		if err := json.Unmarshal(src, &r); err != nil || r.Kind == "" {
+	for _, s := range sums {
+		if !s.ok {
 			continue
 		}
-		ns := namespaces[o.Namespace]
+		ns := namespaces[s.namespace]
 		if ns == nil {
 			ns = &nsIndex{objects: map[string]entry{}, byTemplateLabel: map[string][]string{}, bySelectorLabel: map[string][]string{},
 				count: map[string]int{}, byKind: map[string][]string{}}
-			namespaces[o.Namespace] = ns
+			namespaces[s.namespace] = ns
 		}
-		e := entry{Kind: r.Kind, APIVersion: r.APIVersion, Name: r.Metadata.Name, Namespace: o.Namespace,
-			Labels: r.Metadata.Labels, Owned: len(r.Metadata.OwnerReferences) > 0}
-		e.TemplateLabels, e.Selector, e.Spec = summarize(r)
+		e := s.e
 		key := Key(e.Kind, e.Name)
 		ns.objects[key] = e
 		ns.count[e.Kind]++
@@ -115,11 +154,14 @@ func NewInventory(objects []Object) *Inventory {
 			}
 		}
 	}
+	// The data is built as the plain JSON values (map[string]any, []any,
+	// float64) that encoding the index to JSON and decoding it back would
+	// give, without doing so.
 	out := map[string]any{}
 	for name, ns := range namespaces {
-		objs := map[string]any{}
+		objs := make(map[string]any, len(ns.objects))
 		for k, e := range ns.objects {
-			objs[k] = e
+			objs[k] = e.plain()
 		}
 		for _, idx := range []map[string][]string{ns.byTemplateLabel, ns.bySelectorLabel, ns.byKind} {
 			for k := range idx {
@@ -127,66 +169,134 @@ func NewInventory(objects []Object) *Inventory {
 			}
 		}
 		sort.Strings(ns.selectorNoLabels)
+		count := make(map[string]any, len(ns.count))
+		for k, n := range ns.count {
+			count[k] = float64(n)
+		}
 		out[name] = map[string]any{
 			"objects":                  objs,
-			"by_template_label":        ns.byTemplateLabel,
-			"by_selector_label":        ns.bySelectorLabel,
-			"selectors_without_labels": ns.selectorNoLabels,
-			"count":                    ns.count,
-			"by_kind":                  ns.byKind,
+			"by_template_label":        plainLists(ns.byTemplateLabel),
+			"by_selector_label":        plainLists(ns.bySelectorLabel),
+			"selectors_without_labels": plainStrings(ns.selectorNoLabels),
+			"count":                    count,
+			"by_kind":                  plainLists(ns.byKind),
 		}
 	}
-	// Round-trip through JSON so that the store holds plain JSON values.
-	b, _ := json.Marshal(map[string]any{"namespaces": out})
-	var data map[string]any
-	_ = json.Unmarshal(b, &data)
-	return &Inventory{data: data}
+	return &Inventory{data: map[string]any{"namespaces": out}}
+}
+
+// plain is the entry as plain JSON values, as its JSON encoding decodes.
+func (e entry) plain() map[string]any {
+	return map[string]any{
+		"kind":           e.Kind,
+		"apiVersion":     e.APIVersion,
+		"name":           e.Name,
+		"namespace":      e.Namespace,
+		"labels":         plainMap(e.Labels),
+		"owned":          e.Owned,
+		"templateLabels": plainMap(e.TemplateLabels),
+		"selector":       plainAny(e.Selector),
+		"spec":           plainAny(e.Spec),
+	}
+}
+
+func plainMap(m map[string]string) any {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// plainAny turns a nil map into an untyped nil (JSON null); other values
+// came from encoding/json and are plain already.
+func plainAny(m map[string]any) any {
+	if m == nil {
+		return nil
+	}
+	return m
+}
+
+func plainStrings(l []string) any {
+	if l == nil {
+		return nil
+	}
+	out := make([]any, len(l))
+	for i, s := range l {
+		out[i] = s
+	}
+	return out
+}
+
+func plainLists(m map[string][]string) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, l := range m {
+		out[k] = plainStrings(l)
+	}
+	return out
 }
 
 // summarize reads an object's pod-template labels, its selector (normalized
 // to a LabelSelector's shape) and its spec without the pod template.
-func summarize(r raw) (templateLabels map[string]string, selector map[string]any, spec map[string]any) {
+func summarize(r raw) (templateLabels map[string]string, selector map[string]any, spec map[string]any, err error) {
 	if r.Spec == nil {
-		return nil, nil, nil
+		return nil, nil, nil, nil
 	}
 	spec = map[string]any{}
 	for k, v := range r.Spec {
-		if k != "template" && k != "jobTemplate" {
-			spec[k] = v
+		if k == "template" || k == "jobTemplate" {
+			continue
 		}
+		var x any
+		if err := json.Unmarshal(v, &x); err != nil {
+			return nil, nil, nil, err
+		}
+		spec[k] = x
 	}
-	template, _ := r.Spec["template"].(map[string]any)
+	type withLabels struct {
+		Metadata struct {
+			Labels map[string]any `json:"labels"`
+		} `json:"metadata"`
+	}
+	var template *withLabels
+	tmplJSON := r.Spec["template"]
 	if r.Kind == "CronJob" {
-		if jt, ok := r.Spec["jobTemplate"].(map[string]any); ok {
-			if js, ok := jt["spec"].(map[string]any); ok {
-				template, _ = js["template"].(map[string]any)
-			}
+		var jt struct {
+			Spec map[string]json.RawMessage `json:"spec"`
+		}
+		if jtJSON, ok := r.Spec["jobTemplate"]; ok && json.Unmarshal(jtJSON, &jt) == nil && jt.Spec != nil {
+			tmplJSON = jt.Spec["template"]
 		}
 	}
-	if template != nil && workloadKinds[r.Kind] {
-		if md, ok := template["metadata"].(map[string]any); ok {
-			if l, ok := md["labels"].(map[string]any); ok {
-				templateLabels = map[string]string{}
-				for k, v := range l {
-					templateLabels[k], _ = v.(string)
-				}
-			}
+	if len(tmplJSON) > 0 {
+		var t withLabels
+		if json.Unmarshal(tmplJSON, &t) == nil {
+			template = &t
+		}
+	}
+	if template != nil && workloadKinds[r.Kind] && template.Metadata.Labels != nil {
+		templateLabels = map[string]string{}
+		for k, v := range template.Metadata.Labels {
+			templateLabels[k], _ = v.(string)
 		}
 	}
 	switch r.Kind {
 	case "ReplicationController", "Service":
 		// A plain map selector.
-		if m, ok := r.Spec["selector"].(map[string]any); ok && len(m) > 0 {
+		if m, ok := spec["selector"].(map[string]any); ok && len(m) > 0 {
 			selector = map[string]any{"matchLabels": m}
 		}
 	case "Job":
 		// Without manualSelector the API server generates a unique selector.
-		if manual, _ := r.Spec["manualSelector"].(bool); manual {
-			selector, _ = r.Spec["selector"].(map[string]any)
+		if manual, _ := spec["manualSelector"].(bool); manual {
+			selector, _ = spec["selector"].(map[string]any)
 		}
 	case "CronJob", "Pod", "PodTemplate":
 	default:
-		selector, _ = r.Spec["selector"].(map[string]any)
+		selector, _ = spec["selector"].(map[string]any)
 	}
-	return templateLabels, selector, spec
+	return templateLabels, selector, spec, nil
 }

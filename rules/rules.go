@@ -72,6 +72,9 @@ type Engine struct {
 	// policyTimeout and policyMemory are the sandbox's limits (Options).
 	policyTimeout time.Duration
 	policyMemory  uint64
+	// cross tells, by package, the built-in rules that read the inventory
+	// (split.go).
+	cross map[string]bool
 }
 
 // userNamespace is one policy package and its finding rules.
@@ -171,6 +174,7 @@ func New(opts Options) (*Engine, error) {
 		return nil, compileError(compiler.Errors)
 	}
 	e.compiler = compiler
+	e.classify()
 
 	namespaces := opts.Namespaces
 	if len(namespaces) == 0 {

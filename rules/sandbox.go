@@ -26,9 +26,10 @@ const (
 	// DefaultPolicyTimeout bounds one evaluation of one user policy rule on
 	// one object, when Options.PolicyTimeout is 0.
 	DefaultPolicyTimeout = 10 * time.Second
-	// DefaultPolicyMemory bounds how far the live heap may grow above what
-	// it was when the run's queries were prepared while a user policy
-	// evaluates, when Options.PolicyMemory is 0. A policy rule that builds
+	// DefaultPolicyMemory bounds how far the live heap may grow, while a
+	// user policy evaluates, above what it was when the run's queries were
+	// prepared or the evaluation started, whichever is more, when
+	// Options.PolicyMemory is 0. A policy rule that builds
 	// an unbounded collection (a comprehension over numbers.range(0, 1e12))
 	// is stopped once it passes the bound.
 	DefaultPolicyMemory = 128 << 20
@@ -65,7 +66,10 @@ type userQuery struct {
 type sandbox struct {
 	timeout time.Duration
 	memory  uint64
-	// baseline is the live heap when the run was prepared.
+	// baseline is the live heap when the run was prepared. Each
+	// evaluation measures from the larger of it and the live heap when
+	// the evaluation starts: lint streams, and the heap the run keeps
+	// grows while the per-object rules and user policies run.
 	baseline uint64
 	// lastGC is when the guard last forced a collection (UnixNano).
 	lastGC atomic.Int64
@@ -98,11 +102,12 @@ func readHeap(name string) uint64 {
 	return s[0].Value.Uint64()
 }
 
-// overBudget reports whether the live heap has grown past the budget. The
+// overBudget reports whether the live heap has grown past base plus the
+// budget. The
 // cheap figure counts garbage too, so when it is over, a collection (at most
 // one per gcInterval across the run) tells what is really live.
-func (s *sandbox) overBudget() bool {
-	limit := s.baseline + s.memory
+func (s *sandbox) overBudget(base uint64) bool {
+	limit := base + s.memory
 	if readHeap(metricLive) > limit {
 		return true
 	}
@@ -126,6 +131,7 @@ func (s *sandbox) guard(ctx context.Context, fn func(ctx context.Context) error)
 	defer cancel(nil)
 	ctx, stop := context.WithTimeoutCause(ctx, s.timeout, ErrPolicyTimeout)
 	defer stop()
+	base := max(s.baseline, readHeap(metricLive))
 	var wg sync.WaitGroup
 	done := make(chan struct{})
 	wg.Go(func() {
@@ -138,7 +144,7 @@ func (s *sandbox) guard(ctx context.Context, fn func(ctx context.Context) error)
 			case <-ctx.Done():
 				return
 			case <-tick.C:
-				if s.overBudget() {
+				if s.overBudget(base) {
 					cancel(ErrPolicyMemory)
 					return
 				}
