@@ -64,6 +64,12 @@ func FuzzLoad(f *testing.F) {
 				t.Errorf("object %s: invalid JSON %q", o.Ref(), o.JSON)
 			}
 			for field, want := range o.positions {
+				// A key holding a bracket cannot be written unambiguously in
+				// the API server's notation ("[0]]" for the key "0]", found by
+				// FuzzLoad); such a field is placed at an ancestor.
+				if strings.Count(field, "[") != strings.Count(field, "]") {
+					continue
+				}
 				if got, exact := o.Position(field); !exact || got != want {
 					t.Errorf("object %s: Position(%q) = %s, %v, want %s, true", o.Ref(), field, got, exact, want)
 				}
