@@ -1,0 +1,230 @@
+#!/usr/bin/env bash
+# Side-by-side benchmark of `kubectl workload lint` against the linters people
+# would pick instead, on the same generated corpora, on this machine, in one
+# run. Not part of CI.
+#
+#   hack/bench-peers.sh                 # 10k side by side, 100k (ours), pre-commit set
+#   ROUNDS_10K=3 SIZES=10k hack/bench-peers.sh
+#
+# Peers are installed with `go install` at pinned versions from the Go module
+# proxy into ~/.cache/kubectl-workload/peers/<tool>-<version>. A peer the proxy
+# does not serve is reported and left out of the table. Runs alternate: each
+# round runs every tool once, the starting tool rotating, so that a slower or
+# busier stretch of time is shared. Wall time and peak RSS come from
+# /usr/bin/time; the table gives medians and each peer's ratio to ours.
+#
+# Environment:
+#   SIZES             which sets to run: any of 10k 100k precommit (default: all three)
+#   ROUNDS_10K        rounds on the 10,000-object corpus (default 5)
+#   ROUNDS_100K       rounds on the 100,000-object corpus (default 3)
+#   ROUNDS_PRECOMMIT  rounds on the pre-commit set of 5 files (default 20)
+#   PEERS_100K        also run the peers on the 100,000-object corpus (default 0)
+#   WORK              scratch directory (default: a new one under /tmp, removed at exit)
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/kubectl-workload/peers
+SIZES=${SIZES:-10k 100k precommit}
+ROUNDS_10K=${ROUNDS_10K:-5}
+ROUNDS_100K=${ROUNDS_100K:-3}
+ROUNDS_PRECOMMIT=${ROUNDS_PRECOMMIT:-20}
+PEERS_100K=${PEERS_100K:-0}
+
+# Pinned peers: name, version, go install package, binary.
+KUBE_SCORE_VERSION=v1.20.0
+CONFTEST_VERSION=v0.71.1
+KUBE_LINTER_VERSION=v0.7.6
+POLARIS_VERSION=v9.6.1
+
+if [[ -z ${WORK:-} ]]; then
+	WORK=$(mktemp -d /tmp/kw-bench-peers.XXXXXX)
+	trap 'rm -rf "$WORK"' EXIT
+fi
+mkdir -p "$WORK" "$CACHE"
+
+if [[ ! -x /usr/bin/time ]]; then
+	echo "installing GNU time (apt-get install -y time)" >&2
+	apt-get install -y time >/dev/null 2>&1 || { apt-get update >/dev/null && apt-get install -y time >/dev/null; }
+fi
+
+log() { echo "bench-peers: $*" >&2; }
+
+# install NAME VERSION PACKAGE BINARY: go install into the cache once; prints
+# the binary's path, or nothing when the proxy does not serve it or it does
+# not build.
+install() {
+	local name=$1 version=$2 pkg=$3
+	local dir=$CACHE/$name-$version
+	local bin=$dir/$4
+	if [[ ! -x $bin ]]; then
+		log "installing $name $version ($pkg@$version)"
+		if ! (cd "$WORK" && GOBIN=$dir GOFLAGS=-mod=mod go install "$pkg@$version") >"$WORK/install-$name.log" 2>&1; then
+			log "$name $version is not available here: $(tail -n 1 "$WORK/install-$name.log")"
+			return 0
+		fi
+	fi
+	echo "$bin"
+}
+
+KUBE_SCORE=$(install kube-score "$KUBE_SCORE_VERSION" github.com/zegl/kube-score/cmd/kube-score kube-score)
+CONFTEST=$(install conftest "$CONFTEST_VERSION" github.com/open-policy-agent/conftest conftest)
+KUBE_LINTER=$(install kube-linter "$KUBE_LINTER_VERSION" golang.stackrox.io/kube-linter/cmd/kube-linter kube-linter)
+POLARIS=$(install polaris "$POLARIS_VERSION" github.com/fairwindsops/polaris/v9 polaris)
+
+log "building kubectl-workload"
+(cd "$ROOT" && go build -o "$WORK/kubectl-workload" ./cmd/kubectl-workload)
+KW=$WORK/kubectl-workload
+
+# The conftest policy: our built-in rules and their library, and the adapter
+# that gives them lint's input (bench/conftest/adapter.rego).
+POLICY=$WORK/conftest-policy
+mkdir -p "$POLICY"
+cp "$ROOT/bench/conftest/adapter.rego" "$POLICY/"
+for f in "$ROOT"/rules/builtin/*.rego "$ROOT"/rules/lib/*.rego; do
+	[[ $f == *_test.rego ]] && continue
+	cp "$f" "$POLICY/$(basename "$(dirname "$f")")_$(basename "$f")"
+done
+
+# Checks each tool runs.
+kw_rego=$("$KW" lint --list-rules | awk 'NR > 1 && $1 !~ /^(api|input|ignore)\// {n++} END {print n}')
+kw_api=$("$KW" lint --list-rules | awk '$1 ~ /^api\// {n++} END {print n}')
+kw_input=$("$KW" lint --list-rules | awk '$1 ~ /^input\// {n++} END {print n}')
+declare -A CHECKS
+CHECKS[kubectl-workload]="$((kw_rego + kw_api + kw_input)): $kw_rego Rego rules, API-server validation ($kw_api finding types), $kw_input input checks"
+[[ -n $KUBE_SCORE ]] && CHECKS[kube-score]="$("$KUBE_SCORE" list | awk -F, '$4 == "default" {n++} END {print n}') (default checks; $("$KUBE_SCORE" list | awk -F, '$4 != "default" {n++} END {print n+0}') optional off)"
+[[ -n $CONFTEST ]] && CHECKS[conftest]="$kw_rego: our Rego rules via bench/conftest/adapter.rego, one document at a time, no defaulting"
+[[ -n $KUBE_LINTER ]] && CHECKS[kube-linter]="$("$KUBE_LINTER" checks list --format plain 2>/dev/null | grep -c '^Name:' || echo '?') (built-in)"
+[[ -n $POLARIS ]] && CHECKS[polaris]="(built-in)"
+declare -A VERSION=([kubectl-workload]=$(cd "$ROOT" && git rev-parse --short HEAD) [kube-score]=$KUBE_SCORE_VERSION
+	[conftest]=$CONFTEST_VERSION [kube-linter]=$KUBE_LINTER_VERSION [polaris]=$POLARIS_VERSION)
+
+# run_tool TOOL CORPUS FILELIST: the command line of one run. kube-score and
+# conftest get the object files only (not the broken templates-*.yaml):
+# kube-score gives up on the whole run at an unparsable document, and
+# conftest fails its files. Every tool sees every object.
+run_tool() {
+	local tool=$1 corpus=$2 list=$3
+	case $tool in
+	kubectl-workload) "$KW" lint -o json "$corpus" ;;
+	kube-score) xargs -a "$list" -d '\n' -s 2000000 "$KUBE_SCORE" score --output-format ci ;;
+	conftest) xargs -a "$list" -d '\n' -s 2000000 "$CONFTEST" test --no-color --policy "$POLICY" ;;
+	kube-linter) "$KUBE_LINTER" lint --format plain "$corpus" ;;
+	polaris) "$POLARIS" audit --audit-path "$corpus" --format score ;;
+	esac
+}
+
+# measure SET CORPUS ROUNDS TOOL...: alternating rounds; appends "tool wall rss"
+# lines to $WORK/SET.times.
+measure() {
+	local set=$1 corpus=$2 rounds=$3
+	shift 3
+	local tools=("$@") list=$WORK/$set.files n=${#tools[@]}
+	find "$corpus" -name '*.yaml' ! -name 'templates-*' | sort >"$list"
+	: >"$WORK/$set.times"
+	for ((r = 0; r < rounds; r++)); do
+		for ((k = 0; k < n; k++)); do
+			local tool=${tools[$(((r + k) % n))]}
+			# Exit status 1 means findings, for every tool here.
+			/usr/bin/time -f '%e %M' -o "$WORK/time.out" bash -c "$(declare -f run_tool); $(declare -p KW KUBE_SCORE CONFTEST KUBE_LINTER POLARIS POLICY); run_tool $tool '$corpus' '$list'" \
+				>"$WORK/$tool.out" 2>"$WORK/$tool.err" || true
+			read -r wall rss < <(grep -E '^[0-9.]+ [0-9]+$' "$WORK/time.out" | tail -n 1)
+			echo "$tool $wall $rss" >>"$WORK/$set.times"
+			log "$set round $((r + 1))/$rounds: $tool ${wall}s $((rss / 1024)) MB"
+		done
+	done
+}
+
+# table SET TITLE: the markdown table of a set's medians and ratios to ours.
+table() {
+	local set=$1 title=$2
+	echo
+	echo "### $title"
+	echo
+	echo "| tool | version | checks enabled | median wall | median peak RSS | wall vs ours | RSS vs ours |"
+	echo "|---|---|---|---|---|---|---|"
+	awk -v kw=kubectl-workload '
+		function median(a, n,   i, j, t) {
+			for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+			return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+		}
+		{ n[$1]++; w[$1, n[$1]] = $2; m[$1, n[$1]] = $3; if (!($1 in seen)) { seen[$1] = 1; order[++k] = $1 } }
+		END {
+			for (t in n) {
+				for (i = 1; i <= n[t]; i++) { a[i] = w[t, i]; b[i] = m[t, i] }
+				mw[t] = median(a, n[t]); mm[t] = median(b, n[t])
+			}
+			for (i = 1; i <= k; i++) {
+				t = order[i]
+				printf "%s\t%.3f s\t%.0f MB\t%.2f×\t%.2f×\t%d\n", t, mw[t], mm[t] / 1024, mw[t] / mw[kw], mm[t] / mm[kw], n[t]
+			}
+		}' "$WORK/$set.times" | while IFS=$'\t' read -r tool wall rss wr mr runs; do
+		echo "| $tool | ${VERSION[$tool]} | ${CHECKS[$tool]} | $wall ($runs runs) | $rss | $wr | $mr |"
+	done
+}
+
+median_of() { # median_of SET TOOL: the median wall time, in seconds
+	awk -v t="$2" '$1 == t {a[++n] = $2} END {
+		for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { x = a[i]; a[i] = a[j]; a[j] = x }
+		print n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }' "$WORK/$1.times"
+}
+
+peers=(kubectl-workload)
+for t in kube-score conftest kube-linter polaris; do
+	case $t in
+	kube-score) [[ -n $KUBE_SCORE ]] && peers+=("$t") ;;
+	conftest) [[ -n $CONFTEST ]] && peers+=("$t") ;;
+	kube-linter) [[ -n $KUBE_LINTER ]] && peers+=("$t") ;;
+	polaris) [[ -n $POLARIS ]] && peers+=("$t") ;;
+	esac
+done
+
+echo "## kubectl workload lint, side by side ($(date -u +%Y-%m-%dT%H:%MZ), $(nproc) CPUs, $(go env GOVERSION), load average $(cut -d' ' -f1-3 /proc/loadavg))"
+for t in kube-linter polaris; do
+	case $t in
+	kube-linter) [[ -z $KUBE_LINTER ]] && echo && echo "- kube-linter $KUBE_LINTER_VERSION: not in the table, the Go module proxy does not serve it here ($(tail -n 1 "$WORK/install-kube-linter.log" 2>/dev/null))." ;;
+	polaris) [[ -z $POLARIS ]] && echo "- polaris $POLARIS_VERSION: not in the table, the Go module proxy does not serve it here ($(tail -n 1 "$WORK/install-polaris.log" 2>/dev/null))." ;;
+	esac
+done
+
+for size in $SIZES; do
+	case $size in
+	10k)
+		(cd "$ROOT" && go run ./bench/gencorpus -n 10000 -o "$WORK/c10k") >&2
+		measure 10k "$WORK/c10k" "$ROUNDS_10K" "${peers[@]}"
+		table 10k "10,000 objects ($(du -sh "$WORK/c10k" | cut -f1), $(find "$WORK/c10k" -name '*.yaml' | wc -l) files), $ROUNDS_10K alternating rounds"
+		;;
+	100k)
+		(cd "$ROOT" && go run ./bench/gencorpus -n 100000 -o "$WORK/c100k") >&2
+		if [[ $PEERS_100K == 1 ]]; then
+			measure 100k "$WORK/c100k" "$ROUNDS_100K" "${peers[@]}"
+		else
+			measure 100k "$WORK/c100k" "$ROUNDS_100K" kubectl-workload
+		fi
+		table 100k "100,000 objects ($(du -sh "$WORK/c100k" | cut -f1)), $ROUNDS_100K rounds"
+		if [[ -s $WORK/10k.times ]]; then
+			t10=$(median_of 10k kubectl-workload)
+			t100=$(median_of 100k kubectl-workload)
+			echo
+			echo "Linearity: 100k / 10k wall = $(awk -v a="$t100" -v b="$t10" 'BEGIN {printf "%.2f", a / b}')× (linear is 10×; the target is at most 13×)."
+		fi
+		rm -rf "$WORK/c100k"
+		;;
+	precommit)
+		(cd "$ROOT" && go run ./bench/gencorpus -precommit -o "$WORK/pre") >&2
+		measure precommit "$WORK/pre" "$ROUNDS_PRECOMMIT" "${peers[@]}"
+		# The floor: starting the binary at all (no linting).
+		: >"$WORK/floor.times"
+		for ((r = 0; r < ROUNDS_PRECOMMIT; r++)); do
+			/usr/bin/time -f '%e %M' -o "$WORK/time.out" "$KW" version >/dev/null 2>&1 || true
+			echo "kubectl-workload $(tail -n 1 "$WORK/time.out")" >>"$WORK/floor.times"
+		done
+		table precommit "Pre-commit set: 5 files, 50 objects, $ROUNDS_PRECOMMIT alternating rounds (process start included)"
+		echo
+		echo "Process start alone (\`kubectl-workload version\`, median of $ROUNDS_PRECOMMIT): $(median_of floor kubectl-workload) s."
+		;;
+	*)
+		echo "unknown size $size (want 10k, 100k or precommit)" >&2
+		exit 2
+		;;
+	esac
+done
