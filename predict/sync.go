@@ -69,9 +69,16 @@ func newFixedClockController(now time.Time, events *[]string) *deploymentControl
 }
 
 // newCondition mirrors deploymentutil.NewDeploymentCondition with the injected clock instead of
-// metav1.Now.
+// metav1.Now, truncated to whole seconds: the API server stores metav1.Time with second
+// precision (RFC 3339 in JSON; protobuf drops the nanoseconds), and every later sync reads
+// the condition back from the informer, so the progress deadline counts from the truncated
+// time. Nothing in the sync that creates a condition compares its time.
+//
+// Example: progress at 12:00:00.7 with a 10s deadline is stored as 12:00:00, times out once
+// now is after 12:00:10, and the controller re-checks at 12:00:10 + 1s = 12:00:11, 10.3s after
+// the progress rather than 11s.
 func (dc *deploymentController) newCondition(condType apps.DeploymentConditionType, status v1.ConditionStatus, reason, message string) *apps.DeploymentCondition {
-	now := metav1.NewTime(dc.now())
+	now := metav1.NewTime(dc.now().Truncate(time.Second))
 	return &apps.DeploymentCondition{
 		Type:               condType,
 		Status:             status,

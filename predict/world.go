@@ -343,7 +343,9 @@ func (w *world) record(reason, message string) {
 		// syncRolloutStatus emits the event before it writes the new status, so the
 		// Deployment still holds the condition of the last progress.
 		if c := deploymentutil.GetDeploymentCondition(w.d.Status, apps.DeploymentProgressing); c != nil {
-			w.plan.Summary.LastProgressAt = c.LastUpdateTime.Sub(w.start)
+			// Condition times are whole seconds (newCondition): progress in the first
+			// fraction of a second after a fractional Start is stored before it.
+			w.plan.Summary.LastProgressAt = max(c.LastUpdateTime.Sub(w.start), 0)
 		}
 	}
 }
