@@ -12,7 +12,7 @@ import (
 // sharedPodReadyQuantum is the quantum, in seconds, of the kwok pod stages the shared
 // controllers run with (KwokQuantizedPodStages). It changes nothing for pods without
 // minReadySeconds: they are available as soon as they are Ready.
-const sharedPodReadyQuantum = 3
+const sharedPodReadyQuantum = 4
 
 // sharedNodes is how many kwok Nodes the shared controllers create.
 const sharedNodes = 3

@@ -34,7 +34,7 @@ import (
 // How the differential rollout test lines the real cluster up with the simulation.
 //
 // kwok readies pods with KwokQuantizedPodStages(sharedPodReadyQuantum): a pod's Ready
-// condition is dated at the next multiple of the quantum Q (3s) of the wall clock. With
+// condition is dated at the next multiple of the quantum Q (4s) of the wall clock. With
 // minReadySeconds M (webManifest sets 1s), a wave of pods created together becomes available
 // together at the boundary + M, and the Deployment controller's next wave starts just after
 // that, M mod Q into the next quantum. The simulation models the same world with ReadyAfter
@@ -45,9 +45,11 @@ import (
 // A wave splits only if the controllers take Q − (M mod Q) to create, schedule and ready it.
 // With Q = 2 that margin (1s) was too thin with sixteen scenarios at once on two cores: a
 // third sync of one Deployment came 0.7s after the boundary + M, its pod missed the boundary,
-// and the controller saw the wave as 2 + 1. Without minReadySeconds pods are available the
-// moment kwok readies them, one by one, and a wave of several pods may split: scenarios should
-// set it. Steps are applied only once the rollout has settled (complete, paused or stuck): a
+// and the controller saw the wave as 2 + 1. With Q = 3 and 27 scenarios at once, a second
+// sync came 1.7s late. Q = 4 and at most predictConcurrency scenarios at once leave 3s.
+//
+// Without minReadySeconds pods are available the moment kwok readies them, one by one, and a
+// wave of several pods may split: scenarios should set it. Steps are applied only once the rollout has settled (complete, paused or stuck): a
 // change made while a wave is in flight races with it in a real cluster too, and a fixed
 // ReadyAfter cannot place the change's pods on the quantum grid.
 const (
@@ -59,8 +61,16 @@ const (
 	// predictApplyLag is how far past M mod Q into the quantum a step is applied.
 	predictApplyLag = 50 * time.Millisecond
 	// predictQuiet is how long the ReplicaSets must stay unchanged before a rollout that is
-	// not complete counts as stalled: two quanta, enough for any pending wave to land.
-	predictQuiet = 2*sharedPodReadyQuantum*time.Second + time.Second
+	// not complete counts as stalled: a quantum and M and a second, enough for any wave in
+	// flight to land and be acted on.
+	predictQuiet = (sharedPodReadyQuantum + predictMinReadySeconds + 1) * time.Second
+	// predictCompleteQuiet is the same for a complete rollout, after which the controller
+	// has nothing left to scale.
+	predictCompleteQuiet = 500 * time.Millisecond
+	// predictConcurrency bounds how many scenarios run at once. Every scenario's waves land
+	// on the same instants (boundary + M), so the controllers' work comes in bursts that
+	// grow with the number of scenarios; the burst must be done well within Q − (M mod Q).
+	predictConcurrency = 14
 	// predictTimeout bounds each wait for a rollout.
 	predictTimeout = 90 * time.Second
 	// maxSimilarEvents is the event correlator's limit (client-go's EventAggregator): from
@@ -98,10 +108,10 @@ type predictScenario struct {
 // next is the common scenario of one step.
 func next(manifest string) []predictStep { return []predictStep{{manifest: manifest}} }
 
-// deadlineTolerance is how far the real ProgressDeadlineExceeded may be from the predicted
-// one: the condition times are truncated to seconds, and the controller re-checks one second
-// after the deadline.
-const deadlineTolerance = 2 * time.Second
+// deadlineTolerance is how far the stored second of the real ProgressDeadlineExceeded may be
+// from the predicted one: the controller's re-check lands a few milliseconds after the
+// predicted instant, which may be the next second.
+const deadlineTolerance = time.Second
 
 // webManifest is Deployment "web" with replicas, image, minReadySeconds M, and extra spec
 // lines (indented two spaces, under spec:) and pod-spec lines (indented six spaces).
@@ -421,6 +431,7 @@ func TestPredictDeploymentDifferential(t *testing.T) {
 	start := time.Now()
 	// Each run (go test -count=N) gets fresh namespaces.
 	run := predictRuns.Add(1)
+	slots := make(chan struct{}, predictConcurrency)
 	var (
 		mu      sync.Mutex
 		results []string
@@ -440,6 +451,8 @@ func TestPredictDeploymentDifferential(t *testing.T) {
 			done := make(chan struct{})
 			go func() {
 				defer close(done)
+				slots <- struct{}{}
+				defer func() { <-slots }()
 				r := &rolloutRun{t: st, c: c, cs: cs, sc: sc, ns: fmt.Sprintf("predict-%d-%s", run, sc.name)}
 				verdict := "DISAGREE (stopped)"
 				defer func() {
@@ -556,7 +569,10 @@ func (r *rolloutRun) run() string {
 		at := r.align(d)
 		switch {
 		case i == 0:
-			in = predict.Input{Deployment: d, Old: old, Timing: r.timing(d, step.fail)}
+			// The simulation runs on the wall clock of the apply: the API server stores
+			// condition times in whole seconds, and the simulated controller truncates them
+			// the same way, so the progress deadline falls on the same second.
+			in = predict.Input{Deployment: d, Old: old, Timing: r.timing(d, step.fail), Start: at}
 			applied = at
 		case step.fromState:
 			in = predict.Input{Deployment: d, ReplicaSets: r.readState(ctx), Timing: r.timing(d, step.fail), Start: at}
@@ -590,8 +606,8 @@ func (r *rolloutRun) run() string {
 // timing is the simulated world's timing that matches kwok with the quantized stages, for
 // pods of d.
 //
-// Example: Q 3s and minReadySeconds 1 give ReadyAfter 3s − 1s = 2s; minReadySeconds 4 gives
-// 3s − 1s = 2s too (created at 1s into a quantum, available at the next boundary + 4s).
+// Example: Q 4s and minReadySeconds 1 give ReadyAfter 4s − 1s = 3s; minReadySeconds 4 gives
+// 4s − 0s = 4s (created just after a boundary, available at the next boundary + 4s).
 func (r *rolloutRun) timing(d *appsv1.Deployment, failNew bool) predict.Timing {
 	readyAfter := predictNoMinReadyAfter
 	if m := d.Spec.MinReadySeconds; m > 0 {
@@ -676,9 +692,9 @@ func (r *rolloutRun) complete(ctx context.Context) (bool, error) {
 	return deploymentutil.DeploymentComplete(d, &d.Status) && d.Status.Replicas == *d.Spec.Replicas, nil
 }
 
-// waitSettled waits until the rollout is over: complete when the plan completes, else n scale
-// events seen and the ReplicaSets quiet for predictQuiet. A timeout is not fatal here: the
-// comparison that follows says what happened.
+// waitSettled waits until the rollout is over: n scale events seen and, when the plan
+// completes, the Deployment complete, else the ReplicaSets quiet for predictQuiet. A timeout
+// is not fatal here: the comparison that follows says what happened.
 func (r *rolloutRun) waitSettled(ctx context.Context, rec *recorder, n int, complete bool) {
 	r.t.Helper()
 	err := waitFor(ctx, nil, predictTimeout, "rollout of "+r.ns+"/web to settle", func() (bool, error) {
@@ -690,13 +706,13 @@ func (r *rolloutRun) waitSettled(ctx context.Context, rec *recorder, n int, comp
 			return false, nil
 		}
 		seen, last := rec.count()
-		if seen < n || time.Since(last) < predictQuiet {
-			return false, nil
-		}
 		if complete {
+			if seen < n || time.Since(last) < predictCompleteQuiet {
+				return false, nil
+			}
 			return r.complete(ctx)
 		}
-		return true, nil
+		return seen >= n && time.Since(last) >= predictQuiet, nil
 	})
 	if err != nil {
 		r.t.Errorf("%v; real events so far:\n  %s\n%s", err, strings.Join(rec.messages(), "\n  "), r.describe(ctx))
@@ -809,13 +825,16 @@ func (r *rolloutRun) checkDeadline(ctx context.Context, plan *predict.Plan, appl
 	if cond.Status != corev1.ConditionFalse {
 		r.t.Errorf("Progressing condition status = %s, want False", cond.Status)
 	}
-	// Condition times are stored in whole seconds, so observed is up to a second early.
-	observed := cond.LastUpdateTime.Sub(applied)
-	diff := observed - plan.Summary.DeadlineAt
+	// Condition times are stored in whole seconds: compare the stored second with the
+	// predicted instant's.
+	predicted := applied.Add(plan.Summary.DeadlineAt).Truncate(time.Second)
+	diff := cond.LastUpdateTime.Sub(predicted)
 	if diff < -deadlineTolerance || diff > deadlineTolerance {
-		r.t.Errorf("ProgressDeadlineExceeded %s after the apply, predicted %s (tolerance %s)", observed, plan.Summary.DeadlineAt, deadlineTolerance)
+		r.t.Errorf("ProgressDeadlineExceeded stored at %s, predicted %s (%s after the apply; tolerance %s)",
+			cond.LastUpdateTime.UTC().Format(time.TimeOnly), predicted.UTC().Format(time.TimeOnly), plan.Summary.DeadlineAt.Round(time.Millisecond), deadlineTolerance)
 	} else {
-		r.t.Logf("ProgressDeadlineExceeded %s after the apply, predicted %s", observed, plan.Summary.DeadlineAt.Round(time.Millisecond))
+		r.t.Logf("ProgressDeadlineExceeded stored at %s, predicted %s (%s after the apply)",
+			cond.LastUpdateTime.UTC().Format(time.TimeOnly), predicted.UTC().Format(time.TimeOnly), plan.Summary.DeadlineAt.Round(time.Millisecond))
 	}
 }
 
