@@ -16,8 +16,9 @@ import (
 
 	"github.com/kubectl-workload/kubectl-workload/gitref"
 	"github.com/kubectl-workload/kubectl-workload/live"
-	"github.com/kubectl-workload/kubectl-workload/predict/daemonset"
 	"github.com/kubectl-workload/kubectl-workload/predict"
+	"github.com/kubectl-workload/kubectl-workload/predict/daemonset"
+	"github.com/kubectl-workload/kubectl-workload/predict/job"
 	"github.com/kubectl-workload/kubectl-workload/predict/report"
 	"github.com/kubectl-workload/kubectl-workload/predict/runner"
 	"github.com/kubectl-workload/kubectl-workload/version"
@@ -37,7 +38,18 @@ const predictExample = `  # How will applying web.yaml roll out, starting from w
   kubectl workload predict -f web.yaml --from old.yaml --fail-new --chart
 
   # A picture of the timeline
-  kubectl workload predict -f web.yaml --from old.yaml -o svg > rollout.svg`
+  kubectl workload predict -f web.yaml --from old.yaml -o svg > rollout.svg
+
+  # When does a CronJob run next, and does a Job start after the controller was down?
+  kubectl workload predict -f report-cronjob.yaml --next 10
+  kubectl workload predict -f report-cronjob.yaml --down 2026-03-08T05:00:00Z,2026-03-08T09:00:00Z
+
+  # How does a Job end when its first 3 pods fail?
+  kubectl workload predict -f batch-job.yaml --fail-first 3 --run-for 1m
+
+  # Which pods does a ReplicaSet delete first when scaled to 2?
+  kubectl get rs,pods -o yaml > pods.yaml
+  kubectl workload predict replicaset/web-5c8f6b7d9 --replicas 2 --state pods.yaml`
 
 // PredictOptions are the flags and inputs of `kubectl workload predict`.
 type PredictOptions struct {
@@ -61,8 +73,18 @@ type PredictOptions struct {
 	Live           bool
 	Nodes          int
 	NodesFile      string
+	Next           int
+	Now            string
+	LastSchedule   string
+	Down           string
+	RunFor         time.Duration
+	FailFirst      int
+	FailRate       float64
+	Seed           int64
 
 	live bool
+	// clock is the real clock: a CronJob's default start time.
+	clock func() time.Time
 
 	request runner.Request
 
@@ -71,10 +93,10 @@ type PredictOptions struct {
 
 // NewCmdPredict builds `kubectl workload predict`.
 func NewCmdPredict(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
-	o := &PredictOptions{configFlags: configFlags, IOStreams: streams}
+	o := &PredictOptions{configFlags: configFlags, IOStreams: streams, clock: time.Now}
 	cmd := &cobra.Command{
 		Use:   "predict [-f FILE] [TYPE/NAME | TYPE NAME]",
-		Short: "Show step by step how a Deployment, StatefulSet or DaemonSet rollout will proceed",
+		Short: "Show step by step how a rollout will proceed, when a CronJob runs, how a Job ends, which pods a scale-down deletes",
 		Long: `Predict a Deployment rollout with the Deployment controller's own v1.37 arithmetic:
 which ReplicaSet scales to what and when, the surge and availability bounds, how
 long it takes, and where it stalls when the new pods never become ready.
@@ -99,8 +121,25 @@ Pods become Ready after a time derived from their readiness and startup probes
 or --ready-after; deleted pods run for 5s (or their preStop sleep), bounded by
 terminationGracePeriodSeconds, or --terminate-after.
 
-Exit status: 0 when every rollout completes, 1 when one is rejected or stalls,
-2 for usage or tool errors.`,
+StatefulSets and DaemonSets in -f are predicted the same way. Other kinds:
+  CronJob (batch/v1)  the next --next N scheduled times (default 5) in its timeZone,
+                      from --now (default: the current time), each with its Job's
+                      name; --last-schedule T: the controller's sync at --now after
+                      the times missed since T; --down FROM,TO: its first sync after
+                      an outage; --run-for D: concurrencyPolicy when each Job runs D
+  Job (batch/v1)      the waves of pods, the pod-failure backoff (10s doubling,
+                      10m cap) and the ending, when each pod runs --run-for (default
+                      10s) and --fail-first N pods fail, or each fails with
+                      probability --fail-rate F (reproducible with --seed S)
+  ReplicaSet, ReplicationController (scale-down)
+                      which pods go first and the rule behind each step, from the
+                      pods of --state or the cluster: replicaset/NAME --replicas N,
+                      or -f rs.yaml with a smaller spec.replicas
+
+Exit status: 0 when every rollout completes; 1 when one is rejected or stalls, a
+Job fails (BackoffLimitExceeded, DeadlineExceeded, failed indexes), or a CronJob's
+missed schedule starts no Job (past startingDeadlineSeconds); 2 for usage or tool
+errors.`,
 		Example: predictExample,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.Complete(cmd, args); err != nil {
@@ -130,6 +169,14 @@ Exit status: 0 when every rollout completes, 1 when one is rejected or stalls,
 	f.BoolVar(&o.Chart, "chart", false, "with -o text: draw the pods over time in the terminal")
 	f.IntVar(&o.Nodes, "nodes", 0, "DaemonSets: assume N Ready nodes without taints (default: the state's or the cluster's nodes, else 3)")
 	f.StringVar(&o.NodesFile, "nodes-file", "", "DaemonSets: the nodes, from kubectl get nodes -o yaml")
+	f.IntVar(&o.Next, "next", runner.DefaultNext, "CronJobs: how many scheduled times to list")
+	f.StringVar(&o.Now, "now", "", "CronJobs and scale-downs: the current time, RFC 3339 (default: the current time; for a scale-down the state's time)")
+	f.StringVar(&o.LastSchedule, "last-schedule", "", "CronJobs: the last schedule time, RFC 3339: predict the controller's sync at --now after the times missed since")
+	f.StringVar(&o.Down, "down", "", "CronJobs: FROM,TO (RFC 3339): the controller was down from FROM to TO; predict its first sync after")
+	f.DurationVar(&o.RunFor, "run-for", 0, "CronJobs: each Job runs this long (shows concurrencyPolicy at work); Jobs: each pod runs this long (default 10s)")
+	f.IntVar(&o.FailFirst, "fail-first", 0, "Jobs: the first N pods fail, the rest succeed")
+	f.Float64Var(&o.FailRate, "fail-rate", 0, "Jobs: each pod fails with this probability, 0 to 1")
+	f.Int64Var(&o.Seed, "seed", 0, "Jobs: with --fail-rate, the random seed (the same seed gives the same run)")
 	f.BoolVar(&o.Live, "live", false, "start from the cluster's current state of each -f Deployment (implied by TYPE/NAME without --state)")
 	return cmd
 }
@@ -163,6 +210,9 @@ func (o *PredictOptions) Complete(cmd *cobra.Command, args []string) error {
 		return err
 	}
 	r.Targets = targets
+	if err := o.completeBatch(&r); err != nil {
+		return err
+	}
 	o.live = o.Live || (len(targets) > 0 && len(o.StateFiles) == 0)
 	switch {
 	case o.NodesFile != "" && o.Nodes > 0:
@@ -202,7 +252,50 @@ func (o *PredictOptions) Complete(cmd *cobra.Command, args []string) error {
 	return nil
 }
 
-// parseTargets reads TYPE/NAME or TYPE NAME arguments naming Deployments.
+// completeBatch reads the CronJob and Job flags into r.
+func (o *PredictOptions) completeBatch(r *runner.Request) error {
+	r.Clock, r.Next, r.RunFor = o.clock, o.Next, o.RunFor
+	r.Failure = job.FailureModel{FailFirst: o.FailFirst, FailRate: o.FailRate, Seed: o.Seed}
+	parse := func(flag, v string) (time.Time, error) {
+		t, err := time.Parse(time.RFC3339, strings.TrimSpace(v))
+		if err != nil {
+			return time.Time{}, fmt.Errorf("--%s %q: want an RFC 3339 time such as 2026-03-08T09:00:00Z: %w", flag, v, err)
+		}
+		return t, nil
+	}
+	var err error
+	if o.Now != "" {
+		if r.Now, err = parse("now", o.Now); err != nil {
+			return err
+		}
+	}
+	if o.LastSchedule != "" {
+		t, err := parse("last-schedule", o.LastSchedule)
+		if err != nil {
+			return err
+		}
+		r.LastSchedule = &t
+	}
+	if o.Down != "" {
+		from, to, ok := strings.Cut(o.Down, ",")
+		if !ok {
+			return fmt.Errorf("--down %q: want FROM,TO, two RFC 3339 times", o.Down)
+		}
+		if r.DownFrom, err = parse("down", from); err != nil {
+			return err
+		}
+		if r.DownTo, err = parse("down", to); err != nil {
+			return err
+		}
+		if r.DownTo.Before(r.DownFrom) {
+			return fmt.Errorf("--down %q: TO is before FROM", o.Down)
+		}
+	}
+	return nil
+}
+
+// parseTargets reads TYPE/NAME or TYPE NAME arguments naming Deployments, or ReplicaSets and
+// ReplicationControllers (a scale-down); the two do not mix.
 func parseTargets(args []string, namespace string) ([]runner.Target, error) {
 	var targets []runner.Target
 	for i := 0; i < len(args); i++ {
@@ -214,12 +307,20 @@ func parseTargets(args []string, namespace string) ([]runner.Target, error) {
 			typ, name = args[i], args[i+1]
 			i++
 		}
+		var kind string
 		switch strings.ToLower(typ) {
 		case "deployment", "deployments", "deploy", "deployment.apps", "deployments.apps":
+		case "replicaset", "replicasets", "rs", "replicaset.apps", "replicasets.apps":
+			kind = runner.KindReplicaSet
+		case "replicationcontroller", "replicationcontrollers", "rc":
+			kind = runner.KindReplicationController
 		default:
-			return nil, fmt.Errorf("argument %q: predict models Deployments, not %s", args[i], typ)
+			return nil, fmt.Errorf("argument %q: predict models Deployments (and ReplicaSets and ReplicationControllers scaled down) by name, not %s; give other kinds with -f", args[i], typ)
 		}
-		targets = append(targets, runner.Target{Namespace: namespace, Name: name})
+		if len(targets) > 0 && (targets[0].Kind == "") != (kind == "") {
+			return nil, fmt.Errorf("argument %q: name Deployments, or ReplicaSets and ReplicationControllers, not both", args[i])
+		}
+		targets = append(targets, runner.Target{Kind: kind, Namespace: namespace, Name: name})
 	}
 	return targets, nil
 }
@@ -255,6 +356,28 @@ func (o *PredictOptions) Validate() error {
 	}
 	if o.Chart && o.Output != "text" {
 		return errors.New("--chart draws in the text output; for a picture use -o svg or -o html")
+	}
+	return o.validateBatch()
+}
+
+// validateBatch checks the CronJob, Job and scale-down flags.
+func (o *PredictOptions) validateBatch() error {
+	switch {
+	case o.Next <= 0:
+		return fmt.Errorf("--next %d: must be positive", o.Next)
+	case o.RunFor < 0:
+		return errors.New("--run-for must not be negative")
+	case o.FailFirst < 0:
+		return fmt.Errorf("--fail-first %d: must not be negative", o.FailFirst)
+	case o.FailRate < 0 || o.FailRate > 1:
+		return fmt.Errorf("--fail-rate %g: want a probability from 0 to 1", o.FailRate)
+	case o.FailFirst > 0 && o.FailRate > 0:
+		return errors.New("give --fail-first or --fail-rate, not both")
+	case o.Seed != 0 && o.FailRate == 0:
+		return errors.New("--seed needs --fail-rate: it seeds the random failures")
+	}
+	if t := o.request.Targets; len(t) > 0 && t[0].Kind != "" && o.request.WhatIf.Replicas == nil {
+		return fmt.Errorf("%s/%s: a scale-down needs --replicas N", strings.ToLower(t[0].Kind), t[0].Name)
 	}
 	return nil
 }

@@ -25,11 +25,16 @@ var (
 // liveFetcher returns the runner's Fetch for the cluster of c. For a Deployment: one get for
 // the Deployment, one list of the ReplicaSets and one of the pods its selector matches, so three
 // requests (more only when a list has over 500 items). For a StatefulSet or DaemonSet: the
-// object and its pods, and for a DaemonSet the nodes. The state's time is the local clock at
+// object and its pods, and for a DaemonSet the nodes. For a ReplicaSet or
+// ReplicationController: see fetchScaleDown. The state's time is the local clock at
 // the read.
 func liveFetcher(c *live.Client, now func() time.Time) func(ctx context.Context, kind, namespace, name string) (*predict.State, error) {
 	return func(ctx context.Context, kind, namespace, name string) (*predict.State, error) {
-		if kind != "Deployment" {
+		switch kind {
+		case "Deployment":
+		case "ReplicaSet", "ReplicationController":
+			return fetchScaleDown(ctx, c, now, kind, namespace, name)
+		default:
 			return fetchSet(ctx, c, now, kind, namespace, name)
 		}
 		u, err := c.Get(ctx, deploymentsKind, namespace, name)
@@ -121,6 +126,73 @@ func fetchSet(ctx context.Context, c *live.Client, now func() time.Time, kind, n
 		}
 	default:
 		return nil, fmt.Errorf("predict reads Deployments, StatefulSets and DaemonSets, not %s", kind)
+	}
+	sel, err := metav1.LabelSelectorAsSelector(selector)
+	if err != nil {
+		return nil, fmt.Errorf("context %q: %s %s/%s: selector: %w", c.Context, kind, namespace, name, err)
+	}
+	pods, err := c.ListSelected(ctx, podsKind, namespace, sel.String())
+	if err != nil {
+		return nil, err
+	}
+	for _, u := range pods {
+		p := &v1.Pod{}
+		if err := fromUnstructured(u, p); err != nil {
+			return nil, fmt.Errorf("context %q: pod %s/%s: %w", c.Context, namespace, u.GetName(), err)
+		}
+		state.Pods = append(state.Pods, p)
+	}
+	return state, nil
+}
+
+// fetchScaleDown reads a ReplicaSet or ReplicationController and the pods its selector
+// matches: one get and one list. A ReplicaSet controlled by a Deployment is read with that
+// Deployment, its ReplicaSets and their pods instead (one get more), because the pods of every
+// ReplicaSet of the Deployment count toward colocation in the deletion order.
+func fetchScaleDown(ctx context.Context, c *live.Client, now func() time.Time, kind, namespace, name string) (*predict.State, error) {
+	group := "apps"
+	if kind == "ReplicationController" {
+		group = ""
+	}
+	k, ok := live.KindFor(group, kind)
+	if !ok {
+		return nil, fmt.Errorf("predict reads ReplicaSets and ReplicationControllers, not %s", kind)
+	}
+	u, err := c.Get(ctx, k, namespace, name)
+	if live.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	state := &predict.State{Now: now(), Source: fmt.Sprintf("context %q", c.Context)}
+	var selector *metav1.LabelSelector
+	switch kind {
+	case "ReplicaSet":
+		rs := &apps.ReplicaSet{}
+		if err := fromUnstructured(u, rs); err != nil {
+			return nil, fmt.Errorf("context %q: replica set %s/%s: %w", c.Context, namespace, name, err)
+		}
+		if ref := metav1.GetControllerOf(rs); ref != nil && ref.Kind == "Deployment" {
+			withDeployment, err := liveFetcher(c, now)(ctx, "Deployment", namespace, ref.Name)
+			if err != nil {
+				return nil, err
+			}
+			if withDeployment != nil {
+				for _, o := range withDeployment.ReplicaSets {
+					if o.Name == rs.Name {
+						return withDeployment, nil
+					}
+				}
+			}
+		}
+		state.ReplicaSets, selector = append(state.ReplicaSets, rs), rs.Spec.Selector
+	default:
+		rc := &v1.ReplicationController{}
+		if err := fromUnstructured(u, rc); err != nil {
+			return nil, fmt.Errorf("context %q: replication controller %s/%s: %w", c.Context, namespace, name, err)
+		}
+		selector = &metav1.LabelSelector{MatchLabels: rc.Spec.Selector}
 	}
 	sel, err := metav1.LabelSelectorAsSelector(selector)
 	if err != nil {

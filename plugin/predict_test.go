@@ -32,6 +32,27 @@ func TestPredictGolden(t *testing.T) {
 		{name: "predict-statefulset.json", args: []string{"-f", dir + "sts-new.yaml", "--from", dir + "sts-old.yaml", "-o", "json"}, wantExit: 0},
 		{name: "predict-daemonset.txt", args: []string{"-f", dir + "ds-new.yaml", "--from", dir + "ds-old.yaml", "--nodes", "5"}, wantExit: 0},
 		{name: "predict-daemonset-default-nodes.txt", args: []string{"-f", dir + "ds-new.yaml", "--from", dir + "ds-old.yaml"}, wantExit: 0},
+		// CronJobs: 2026-03-08 is the spring-forward night in New York (no 02:00 or 02:30).
+		{name: "predict-cronjob.txt", args: []string{"-f", dir + "cronjob.yaml", "--now", "2026-03-08T05:40:00Z"}, wantExit: 0},
+		{name: "predict-cronjob-missed.txt", args: []string{"-f", dir + "cronjob.yaml", "--now", "2026-03-09T07:32:00Z",
+			"--last-schedule", "2026-03-09T05:00:00Z"}, wantExit: 0},
+		{name: "predict-cronjob-down.txt", args: []string{"-f", dir + "cronjob.yaml", "--now", "2026-03-09T05:40:00Z",
+			"--down", "2026-03-09T05:10:00Z,2026-03-09T08:00:00Z"}, wantExit: 1},
+		{name: "predict-cronjob-down.json", args: []string{"-f", dir + "cronjob.yaml", "--now", "2026-03-09T05:40:00Z",
+			"--down", "2026-03-09T05:10:00Z,2026-03-09T08:00:00Z", "-o", "json"}, wantExit: 1},
+		{name: "predict-cronjob-concurrency.txt", args: []string{"-f", dir + "cronjob.yaml", "--now", "2026-03-09T05:40:00Z", "--run-for", "35m"}, wantExit: 0},
+		{name: "predict-cronjob-concurrency.yaml", args: []string{"-f", dir + "cronjob.yaml", "--now", "2026-03-09T05:40:00Z", "--run-for", "35m", "-o", "yaml"}, wantExit: 0},
+		// Jobs.
+		{name: "predict-job.txt", args: []string{"-f", dir + "job.yaml"}, wantExit: 0},
+		{name: "predict-job-retry.txt", args: []string{"-f", dir + "job.yaml", "--fail-first", "2", "--run-for", "1m"}, wantExit: 0},
+		{name: "predict-job-fail.txt", args: []string{"-f", dir + "job.yaml", "--fail-first", "3"}, wantExit: 1},
+		{name: "predict-job-fail.json", args: []string{"-f", dir + "job.yaml", "--fail-first", "3", "-o", "json"}, wantExit: 1},
+		{name: "predict-job-fail-rate.txt", args: []string{"-f", dir + "job.yaml", "--fail-rate", "0.3", "--seed", "4"}, wantExit: 0},
+		// Scale-down order.
+		{name: "predict-scaledown.txt", args: []string{"replicaset/cache", "--replicas", "3", "--state", dir + "scaledown.yaml"}, wantExit: 0},
+		{name: "predict-scaledown.json", args: []string{"replicaset/cache", "--replicas", "3", "--state", dir + "scaledown.yaml", "-o", "json"}, wantExit: 0},
+		{name: "predict-scaledown-file.txt", args: []string{"-f", dir + "rs.yaml", "--state", dir + "scaledown.yaml"}, wantExit: 0},
+		{name: "predict-batch.svg", args: []string{"-f", dir + "job.yaml", "-f", dir + "cronjob.yaml", "--now", "2026-03-08T05:40:00Z", "-o", "svg"}, wantExit: 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -99,6 +120,20 @@ func TestPredictUsageErrors(t *testing.T) {
 		{name: "resume not paused", args: []string{"--state", "testdata/predict/state.yaml", "--resume"}, want: "is not paused"},
 		{name: "bad output", args: []string{"-f", "x.yaml", "-o", "png"}, want: `--output "png"`},
 		{name: "missing file", args: []string{"-f", "testdata/predict/nope.yaml"}, want: "nope.yaml"},
+		{name: "next zero", args: []string{"-f", "testdata/predict/cronjob.yaml", "--next", "0"}, want: "--next 0: must be positive"},
+		{name: "bad now", args: []string{"-f", "testdata/predict/cronjob.yaml", "--now", "yesterday"}, want: `--now "yesterday": want an RFC 3339 time`},
+		{name: "bad last schedule", args: []string{"-f", "testdata/predict/cronjob.yaml", "--last-schedule", "2026-03-09"}, want: `--last-schedule "2026-03-09"`},
+		{name: "down one time", args: []string{"-f", "testdata/predict/cronjob.yaml", "--down", "2026-03-09T05:10:00Z"}, want: "want FROM,TO"},
+		{name: "down reversed", args: []string{"-f", "testdata/predict/cronjob.yaml", "--down", "2026-03-09T08:00:00Z,2026-03-09T05:10:00Z"}, want: "TO is before FROM"},
+		{name: "negative run-for", args: []string{"-f", "testdata/predict/job.yaml", "--run-for", "-1s"}, want: "--run-for must not be negative"},
+		{name: "fail-first and fail-rate", args: []string{"-f", "testdata/predict/job.yaml", "--fail-first", "1", "--fail-rate", "0.5"}, want: "--fail-first or --fail-rate, not both"},
+		{name: "fail-rate above 1", args: []string{"-f", "testdata/predict/job.yaml", "--fail-rate", "1.5"}, want: "--fail-rate 1.5: want a probability from 0 to 1"},
+		{name: "negative fail-first", args: []string{"-f", "testdata/predict/job.yaml", "--fail-first", "-2"}, want: "--fail-first -2"},
+		{name: "seed without fail-rate", args: []string{"-f", "testdata/predict/job.yaml", "--seed", "3"}, want: "--seed needs --fail-rate"},
+		{name: "scale-down without replicas", args: []string{"replicaset/cache", "--state", "testdata/predict/scaledown.yaml"}, want: "replicaset/cache: a scale-down needs --replicas N"},
+		{name: "scale-down with image", args: []string{"rs/cache", "--replicas", "2", "--image", "cache=redis:8", "--state", "testdata/predict/scaledown.yaml"}, want: "takes only --replicas"},
+		{name: "deployment and replicaset", args: []string{"deployment/web", "replicaset/cache", "--replicas", "2", "--state", "testdata/predict/scaledown.yaml"}, want: "not both"},
+		{name: "missing replicaset", args: []string{"replicaset/nope", "--replicas", "1", "--state", "testdata/predict/scaledown.yaml"}, want: "replicaset default/nope: not found in testdata/predict/scaledown.yaml"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -60,9 +60,18 @@ func writeSchedule(b *strings.Builder, p runner.Prediction) {
 	fmt.Fprintf(b, "  summary: %s\n", scheduleSummary(s))
 }
 
-func writeMissed(b *strings.Builder, m *cronjob.Missed, loc *time.Location) {
+func writeMissed(b *strings.Builder, r *runner.MissedResult, loc *time.Location) {
+	m := &r.Missed
 	row := func(k, v string) { fmt.Fprintf(b, "    %-18s %s\n", k, v) }
-	row("counting from", clock(m.Earliest.In(loc)))
+	switch {
+	case r.Unmet == 0:
+		row("unmet times", "none")
+	case r.Unmet == 1:
+		row("unmet times", "1: "+clock(r.FirstUnmet.In(loc)))
+	default:
+		row("unmet times", fmt.Sprintf("%d, %s … %s", r.Unmet, clock(r.FirstUnmet.In(loc)), clock(r.LastUnmet.In(loc))))
+	}
+	row("counting from", clock(m.Earliest.In(loc))+" (the later of the last schedule and the sync − startingDeadlineSeconds)")
 	row("missed", fmt.Sprintf("%d (the controller's estimate)", m.MissedSchedules))
 	if m.ScheduledTime != nil {
 		row("most recent", clock(m.ScheduledTime.In(loc)))
@@ -81,7 +90,12 @@ func writeMissed(b *strings.Builder, m *cronjob.Missed, loc *time.Location) {
 	if !m.NextRequeue.IsZero() {
 		row("next sync", clock(m.NextRequeue.In(loc)))
 	}
-	fmt.Fprintf(b, "    → %s\n\n", m.Explanation)
+	fmt.Fprintf(b, "    → %s\n", m.Explanation)
+	if r.Ignored {
+		fmt.Fprintf(b, "    → %d unmet %s, all more than startingDeadlineSeconds before the sync: the controller does not look back that far, so no Job starts\n",
+			r.Unmet, plural(r.Unmet, "time", "times"))
+	}
+	b.WriteString("\n")
 }
 
 func writeConcurrency(b *strings.Builder, s *runner.ScheduleResult) {
@@ -128,13 +142,13 @@ func scheduleSummary(s *runner.ScheduleResult) string {
 	default:
 		parts = append(parts, "the schedule never fires")
 	}
-	for _, m := range []*cronjob.Missed{s.Missed, s.Downtime} {
+	for _, m := range []*runner.MissedResult{s.Missed, s.Downtime} {
 		switch {
 		case m == nil:
 		case m.StartsJob:
-			parts = append(parts, "starts "+m.JobName+" for the missed time")
-		case m.ScheduledTime != nil:
-			parts = append(parts, "the missed time starts no Job")
+			parts = append(parts, fmt.Sprintf("%s starts at %s for the missed time %s", m.JobName, clock(m.SyncAt), clock(m.ScheduledTime.In(m.SyncAt.Location()))))
+		case m.Ignored, m.ScheduledTime != nil:
+			parts = append(parts, fmt.Sprintf("%d missed %s, no Job starts", m.Unmet, plural(m.Unmet, "time", "times")))
 		default:
 			parts = append(parts, "no time was missed")
 		}
@@ -142,8 +156,9 @@ func scheduleSummary(s *runner.ScheduleResult) string {
 	return strings.Join(parts, "; ")
 }
 
-// stamp renders an absolute time in -o json and -o yaml: RFC 3339 in the CronJob's zone.
-func stamp(t time.Time) string { return t.Format(time.RFC3339) }
+// stamp renders an absolute time in -o json and -o yaml: RFC 3339 in the CronJob's zone, with
+// fractional seconds only when there are some (a requeue is 100ms after a scheduled time).
+func stamp(t time.Time) string { return t.Format(time.RFC3339Nano) }
 
 type scheduleDoc struct {
 	Schedule                string         `json:"schedule"`
@@ -177,6 +192,10 @@ type eventDoc struct {
 
 type missedDoc struct {
 	SyncAt          string     `json:"syncAt"`
+	Unmet           int        `json:"unmet"`
+	FirstUnmet      string     `json:"firstUnmet,omitempty"`
+	LastUnmet       string     `json:"lastUnmet,omitempty"`
+	Ignored         bool       `json:"ignored"`
 	Earliest        string     `json:"earliest"`
 	MissedSchedules int64      `json:"missedSchedules"`
 	TooManyMissed   bool       `json:"tooManyMissed"`
@@ -214,13 +233,16 @@ func toEvents(events []cronjob.Event) []eventDoc {
 	return out
 }
 
-func toMissed(m *cronjob.Missed, at time.Time) *missedDoc {
-	if m == nil {
+func toMissed(r *runner.MissedResult) *missedDoc {
+	if r == nil {
 		return nil
 	}
-	loc := at.Location()
-	d := &missedDoc{SyncAt: stamp(at), Earliest: stamp(m.Earliest.In(loc)), MissedSchedules: m.MissedSchedules, TooManyMissed: m.TooManyMissed,
+	m, loc := &r.Missed, r.SyncAt.Location()
+	d := &missedDoc{SyncAt: stamp(r.SyncAt), Unmet: r.Unmet, Ignored: r.Ignored, Earliest: stamp(m.Earliest.In(loc)), MissedSchedules: m.MissedSchedules, TooManyMissed: m.TooManyMissed,
 		StartsJob: m.StartsJob, JobName: m.JobName, TooLate: m.TooLate, Events: toEvents(m.Events), Explanation: m.Explanation}
+	if r.Unmet > 0 {
+		d.FirstUnmet, d.LastUnmet = stamp(r.FirstUnmet.In(loc)), stamp(r.LastUnmet.In(loc))
+	}
 	if m.ScheduledTime != nil {
 		d.ScheduledTime = stamp(m.ScheduledTime.In(loc))
 	}
@@ -237,7 +259,7 @@ func toSchedule(s *runner.ScheduleResult) *scheduleDoc {
 	loc := s.From.Location()
 	d := &scheduleDoc{Schedule: s.Schedule, TimeZone: s.TimeZone, ConcurrencyPolicy: string(s.ConcurrencyPolicy),
 		StartingDeadlineSeconds: s.StartingDeadlineSeconds, Suspend: s.Suspend, From: stamp(s.From), FromSource: s.FromSource,
-		Next: []scheduledDoc{}, Missed: toMissed(s.Missed, s.From), RunForSeconds: secs(s.RunFor), Notes: append([]string{}, s.Notes...)}
+		Next: []scheduledDoc{}, Missed: toMissed(s.Missed), RunForSeconds: secs(s.RunFor), Notes: append([]string{}, s.Notes...)}
 	for _, t := range s.Next {
 		d.Next = append(d.Next, scheduledDoc{At: stamp(t.At), Job: t.Job})
 	}
@@ -245,7 +267,7 @@ func toSchedule(s *runner.ScheduleResult) *scheduleDoc {
 		d.LastSchedule = stamp(s.LastSchedule.In(loc))
 	}
 	if s.Downtime != nil {
-		d.DownFrom, d.DownTo, d.Downtime = stamp(s.DownFrom), stamp(s.DownTo), toMissed(s.Downtime, s.DownTo)
+		d.DownFrom, d.DownTo, d.Downtime = stamp(s.DownFrom), stamp(s.DownTo), toMissed(s.Downtime)
 	}
 	if c := s.Concurrency; c != nil {
 		d.Concurrency = &concurrency{Policy: string(c.Policy), MaxConcurrent: c.MaxConcurrent, Runs: []runDoc{}}

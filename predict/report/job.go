@@ -58,9 +58,10 @@ func writeJob(b *strings.Builder, p runner.Prediction) {
 			fmt.Fprintf(b, "  ... %d more pod runs (-o json lists them all)\n", len(r.Pods)-maxTextPods)
 			break
 		}
-		index := "-"
+		// A NonIndexed Job's attempts count every pod, the POD column already.
+		index, attempt := "-", "-"
 		if pr.Index >= 0 {
-			index = fmt.Sprint(pr.Index)
+			index, attempt = fmt.Sprint(pr.Index), fmt.Sprint(pr.Attempt)
 		}
 		end, result := seconds(pr.FinishedAt), "succeeded"
 		switch {
@@ -72,7 +73,7 @@ func writeJob(b *strings.Builder, p runner.Prediction) {
 		case pr.Failed:
 			result = "failed"
 		}
-		fmt.Fprintf(b, "  %4d  %4d  %5s  %7d  %8s  %8s  %s\n", i+1, pr.Wave+1, index, pr.Attempt, seconds(pr.StartedAt), end, result)
+		fmt.Fprintf(b, "  %4d  %4d  %5s  %7s  %8s  %8s  %s\n", i+1, pr.Wave+1, index, attempt, seconds(pr.StartedAt), end, result)
 	}
 	b.WriteString("\n")
 	if len(r.FailedIndexes) > 0 {

@@ -43,15 +43,35 @@ type ScheduleResult struct {
 	// given.
 	LastSchedule *time.Time
 	// Missed is the controller's sync at From after LastSchedule (--last-schedule).
-	Missed *cronjob.Missed
+	Missed *MissedResult
 	// DownFrom and DownTo bound a controller outage; Downtime is the first sync after it.
 	DownFrom, DownTo time.Time
-	Downtime         *cronjob.Missed
+	Downtime         *MissedResult
 	// RunFor is how long each Job runs in Concurrency (--run-for).
 	RunFor      time.Duration
 	Concurrency *cronjob.ConcurrencyResult
 	Notes       []string
 }
+
+// MissedResult is the controller's decision at one sync (cronjob.MissedSchedule), with the
+// times that were really missed since the last schedule: the controller only looks back
+// startingDeadlineSeconds, so it may see none of them.
+type MissedResult struct {
+	cronjob.Missed
+	// SyncAt is when the controller syncs.
+	SyncAt time.Time
+	// Unmet counts the scheduled times after the last schedule (or, after an outage without
+	// --last-schedule, after it began) up to SyncAt, at most maxUnmet; FirstUnmet and
+	// LastUnmet bound them.
+	Unmet                 int
+	FirstUnmet, LastUnmet time.Time
+	// Ignored is true when times were missed but the controller starts no Job, because every
+	// one is more than startingDeadlineSeconds old: it does not look that far back.
+	Ignored bool
+}
+
+// maxUnmet bounds the count of missed times (a per-minute schedule missed for a year).
+const maxUnmet = 10_000
 
 // ScheduledTime is one scheduled time and the name of the Job the controller creates for it.
 type ScheduledTime struct {
@@ -65,9 +85,12 @@ func (s *ScheduleResult) Failed() bool {
 	return missedFails(s.Missed) || missedFails(s.Downtime)
 }
 
-func missedFails(m *cronjob.Missed) bool {
+func missedFails(m *MissedResult) bool {
 	if m == nil {
 		return false
+	}
+	if m.Ignored {
+		return true
 	}
 	for _, e := range m.Events {
 		if e.Reason == reasonInvalidSchedule {
@@ -159,17 +182,48 @@ func predictCronJob(ctx context.Context, req Request, checker *apicheck.Checker,
 		if err != nil {
 			return Prediction{}, wrap(err)
 		}
-		s.Downtime = &m
+		since := req.DownFrom
+		if req.LastSchedule != nil {
+			since = *req.LastSchedule
+		}
+		if s.Downtime, err = withUnmet(cj, m, since, s.DownTo); err != nil {
+			return Prediction{}, wrap(err)
+		}
 	case req.LastSchedule != nil:
 		m, err := cronjob.MissedSchedule(cj, req.LastSchedule, s.From)
 		if err != nil {
 			return Prediction{}, wrap(err)
 		}
-		s.Missed = &m
+		if s.Missed, err = withUnmet(cj, m, *req.LastSchedule, s.From); err != nil {
+			return Prediction{}, wrap(err)
+		}
 	}
 	p.Baseline = "the manifest (a CronJob's schedule does not depend on a previous version)"
 	p.Schedule = s
 	return p, nil
+}
+
+// withUnmet counts the scheduled times in (since, at] beside the controller's decision m at
+// at, and marks the decision Ignored when there were some and no Job starts.
+//
+// Example: "*/30 1-3 * * *" with startingDeadlineSeconds 600, last schedule 01:00, the
+// controller down until 04:00: 01:30 … 03:30 are 5 unmet times, but the controller looks back
+// only to 03:50, sees none, and starts no Job.
+func withUnmet(cj *batchv1.CronJob, m cronjob.Missed, since, at time.Time) (*MissedResult, error) {
+	r := &MissedResult{Missed: m, SyncAt: at}
+	sched, err := cronjob.Schedule(cj)
+	if err != nil {
+		return nil, err
+	}
+	for t := sched.Next(since.In(at.Location())); !t.IsZero() && !t.After(at) && r.Unmet < maxUnmet; t = sched.Next(t) {
+		if r.Unmet == 0 {
+			r.FirstUnmet = t
+		}
+		r.Unmet++
+		r.LastUnmet = t
+	}
+	r.Ignored = r.Unmet > 0 && !m.StartsJob && m.ScheduledTime == nil
+	return r, nil
 }
 
 // checkNew runs the API tier's create path on obj and records what it rejects in p. It

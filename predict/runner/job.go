@@ -69,7 +69,7 @@ func predictJob(ctx context.Context, req Request, checker *apicheck.Checker, obj
 		r.CompletionMode = *j.Spec.CompletionMode
 	}
 	if r.RunFor <= 0 {
-		r.RunFor, r.RunForSource = DefaultJobRunFor, fmt.Sprintf("default %s (--run-for)", DefaultJobRunFor)
+		r.RunFor, r.RunForSource = DefaultJobRunFor, "the default; --run-for sets it"
 	}
 	res, err := job.Simulate(job.Input{Job: j, Failure: req.Failure, RunFor: r.RunFor})
 	if err != nil {

@@ -108,15 +108,16 @@ func scaleDownTargets(ctx context.Context, req Request, state *predict.State, re
 		}
 		st := state
 		o := findOwner(st, t.Kind, t.Namespace, t.Name)
+		fetched := false
 		if o == nil && req.Fetch != nil {
-			fetched, err := req.Fetch(ctx, t.Kind, t.Namespace, t.Name)
+			got, err := req.Fetch(ctx, t.Kind, t.Namespace, t.Name)
 			if err != nil {
 				return err
 			}
-			if fetched == nil {
+			if got == nil {
 				return fmt.Errorf("%s %s/%s: not found", strings.ToLower(t.Kind), t.Namespace, t.Name)
 			}
-			st, o = fetched, findOwner(fetched, t.Kind, t.Namespace, t.Name)
+			st, o, fetched = got, findOwner(got, t.Kind, t.Namespace, t.Name), true
 		}
 		if o == nil {
 			if st == nil {
@@ -130,7 +131,7 @@ func scaleDownTargets(ctx context.Context, req Request, state *predict.State, re
 		if err != nil {
 			return err
 		}
-		if sd.Active == 0 && len(sd.Skipped) == 0 && o.replicas == nil {
+		if !fetched && sd.Active == 0 && len(sd.Skipped) == 0 && o.replicas == nil {
 			return fmt.Errorf("%s %s/%s: not found in %s (neither the object nor pods it controls)", strings.ToLower(t.Kind), t.Namespace, t.Name, st.Source)
 		}
 		p.Baseline, p.ScaleDown = baseline, sd
@@ -168,6 +169,10 @@ func predictScaleDown(ctx context.Context, req Request, checker *apicheck.Checke
 		return Prediction{}, nil, fmt.Errorf("%s: document %d: %s: unexpected %T", obj.File, obj.Document, obj.Ref(), versioned)
 	}
 	next.meta.Namespace = p.Namespace
+	if req.WhatIf.Replicas != nil {
+		// --replicas over the manifest's, as kubectl scale after the apply.
+		replicas = *req.WhatIf.Replicas
+	}
 	st := state
 	cur := findOwner(st, next.kind, p.Namespace, obj.Name)
 	if cur == nil && req.Fetch != nil {
@@ -240,7 +245,7 @@ func scaleDown(req Request, st *predict.State, o *owner, replicas int32) (*Scale
 	case !req.Now.IsZero():
 		sd.At, sd.AtSource = req.Now, "--now"
 	case !st.Now.IsZero():
-		sd.At, sd.AtSource = st.Now, "the state's time (its latest timestamp, or when the cluster was read)"
+		sd.At, sd.AtSource = st.Now, "the state's time"
 	default:
 		sd.At, sd.AtSource = req.now()
 	}
