@@ -70,7 +70,7 @@ func Text(w io.Writer, res *runner.Result, chart bool) error {
 		fmt.Fprintf(b, "%s:%d:%d: error: %s\n", p.File, p.Pos.Line, p.Pos.Column, p.Message)
 	}
 	if len(res.Predictions) == 0 && len(res.Problems) == 0 {
-		b.WriteString("nothing to predict: no Deployment in the input\n")
+		b.WriteString("nothing to predict: no workload predict models in the input\n")
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
