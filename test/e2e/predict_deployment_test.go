@@ -71,6 +71,9 @@ const (
 	// on the same instants (boundary + M), so the controllers' work comes in bursts that
 	// grow with the number of scenarios; the burst must be done well within Q − (M mod Q).
 	predictConcurrency = 14
+	// predictTimeTolerance is how far a real scale event may come after (or before) its
+	// predicted time: the controllers' reaction to a wave, up to the 3s margin of a quantum.
+	predictTimeTolerance = 3 * time.Second
 	// predictTimeout bounds each wait for a rollout.
 	predictTimeout = 90 * time.Second
 	// maxSimilarEvents is the event correlator's limit (client-go's EventAggregator): from
@@ -591,7 +594,10 @@ func (r *rolloutRun) run() string {
 		r.waitSettled(ctx, rec, base+len(want), plan.Summary.Completed)
 		all := rec.messages()
 		got = all[min(base, len(all)):]
-		r.compare(fmt.Sprintf("step %d of %d", i+1, len(r.sc.steps)), got, want, rec)
+		what := fmt.Sprintf("step %d of %d", i+1, len(r.sc.steps))
+		if r.compare(what, got, want, rec) {
+			r.checkTimes(what, plan, rec, base, applied)
+		}
 	}
 	r.checkEvents(ctx, rec)
 	if r.sc.wantDeadline {
@@ -739,14 +745,45 @@ func (r *rolloutRun) describe(ctx context.Context) string {
 }
 
 // compare requires the real scale events to equal the predicted ones.
-func (r *rolloutRun) compare(what string, got, want []string, rec *recorder) {
+func (r *rolloutRun) compare(what string, got, want []string, rec *recorder) bool {
 	r.t.Helper()
 	if slices.Equal(got, want) {
 		r.t.Logf("%s: real and predicted agree:\n  %s", what, strings.Join(rec.timedMessages(), "\n  "))
-		return
+		return true
 	}
 	r.t.Errorf("%s: real ScalingReplicaSet events differ from the prediction\nreal (with phase in the %ds quantum):\n  %s\npredicted:\n  %s",
 		what, sharedPodReadyQuantum, strings.Join(rec.timedMessages(), "\n  "), strings.Join(want, "\n  "))
+	return false
+}
+
+// checkTimes requires each real scale event, from the recorder's event base on, to come within
+// predictTimeTolerance of the time the plan gives it after start: the waves' timing
+// (ReadyAfter, minReadySeconds, Recreate's wait for terminations) is part of the prediction.
+func (r *rolloutRun) checkTimes(what string, plan *predict.Plan, rec *recorder, base int, start time.Time) {
+	r.t.Helper()
+	events := rec.timed()
+	worst := time.Duration(0)
+	i := base
+	for _, s := range plan.Steps {
+		if s.Reason != predict.ReasonScaling {
+			continue
+		}
+		if i >= len(events) {
+			return
+		}
+		observed := events[i].at.Sub(start)
+		diff := observed - s.At
+		if diff < 0 {
+			diff = -diff
+		}
+		worst = max(worst, diff)
+		if diff > predictTimeTolerance {
+			r.t.Errorf("%s: %q at %s after the apply, predicted at %s (tolerance %s)", what, s.Message,
+				observed.Round(time.Millisecond), s.At.Round(time.Millisecond), predictTimeTolerance)
+		}
+		i++
+	}
+	r.t.Logf("%s: event times within %s of the prediction", what, worst.Round(time.Millisecond))
 }
 
 // checkEvents cross-checks the ReplicaSet watch against the Events API. The recorder
@@ -1007,6 +1044,13 @@ func (rec *recorder) messages() []string {
 		out = append(out, e.msg)
 	}
 	return out
+}
+
+// timed returns the scale events with the times the watch delivered them.
+func (rec *recorder) timed() []timedMessage {
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	return append([]timedMessage(nil), rec.events...)
 }
 
 // initialMessages are the scale-ups from 0 that made the ReplicaSets the watch started with.
