@@ -29,9 +29,13 @@ func writeJob(b *strings.Builder, p runner.Prediction) {
 		if j.MaxFailedIndexes != nil {
 			v += fmt.Sprintf(", at most %d failed indexes", *j.MaxFailedIndexes)
 		}
-		row("backoffLimitPerIndex", v)
+		row("backoff per index", v)
+	} else if j.RestartPolicy == "OnFailure" {
+		// pastBackoffLimitOnFailure: the pods' container restarts reach backoffLimit (any
+		// restart when it is 0).
+		row("backoffLimit", fmt.Sprintf("%d: the Job fails at container restart %d", j.BackoffLimit, max(j.BackoffLimit, 1)))
 	} else {
-		row("backoffLimit", fmt.Sprintf("%d: the Job fails at failure %d", j.BackoffLimit, j.BackoffLimit+1))
+		row("backoffLimit", fmt.Sprintf("%d: the Job fails at pod failure %d", j.BackoffLimit, j.BackoffLimit+1))
 	}
 	if j.ActiveDeadlineSeconds != nil {
 		row("activeDeadline", fmt.Sprintf("%ds after the Job starts", *j.ActiveDeadlineSeconds))
@@ -39,7 +43,7 @@ func writeJob(b *strings.Builder, p runner.Prediction) {
 		row("activeDeadline", "none")
 	}
 	row("restartPolicy", j.RestartPolicy)
-	row("failure model", failureText(j.Failure))
+	row("failure model", failureText(j.Failure, j.RestartPolicy))
 	row("pods run", fmt.Sprintf("%s each (%s)", seconds(j.RunFor), j.RunForSource))
 	b.WriteString("\n")
 
@@ -52,10 +56,10 @@ func writeJob(b *strings.Builder, p runner.Prediction) {
 		fmt.Fprintf(b, "  %4d  %8s  %4d  %8s  %s\n", i+1, seconds(w.At), w.Pods, backoff, indexList(w.Indexes))
 	}
 	b.WriteString("\n")
-	fmt.Fprintf(b, "  %4s  %4s  %5s  %7s  %8s  %8s  %s\n", "POD", "WAVE", "INDEX", "ATTEMPT", "START", "END", "RESULT")
+	fmt.Fprintf(b, "  %4s  %4s  %5s  %7s  %8s  %8s  %s\n", "RUN", "WAVE", "INDEX", "ATTEMPT", "START", "END", "RESULT")
 	for i, pr := range r.Pods {
 		if i == maxTextPods {
-			fmt.Fprintf(b, "  ... %d more pod runs (-o json lists them all)\n", len(r.Pods)-maxTextPods)
+			fmt.Fprintf(b, "  ... %d more runs (-o json lists them all)\n", len(r.Pods)-maxTextPods)
 			break
 		}
 		// A NonIndexed Job's attempts count every pod, the POD column already.
@@ -63,8 +67,11 @@ func writeJob(b *strings.Builder, p runner.Prediction) {
 		if pr.Index >= 0 {
 			index, attempt = fmt.Sprint(pr.Index), fmt.Sprint(pr.Attempt)
 		}
-		end, result := seconds(pr.FinishedAt), "succeeded"
+		start, end, result := seconds(pr.StartedAt), seconds(pr.FinishedAt), "succeeded"
 		switch {
+		case pr.Killed && pr.FinishedAt < pr.StartedAt:
+			// A container restart (OnFailure) still in its kubelet backoff.
+			start, end, result = "-", "-", fmt.Sprintf("restart due at %s; the Job ended first", seconds(pr.StartedAt))
 		case pr.Killed:
 			result = "deleted when the Job ended"
 		case pr.FinishedAt <= pr.StartedAt:
@@ -73,7 +80,7 @@ func writeJob(b *strings.Builder, p runner.Prediction) {
 		case pr.Failed:
 			result = "failed"
 		}
-		fmt.Fprintf(b, "  %4d  %4d  %5s  %7s  %8s  %8s  %s\n", i+1, pr.Wave+1, index, attempt, seconds(pr.StartedAt), end, result)
+		fmt.Fprintf(b, "  %4d  %4d  %5s  %7s  %8s  %8s  %s\n", i+1, pr.Wave+1, index, attempt, start, end, result)
 	}
 	b.WriteString("\n")
 	if len(r.FailedIndexes) > 0 {
@@ -85,14 +92,20 @@ func writeJob(b *strings.Builder, p runner.Prediction) {
 	fmt.Fprintf(b, "  summary: %s\n", jobSummary(r))
 }
 
-func failureText(f job.FailureModel) string {
+// failureText describes the failure model; under restartPolicy OnFailure it decides each
+// container run, since a failed container restarts in place.
+func failureText(f job.FailureModel, restartPolicy string) string {
+	one, many := "pod", "pods"
+	if restartPolicy == "OnFailure" {
+		one, many = "container run", "container runs"
+	}
 	switch {
 	case f.FailFirst > 0:
-		return fmt.Sprintf("the first %d %s fail, the rest succeed (--fail-first)", f.FailFirst, plural(f.FailFirst, "pod", "pods"))
+		return fmt.Sprintf("the first %d %s fail, the rest succeed (--fail-first)", f.FailFirst, plural(f.FailFirst, one, many))
 	case f.FailRate > 0:
-		return fmt.Sprintf("each pod fails with probability %g (--fail-rate, --seed %d)", f.FailRate, f.Seed)
+		return fmt.Sprintf("each %s fails with probability %g (--fail-rate, --seed %d)", one, f.FailRate, f.Seed)
 	}
-	return "every pod succeeds (--fail-first N or --fail-rate F to model failures)"
+	return fmt.Sprintf("every %s succeeds (--fail-first N or --fail-rate F to model failures)", one)
 }
 
 func indexList(indexes []int) string {
