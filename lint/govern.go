@@ -65,7 +65,7 @@ type annotations struct {
 // readGovernance reads c's ignore annotations in the first pass, while the
 // object is at hand, and reports misused ones; applyGovernance applies them
 // once every finding of the object is known.
-func (l *Linter) readGovernance(c *checked, opts Options, known map[string]bool) {
+func (l *Linter) readGovernance(c *checked, opts Options, known func() map[string]bool) {
 	if opts.NoIgnoreAnnotations {
 		return
 	}
@@ -98,7 +98,8 @@ func (l *Linter) applyGovernance(c *checked, opts Options) {
 
 // readIgnore reads the ignore annotations, and adds findings when they are
 // misplaced, name unknown rules, or give no reason (then nothing is ignored).
-func (l *Linter) readIgnore(c *checked, a annotations, known map[string]bool) (map[string]bool, string) {
+// known is called only for an object that has an ignore annotation.
+func (l *Linter) readIgnore(c *checked, a annotations, known func() map[string]bool) (map[string]bool, string) {
 	for _, t := range []struct {
 		path string
 		ann  map[string]string
@@ -124,7 +125,7 @@ func (l *Linter) readIgnore(c *checked, a annotations, known map[string]bool) (m
 			continue
 		}
 		ids[id] = true
-		if id != "*" && !known[id] && !strings.HasPrefix(id, "policy/") {
+		if id != "*" && !known()[id] && !strings.HasPrefix(id, "policy/") {
 			unknown = append(unknown, id)
 		}
 	}

@@ -198,7 +198,9 @@ func (l *Linter) Run(ctx context.Context, opts Options) *Result {
 	}
 
 	start := time.Now()
-	known := l.knownRules()
+	// The rule ids are needed only for ignore annotations; reading them
+	// waits for the Rego rules to compile, which should overlap loading.
+	known := sync.OnceValue(l.knownRules)
 	local := &localRules{}
 	sets := make([]*manifest.Set, len(inputs))
 	perFile := make([][]*checked, len(inputs))

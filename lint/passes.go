@@ -59,7 +59,7 @@ func (lr *localRules) get(ctx context.Context, e *rules.Engine) (*rules.Run, err
 // per-object Rego rules and user policies, reads its ignore annotations,
 // summarizes it for the inventory and keeps what the cross-resource rules
 // need. The parsed object is dropped.
-func (l *Linter) firstPass(ctx context.Context, c *checked, local *localRules, opts Options, known map[string]bool) {
+func (l *Linter) firstPass(ctx context.Context, c *checked, local *localRules, opts Options, known func() map[string]bool) {
 	c.summary = rules.Summarize(c.input)
 	in, err := rules.NewInput(c.input)
 	if err == nil {

@@ -37,6 +37,9 @@ type userKey struct{ namespace, rule string }
 
 // Prepare readies the queries for one run.
 func (e *Engine) Prepare(ctx context.Context, inv *Inventory) (*Run, error) {
+	if err := e.wait(); err != nil {
+		return nil, err
+	}
 	store := inv.store()
 	run := &Run{engine: e}
 	pq, err := rego.New(

@@ -75,6 +75,10 @@ type Engine struct {
 	// cross tells, by package, the built-in rules that read the inventory
 	// (split.go).
 	cross map[string]bool
+	// ready is closed once the fields above are set (New); err is what
+	// building them met.
+	ready chan struct{}
+	err   error
 }
 
 // userNamespace is one policy package and its finding rules.
@@ -137,33 +141,63 @@ func BuiltinModules(withTests bool) (map[string]*ast.Module, error) {
 
 // New compiles the built-in rules and the user policies in opts. Policy
 // errors name the file and row.
+//
+// Without user policies there is nothing New could fail on that the tests
+// have not seen, so it returns at once and compiles in the background: the
+// compile (about 40 ms of CPU) then overlaps with loading the first files,
+// which matters to a pre-commit hook's run on a few files. Every method
+// waits for it.
 func New(opts Options) (*Engine, error) {
-	modules, err := BuiltinModules(false)
-	if err != nil {
+	e := &Engine{byPackage: map[string]*Rule{}, policyTimeout: opts.PolicyTimeout, policyMemory: opts.PolicyMemory,
+		ready: make(chan struct{})}
+	if len(opts.Policies) == 0 {
+		go func() {
+			defer close(e.ready)
+			e.err = e.build(opts)
+		}()
+		return e, nil
+	}
+	defer close(e.ready)
+	if err := e.build(opts); err != nil {
 		return nil, err
 	}
-	e := &Engine{byPackage: map[string]*Rule{}, policyTimeout: opts.PolicyTimeout, policyMemory: opts.PolicyMemory}
+	return e, nil
+}
+
+// wait blocks until the engine is built, and returns the error building it
+// met.
+func (e *Engine) wait() error {
+	<-e.ready
+	return e.err
+}
+
+// build parses and compiles the rules and policies.
+func (e *Engine) build(opts Options) error {
+	modules, err := BuiltinModules(false)
+	if err != nil {
+		return err
+	}
 	for file, m := range modules {
 		if !strings.HasPrefix(file, "builtin/") {
 			continue
 		}
 		r, err := ruleFromModule(file, m)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		e.rules = append(e.rules, r)
 	}
 	sort.Slice(e.rules, func(i, j int) bool { return e.rules[i].ID < e.rules[j].ID })
 	for i := range e.rules {
 		if prev, dup := e.byPackage[e.rules[i].Package]; dup {
-			return nil, fmt.Errorf("built-in rules %s and %s share package %s", prev.File, e.rules[i].File, e.rules[i].Package)
+			return fmt.Errorf("built-in rules %s and %s share package %s", prev.File, e.rules[i].File, e.rules[i].Package)
 		}
 		e.byPackage[e.rules[i].Package] = &e.rules[i]
 	}
 
 	user, err := loadPolicies(opts.Policies)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	for name, m := range user {
 		modules[name] = m
@@ -171,7 +205,7 @@ func New(opts Options) (*Engine, error) {
 	compiler := ast.NewCompiler().WithCapabilities(capabilities()).WithEnablePrintStatements(false)
 	compiler.Compile(modules)
 	if compiler.Failed() {
-		return nil, compileError(compiler.Errors)
+		return compileError(compiler.Errors)
 	}
 	e.compiler = compiler
 	e.classify()
@@ -183,14 +217,18 @@ func New(opts Options) (*Engine, error) {
 	for _, ns := range namespaces {
 		e.namespaces = append(e.namespaces, userNamespace{name: ns, rules: findingRules(user, ns)})
 	}
-	return e, nil
+	return nil
 }
 
 // Rules returns the built-in rules, sorted by id.
-func (e *Engine) Rules() []Rule { return e.rules }
+func (e *Engine) Rules() []Rule {
+	_ = e.wait()
+	return e.rules
+}
 
 // Rule returns the built-in rule with the given id.
 func (e *Engine) Rule(id string) (Rule, bool) {
+	_ = e.wait()
 	for _, r := range e.rules {
 		if r.ID == id {
 			return r, true

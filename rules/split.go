@@ -86,6 +86,7 @@ func dependsOnInventory(c *ast.Compiler, pkg string) bool {
 // CrossResource reports whether the built-in rule with the given id reads
 // the inventory, and so runs in the second pass.
 func (e *Engine) CrossResource(id string) bool {
+	_ = e.wait()
 	r, ok := e.Rule(id)
 	return ok && e.cross[r.Package]
 }
@@ -106,6 +107,9 @@ func (e *Engine) builtinQuery(cross bool) string {
 // policies: everything that needs no other object. User policies see the
 // object alone, as in conftest.
 func (e *Engine) PrepareLocal(ctx context.Context) (*Run, error) {
+	if err := e.wait(); err != nil {
+		return nil, err
+	}
 	store := inmem.NewWithOpts(inmem.OptRoundTripOnWrite(false), inmem.OptReturnASTValuesOnRead(true))
 	return e.prepare(ctx, store, e.builtinQuery(false), true)
 }
@@ -113,10 +117,16 @@ func (e *Engine) PrepareLocal(ctx context.Context) (*Run, error) {
 // PrepareCross readies, for one run, the cross-resource rules against the
 // run's inventory. User policies are not part of it.
 func (e *Engine) PrepareCross(ctx context.Context, inv *Inventory) (*Run, error) {
+	if err := e.wait(); err != nil {
+		return nil, err
+	}
 	return e.prepare(ctx, inv.store(), e.builtinQuery(true), false)
 }
 
 func (e *Engine) prepare(ctx context.Context, store storage.Store, query string, users bool) (*Run, error) {
+	if err := e.wait(); err != nil {
+		return nil, err
+	}
 	run := &Run{engine: e}
 	pq, err := rego.New(
 		rego.Query(query),
@@ -358,6 +368,7 @@ func appendSegment(parent, key string) string {
 
 // HasCrossResource reports whether any built-in rule reads the inventory.
 func (e *Engine) HasCrossResource() bool {
+	_ = e.wait()
 	for _, c := range e.cross {
 		if c {
 			return true
