@@ -45,9 +45,14 @@ func FuzzLintDocument(f *testing.F) {
 		if len(res.Errors) > 0 {
 			t.Errorf("Run() errors = %v, want none for any input", res.Errors)
 		}
-		// Lines as YAML counts them: a lone carriage return breaks a line too.
-		lines := bytes.Count(bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n")), []byte("\n")) + bytes.Count(data, []byte("\r")) -
-			bytes.Count(data, []byte("\r\n")) + 1
+		// Lines as YAML counts them: CR LF, LF, a lone CR, NEL, LS and PS.
+		lines := 1
+		for i, r := range string(data) {
+			switch {
+			case r == '\n' && (i == 0 || data[i-1] != '\r'), r == '\r', r == '\u0085', r == '\u2028', r == '\u2029':
+				lines++
+			}
+		}
 		for _, f := range res.Findings {
 			if f.File != manifest.StdinName || f.Rule == "" || f.Message == "" {
 				t.Errorf("finding %+v: want file %s, a rule and a message", f, manifest.StdinName)

@@ -85,11 +85,22 @@ func FuzzLoad(f *testing.F) {
 	})
 }
 
-// yamlLines counts lines as YAML does: CR LF, LF and a lone CR each end one
-// (found by FuzzLoad: "0\r0:" has its error on line 2).
+// yamlLines counts lines as YAML does: CR LF, LF, a lone CR, NEL (U+0085),
+// LS (U+2028) and PS (U+2029) each end one (found by FuzzLoad: "0\r0:" and
+// "\"\u0085" have their errors on line 2).
 func yamlLines(data []byte) int {
-	crlf := bytes.Count(data, []byte("\r\n"))
-	return bytes.Count(data, []byte("\n")) + bytes.Count(data, []byte("\r")) - crlf + 1
+	n := 1
+	for i, r := range string(data) {
+		switch r {
+		case '\n':
+			if i == 0 || data[i-1] != '\r' {
+				n++
+			}
+		case '\r', '\u0085', '\u2028', '\u2029':
+			n++
+		}
+	}
+	return n
 }
 
 // roundTrips reports whether a canonical path splits back into itself: keys
