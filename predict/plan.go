@@ -43,6 +43,9 @@ const (
 	PodAvailable PodPhase = "Available"
 	// PodTerminating pods are deleted and still running; they are gone TerminateAfter after the start.
 	PodTerminating PodPhase = "Terminating"
+	// PodStuck pods will not become Ready on their own: unschedulable, or waiting on an image
+	// that cannot be pulled, or crash-looping.
+	PodStuck PodPhase = "Stuck"
 )
 
 // PodGroup is a number of pods of one ReplicaSet in the same phase.

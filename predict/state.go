@@ -238,17 +238,44 @@ func (s *State) podsOf(rs *apps.ReplicaSet) []PodGroup {
 			} else {
 				counts[PodReady]++
 			}
+		case podStuck(p):
+			counts[PodStuck]++
 		default:
 			counts[PodNotReady]++
 		}
 	}
 	var g []PodGroup
-	for _, phase := range []PodPhase{PodAvailable, PodReady, PodNotReady, PodTerminating} {
+	for _, phase := range []PodPhase{PodAvailable, PodReady, PodNotReady, PodStuck, PodTerminating} {
 		if counts[phase] > 0 {
 			g = append(g, PodGroup{Phase: phase, Count: counts[phase]})
 		}
 	}
 	return g
+}
+
+// stuckReasons are container waiting reasons from which a pod does not recover on its own.
+var stuckReasons = map[string]bool{
+	"ImagePullBackOff": true, "ErrImagePull": true, "InvalidImageName": true, "ErrImageNeverPull": true,
+	"CrashLoopBackOff": true, "CreateContainerConfigError": true, "CreateContainerError": true,
+}
+
+// podStuck reports whether a pod that is not Ready will stay so: the scheduler found no node
+// for it, or a container waits for a reason that needs a new template (a bad image, a crash
+// loop, a missing ConfigMap or Secret).
+func podStuck(p *v1.Pod) bool {
+	for _, c := range p.Status.Conditions {
+		if c.Type == v1.PodScheduled && c.Status == v1.ConditionFalse && c.Reason == v1.PodReasonUnschedulable {
+			return true
+		}
+	}
+	for _, list := range [][]v1.ContainerStatus{p.Status.InitContainerStatuses, p.Status.ContainerStatuses} {
+		for _, cs := range list {
+			if cs.State.Waiting != nil && stuckReasons[cs.State.Waiting.Reason] {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // podReadySince is when p turned Ready, or nil when it is not Ready.

@@ -293,6 +293,8 @@ func (w *world) addState(s ReplicaSetState) error {
 			readyAt := w.now.Add(w.timing.ReadyAfter)
 			p.pending = append(p.pending, &podGroup{count: g.Count, neverReady: isNew && w.timing.FailNew, readyAt: readyAt,
 				availableAt: readyAt.Add(time.Duration(rs.Spec.MinReadySeconds) * time.Second)})
+		case PodStuck:
+			p.pending = append(p.pending, &podGroup{count: g.Count, neverReady: true})
 		case PodTerminating:
 			p.terminating = append(p.terminating, terminatingGroup{count: g.Count, goneAt: w.now.Add(w.timing.TerminateAfter)})
 		default:

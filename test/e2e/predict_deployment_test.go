@@ -2,8 +2,12 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
+	"os/exec"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"sort"
@@ -96,6 +100,12 @@ type predictStep struct {
 	// manifest (predict.Input.Old) and every later step is a predict.Change, at the real time
 	// it was applied, in the running simulation.
 	fromState bool
+	// cli predicts the step with the built plugin in live mode instead of predict.Simulate:
+	// `kubectl-workload predict deployment/web -n NS -o json` plus these what-if arguments
+	// (--image, --replicas, --resume, --undo ...), reading the Deployment, its ReplicaSets and
+	// pods from the API server mid-rollout. The step's manifest must be what that change
+	// makes of the Deployment; it is applied once the prediction is made.
+	cli []string
 }
 
 // predictScenario is one rollout: old is applied and left to complete, then each step is
@@ -247,6 +257,48 @@ var predictScenarios = []predictScenario{
 		steps: []predictStep{
 			{manifest: webManifest(10, "nginx:2.0", "", unschedulable), fail: true},
 			{manifest: webManifest(10, "nginx:3.0", "", ""), fromState: true},
+		},
+	},
+	{
+		// Live predict mid-rollout, through the plugin: v2 is stuck (its pods cannot be
+		// scheduled), then `predict deployment/web --image web=nginx:3.0` reads the
+		// Deployment, both ReplicaSets and the pods (Pending pods: stuck) from the API server
+		// and predicts what `kubectl set image` does: v3, still unschedulable, is created at
+		// 0, the unhealthy pods are cleaned up and v3 takes their place.
+		name: "live-cli-set-image-mid-rollout",
+		old:  webManifest(10, "nginx:1.0", surge3unavailable2, ""),
+		steps: []predictStep{
+			{manifest: webManifest(10, "nginx:2.0", surge3unavailable2, unschedulable), fail: true},
+			{manifest: webManifest(10, "nginx:3.0", surge3unavailable2, unschedulable), fail: true, cli: []string{"--image", "web=nginx:3.0"}},
+		},
+	},
+	{
+		// Live predict of `kubectl scale` mid-rollout: v2 stuck at new 5 / old 8, scaled to
+		// 15 through the plugin: old 8→11, new 5→7.
+		name: "live-cli-scale-mid-rollout",
+		old:  webManifest(10, "nginx:1.0", surge3unavailable2, ""),
+		steps: []predictStep{
+			{manifest: webManifest(10, "nginx:2.0", surge3unavailable2, unschedulable), fail: true},
+			{manifest: webManifest(15, "nginx:2.0", surge3unavailable2, unschedulable), cli: []string{"--replicas", "15"}},
+		},
+	},
+	{
+		// Live predict of `kubectl rollout resume`: paused with a new template, then resumed;
+		// the rollout proceeds wave by wave on kwok's readiness.
+		name: "live-cli-resume",
+		old:  webManifest(4, "nginx:1.0", "", ""),
+		steps: []predictStep{
+			{manifest: webManifest(4, "nginx:2.0", "  paused: true\n", "")},
+			{manifest: webManifest(4, "nginx:2.0", "", ""), cli: []string{"--resume"}},
+		},
+	},
+	{
+		// Live predict of `kubectl rollout undo` after a completed v1 → v2.
+		name: "live-cli-undo",
+		old:  webManifest(3, "nginx:1.0", "", ""),
+		steps: []predictStep{
+			{manifest: webManifest(3, "nginx:2.0", "", "")},
+			{manifest: webManifest(3, "nginx:1.0", "", ""), cli: []string{"--undo"}},
 		},
 	},
 	{
@@ -451,6 +503,7 @@ func TestPredictDeploymentDifferential(t *testing.T) {
 	if err != nil {
 		t.Fatalf("clientset: %v", err)
 	}
+	bin := pluginBinary(t)
 	start := time.Now()
 	// Each run (go test -count=N) gets fresh namespaces.
 	run := predictRuns.Add(1)
@@ -476,7 +529,7 @@ func TestPredictDeploymentDifferential(t *testing.T) {
 				defer close(done)
 				slots <- struct{}{}
 				defer func() { <-slots }()
-				r := &rolloutRun{t: st, c: c, cs: cs, sc: sc, ns: fmt.Sprintf("predict-%d-%s", run, sc.name)}
+				r := &rolloutRun{t: st, c: c, cs: cs, sc: sc, ns: fmt.Sprintf("predict-%d-%s", run, sc.name), bin: bin}
 				verdict := "DISAGREE (stopped)"
 				defer func() {
 					mu.Lock()
@@ -552,6 +605,8 @@ type rolloutRun struct {
 	cs kubernetes.Interface
 	sc predictScenario
 	ns string
+	// bin is the plugin binary, for steps predicted through the CLI.
+	bin string
 }
 
 // run runs the scenario and returns a one-line verdict for the summary.
@@ -589,8 +644,17 @@ func (r *rolloutRun) run() string {
 	)
 	for i, step := range r.sc.steps {
 		d := r.decode(step.manifest)
+		var cliPlan *predict.Plan
+		if step.cli != nil {
+			// Before align: the plugin takes a moment, and the apply must land on the
+			// quantum's phase. Its plan says what the change does if applied now.
+			cliPlan = r.predictCLI(ctx, d, step)
+		}
 		at := r.align(d)
 		switch {
+		case step.cli != nil:
+			applied = at
+			base = len(rec.messages())
 		case i == 0:
 			// The simulation runs on the wall clock of the apply: the API server stores
 			// condition times in whole seconds, and the simulated controller truncates them
@@ -608,7 +672,11 @@ func (r *rolloutRun) run() string {
 		default:
 			in.Changes = append(in.Changes, predict.Change{At: at.Sub(applied), Deployment: d, Description: fmt.Sprintf("step %d", i+1)})
 		}
-		plan = r.simulate(in)
+		if cliPlan != nil {
+			plan = cliPlan
+		} else {
+			plan = r.simulate(in)
+		}
 		want = scalingMessages(plan)
 		r.apply(ctx, step.manifest)
 		what := fmt.Sprintf("step %d of %d", i+1, len(r.sc.steps))
@@ -637,6 +705,53 @@ func (r *rolloutRun) run() string {
 		return fmt.Sprintf("agree, loosely (%d real events, %d predicted)", len(got), len(want))
 	}
 	return fmt.Sprintf("agree (%d events)", len(got))
+}
+
+// predictCLI runs the plugin's live predict for step against the cluster as it is now, and
+// returns the plan its -o json describes (steps and completion).
+func (r *rolloutRun) predictCLI(ctx context.Context, d *appsv1.Deployment, step predictStep) *predict.Plan {
+	r.t.Helper()
+	tm := r.timing(d, step.fail)
+	args := []string{"predict", "deployment/web", "-n", r.ns, "-o", "json",
+		"--kubeconfig", r.c.Kubeconfig, "--cache-dir", filepath.Join(r.c.Dir, "kubectl-cache"),
+		"--ready-after", tm.ReadyAfter.String(), "--terminate-after", tm.TerminateAfter.String()}
+	if step.fail {
+		args = append(args, "--fail-new")
+	}
+	args = append(args, step.cli...)
+	cmd := exec.CommandContext(ctx, r.bin, args...)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	var exit *exec.ExitError
+	if err != nil && !(errors.As(err, &exit) && exit.ExitCode() == 1) {
+		r.t.Fatalf("kubectl-workload %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
+	}
+	var doc struct {
+		Predictions []struct {
+			Rejected []struct{ Message string } `json:"rejected"`
+			Plan     *struct {
+				Steps []struct {
+					AtSeconds float64 `json:"atSeconds"`
+					Reason    string  `json:"reason"`
+					Message   string  `json:"message"`
+				} `json:"steps"`
+				Summary struct {
+					Completed bool `json:"completed"`
+				} `json:"summary"`
+			} `json:"plan"`
+		} `json:"predictions"`
+	}
+	if err := json.Unmarshal(out, &doc); err != nil || len(doc.Predictions) != 1 || doc.Predictions[0].Plan == nil {
+		r.t.Fatalf("kubectl-workload %s: want one plan in -o json, got %v:\n%s\n%s", strings.Join(args, " "), err, out, stderr.String())
+	}
+	p := doc.Predictions[0].Plan
+	plan := &predict.Plan{Summary: predict.Summary{Completed: p.Summary.Completed}}
+	for _, s := range p.Steps {
+		plan.Steps = append(plan.Steps, predict.Step{At: time.Duration(s.AtSeconds * float64(time.Second)), Reason: s.Reason, Message: s.Message})
+	}
+	r.t.Logf("live predict %s: %d steps, completed %v", strings.Join(step.cli, " "), len(plan.Steps), plan.Summary.Completed)
+	return plan
 }
 
 // timing is the simulated world's timing that matches kwok with the quantized stages, for
