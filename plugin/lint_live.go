@@ -30,8 +30,6 @@ type liveFlags struct {
 
 	// resourceArgs are the TYPE/NAME arguments of --live.
 	resourceArgs []string
-	// namespaceSet is true when -n was given.
-	namespaceSet bool
 }
 
 func (f *liveFlags) add(cmd *cobra.Command) {

@@ -88,7 +88,6 @@ type world struct {
 
 	plan        *Plan
 	seq         int
-	syncSteps   int // index of the first step recorded in the current instant
 	requeueAt   time.Time
 	hasRequeue  bool
 	completedAt time.Duration

@@ -87,25 +87,24 @@ func (p *pod) unavailable(now time.Time) bool {
 }
 
 type world struct {
-	set            *apps.StatefulSet
-	start, now     time.Time
-	timing         predict.Timing
-	minReady       time.Duration
-	gate           bool
-	failNew        bool
-	currentRev     string
-	updateRev      string
-	revisionOrder  []string
-	pods           map[int]*pod
-	plan           *predict.Plan
-	seq            int
-	blocked        string
-	done           bool
-	completedAt    time.Duration
-	lastActionAt   time.Duration
-	stuckPod       string
-	startReplicas  int32
-	scalingWarning bool
+	set           *apps.StatefulSet
+	start, now    time.Time
+	timing        predict.Timing
+	minReady      time.Duration
+	gate          bool
+	failNew       bool
+	currentRev    string
+	updateRev     string
+	revisionOrder []string
+	pods          map[int]*pod
+	plan          *predict.Plan
+	seq           int
+	blocked       string
+	done          bool
+	completedAt   time.Duration
+	lastActionAt  time.Duration
+	stuckPod      string
+	startReplicas int32
 }
 
 // Simulate predicts how the StatefulSet controller takes in.StatefulSet from the starting state
