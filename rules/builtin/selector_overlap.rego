@@ -21,7 +21,9 @@
 #   unique selector and never overlap. Each of the two controllers gets a
 #   finding naming the other, except that a selector made only of labels that
 #   more than 100 selectors of the namespace share is reported on its own
-#   controller only (which names every controller it overlaps).
+#   controller only (which names every controller it overlaps). A controller
+#   that overlaps more than 5 others gets one finding that counts them and
+#   names the first 5, so n identical controllers give n findings, not n².
 # custom:
 #   id: selector/overlap
 #   severity: error
@@ -52,14 +54,37 @@ selecting contains key if {
 	xref.controller(xref.entry(key))
 }
 
+# maxNamed is how many overlapping controllers get a finding of their own;
+# beyond it one finding counts them.
+max_named := 5
+
+overlapping := selected | selecting
+
 findings contains f if {
-	some other in (selected | selecting)
+	count(overlapping) <= max_named
+	some other in overlapping
 	f := {
 		"msg": sprintf(
 			"%s overlaps %s: %s. %s; %s. A controller adopts the orphaned pods its selector matches and then deletes or replaces them to fit its own replicas and template, and whatever reads pods by selector (autoscalers, kubectl rollout status) counts both sets",
 			[
 				xref.describe(input.key), xref.describe(other), direction(other),
 				summary(input.key, self), summary(other, xref.entry(other)),
+			],
+		),
+		"path": "spec.selector",
+	}
+}
+
+findings contains f if {
+	count(overlapping) > max_named
+	first := array.slice(sort(overlapping), 0, max_named)
+	f := {
+		"msg": sprintf(
+			"%s overlaps %d other controllers: %s and %d more. %s. A controller adopts the orphaned pods its selector matches and then deletes or replaces them to fit its own replicas and template, and whatever reads pods by selector (autoscalers, kubectl rollout status) counts every set",
+			[
+				xref.describe(input.key), count(overlapping),
+				concat(", ", [xref.describe(k) | some k in first]), count(overlapping) - max_named,
+				summary(input.key, self),
 			],
 		),
 		"path": "spec.selector",

@@ -93,3 +93,14 @@ test_pods_are_not_checked if {
 	pod := {"kind": "Pod", "apiVersion": "v1", "name": "p", "labels": {"app": "web"}}
 	count(findings_for("Pod/p", [stable, pod])) == 0
 }
+
+# Many identical controllers: one finding each that counts the others, not one
+# per pair.
+test_many_identical_counted_once if {
+	entries := [h.deployment(sprintf("web-%d", [i]), {"app": "web"}, 1) | some i in numbers.range(0, 7)]
+	fs := findings_for("Deployment/web-0", entries)
+	count(fs) == 1
+	some f in fs
+	contains(f.msg, "Deployment web-0 overlaps 7 other controllers: Deployment web-1, Deployment web-2, Deployment web-3, Deployment web-4, Deployment web-5 and 2 more")
+	f.path == "spec.selector"
+}
