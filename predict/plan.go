@@ -10,6 +10,15 @@ import (
 	apps "k8s.io/api/apps/v1"
 )
 
+// NoteRecreateDeadlineRace is the plan note of a Recreate rollout whose progress deadline
+// fires: upstream's getNewReplicaSet records "Created new replica set" in the same status write
+// as the revision, and when that write conflicts (a stale informer cache, under load) the retry
+// finds the ReplicaSet and leaves the condition alone. The condition then keeps the previous
+// rollout's NewReplicaSetAvailable reason, and syncRolloutStatus, seeing every pod updated,
+// takes the rollout for complete: the deadline never fires.
+const NoteRecreateDeadlineRace = "Recreate: the deadline fires only if the controller's status write when it creates the new ReplicaSet succeeds; " +
+	"if that write conflicts (it happens under load), the Progressing condition keeps the previous rollout's NewReplicaSetAvailable reason and, every pod being updated, the rollout never times out"
+
 // Step reasons. ReasonScaling is the controller's event reason for every scale action.
 const (
 	ReasonScaling          = "ScalingReplicaSet"

@@ -619,6 +619,9 @@ func (w *world) finish() {
 	if rs := deploymentutil.FindNewReplicaSet(w.d, append([]*apps.ReplicaSet(nil), w.rsList...)); rs != nil {
 		w.plan.NewReplicaSet = rs.Name
 	}
+	if s.DeadlineExceeded && w.d.Spec.Strategy.Type == apps.RecreateDeploymentStrategyType {
+		w.plan.Notes = append(w.plan.Notes, NoteRecreateDeadlineRace)
+	}
 	h := DeploymentHeader(w.d)
 	h.OldRevision = w.plan.Header.OldRevision
 	h.NewRevision = w.d.Annotations[deploymentutil.RevisionAnnotation]

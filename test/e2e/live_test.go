@@ -316,7 +316,7 @@ func readOnlyCommands(env *liveEnv) []ReadOnlyCommand {
 		{Name: "lint --against-live overlap", Args: []string{"lint", "-f", env.path("canary.yaml"), "--against-live"}, Exit: []int{0, 1},
 			Check: contains("selector/overlap", "web")},
 		{Name: "predict TYPE/NAME --image", Args: []string{"predict", "deployment/web", "-n", liveNamespace, "--image", "web=nginx:1.28"}, Exit: []int{0, 1},
-			Check: contains("Deployment "+liveNamespace+"/web", `baseline        context "`+ctxName+`"`)},
+			Check: contains("Deployment "+liveNamespace+"/web", `context "`+ctxName+`": 0 ReplicaSets`, "Scaled up replica set web-")},
 		{Name: "predict TYPE NAME --replicas -o json", Args: []string{"predict", "deployments", "web", "-n", liveNamespace, "--replicas", "5", "-o", "json"}, Exit: []int{0, 1},
 			Check: contains(`"name": "web"`, `"replicas": 5`)},
 		{Name: "predict -f --live", Args: []string{"predict", "-f", env.path("deploy-selector.yaml"), "--live"}, Exit: []int{1},
