@@ -73,7 +73,7 @@ func TestRegoUnitTests(t *testing.T) {
 		t.Fatal(err)
 	}
 	ch, err := tester.NewRunner().SetCompiler(ast.NewCompiler().WithEnablePrintStatements(true)).
-		CapturePrintOutput(true).Run(context.Background(), modules)
+		CapturePrintOutput(true).SetModules(modules).RunTests(context.Background(), nil)
 	if err != nil {
 		t.Fatalf("OPA test runner: %v", err)
 	}
