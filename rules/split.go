@@ -250,7 +250,7 @@ func (in *Input) Rejected() bool { return in.rejected }
 // the whole.
 type CrossInput struct {
 	object, defaulted []byte
-	namespace, key    string
+	namespace         string
 	rejected          bool
 }
 
