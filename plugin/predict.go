@@ -417,6 +417,7 @@ func (o *PredictOptions) Run(ctx context.Context) error {
 			}
 		}
 		o.request.Fetch = liveFetcher(c, time.Now)
+		o.request.FetchSource = fmt.Sprintf("context %q", c.Context)
 	}
 	res, err := runner.Run(ctx, o.request)
 	if err != nil {

@@ -45,6 +45,8 @@ type Request struct {
 	// kind is "Deployment", "StatefulSet" or "DaemonSet"; for the sets the state holds the
 	// object and the pods its selector matches (and for a DaemonSet, the nodes).
 	Fetch func(ctx context.Context, kind, namespace, name string) (*predict.State, error)
+	// FetchSource names where Fetch reads, for messages: `context "prod"`.
+	FetchSource string
 	// Nodes are the nodes a DaemonSet runs on when the state has none (--nodes, --nodes-file).
 	Nodes []*v1.Node
 	// BaseRef names a git ref whose version of each file is the old version; ReadAtRef reads
@@ -224,12 +226,16 @@ func Run(ctx context.Context, req Request) (*Result, error) {
 					return nil, err
 				}
 				if fetched == nil {
-					return nil, fmt.Errorf("deployment %s/%s: not found", t.Namespace, t.Name)
+					return nil, fmt.Errorf("%s: deployment %s/%s: not found", req.FetchSource, t.Namespace, t.Name)
 				}
 				st, cur = fetched, fetched.Deployment(t.Namespace, t.Name)
 			}
 			if cur == nil {
-				return nil, fmt.Errorf("deployment %s/%s: not found in %s", t.Namespace, t.Name, state.Source)
+				where := req.FetchSource
+				if st != nil {
+					where = st.Source
+				}
+				return nil, fmt.Errorf("deployment %s/%s: not found in %s", t.Namespace, t.Name, where)
 			}
 			p, err := predictFromState(req, st, cur, nil)
 			if err != nil {

@@ -469,6 +469,15 @@ func TestLiveErrors(t *testing.T) {
 		{name: "missing object", kubeconfig: env.reader.Kubeconfig, token: env.reader.Token,
 			args: []string{"lint", "--live", "deployment/nope", "-n", liveNamespace},
 			want: []string{`context "workload-reader"`, `"nope" not found`}},
+		{name: "predict unreachable cluster", kubeconfig: unreachable, token: garbage, args: []string{"predict", "deployment/web", "--replicas", "3"},
+			want: []string{`context "nowhere"`, "cannot reach the API server"}},
+		{name: "predict invalid token", kubeconfig: expired, token: garbage, args: []string{"predict", "deployment/web", "--image", "web=nginx:2"},
+			want: []string{`context "stale"`, "401 Unauthorized"}},
+		{name: "predict forbidden", kubeconfig: nobody.Kubeconfig, token: nobody.Token, args: []string{"predict", "deployment/web", "-n", liveNamespace, "--replicas", "3"},
+			want: []string{`context "no-rbac"`, "is forbidden"}},
+		{name: "predict missing deployment", kubeconfig: env.reader.Kubeconfig, token: env.reader.Token,
+			args: []string{"predict", "deployment/nope", "-n", liveNamespace, "--replicas", "3"},
+			want: []string{`context "workload-reader"`, "deployment " + liveNamespace + "/nope: not found"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
