@@ -28,7 +28,7 @@ var severityHelp = []string{
 
 // addCompletions registers shell completion for the flag values of the
 // command tree under root: lint's -o, --fail-on and --explain (rule ids from
-// the linter's catalogue and the built-in tiers), and version's -o. Cobra
+// the linter's catalogue and the built-in tiers), predict's -o, and version's -o. Cobra
 // serves them through its hidden __complete command, which kubectl (1.26 and
 // later) calls through the kubectl_complete-workload script.
 //
@@ -41,6 +41,10 @@ func addCompletions(root *cobra.Command) {
 			mustComplete(cmd, "output", completeFormats)
 			mustComplete(cmd, "fail-on", fixedCompletions(severityHelp...))
 			mustComplete(cmd, "explain", completeRuleIDs)
+		case "predict":
+			mustComplete(cmd, "output", fixedCompletions(
+				"text\theader, steps and summary", "json\tthe plan (docs/predict-output.md)", "yaml\tthe plan as YAML",
+				"svg\tthe timeline as a picture", "html\tthe timeline and the text report"))
 		case "version":
 			mustComplete(cmd, "output", fixedCompletions("json\tmachine-readable versions"))
 		}

@@ -48,7 +48,8 @@ func NewCmdRoot(streams genericiooptions.IOStreams) *cobra.Command {
 		Long: `kubectl workload checks Deployments, StatefulSets, DaemonSets, ReplicaSets, Jobs,
 CronJobs, ReplicationControllers and Pods before you apply them: what the API server
 would reject (with its own validation code), what it accepts but breaks at runtime,
-and what makes rollouts unsafe, each at file:line:col.`,
+and what makes rollouts unsafe, each at file:line:col. kubectl workload predict shows,
+step by step, how a rollout will proceed, with the controllers' own arithmetic.`,
 		Annotations: map[string]string{
 			cobra.CommandDisplayNameAnnotation: "kubectl workload",
 		},
