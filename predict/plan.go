@@ -168,6 +168,10 @@ type Plan struct {
 	// deadlock, a manual intervention.
 	Notes   []string
 	Summary Summary
+	// End is when the simulation ran out of events, and Final the ReplicaSets then, after the
+	// last pods terminated or became available (no step records those moments).
+	End   time.Duration
+	Final []ReplicaSetSize
 }
 
 // Header describes the workload and its strategy, resolved to numbers.

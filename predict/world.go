@@ -94,6 +94,8 @@ type world struct {
 	wasComplete bool
 	// changes are Input.Changes not yet applied, in time order.
 	changes []Change
+	// lastPodChange is the last time a pod became Ready or Available or went away.
+	lastPodChange time.Time
 }
 
 // Simulate predicts the rollout of in.Deployment from the starting state in in, and returns the
@@ -570,15 +572,18 @@ func (w *world) nextEventTime() (time.Time, bool) {
 // advance applies every pod transition due at the current time: all pods due together change
 // together (the "wave becomes ready together" model).
 func (w *world) advance() {
+	changed := false
 	for _, rs := range w.rsList {
 		p := w.pods[rs.UID]
 		kept := p.pending[:0]
 		for _, g := range p.pending {
 			if !g.ready && !g.neverReady && !g.readyAt.After(w.now) {
 				g.ready = true
+				changed = true
 			}
 			if g.ready && !g.availableAt.After(w.now) {
 				p.available += g.count
+				changed = true
 				continue
 			}
 			kept = append(kept, g)
@@ -588,9 +593,14 @@ func (w *world) advance() {
 		for _, g := range p.terminating {
 			if g.goneAt.After(w.now) {
 				keptT = append(keptT, g)
+			} else {
+				changed = true
 			}
 		}
 		p.terminating = keptT
+	}
+	if changed {
+		w.lastPodChange = w.now
 	}
 	w.observe()
 }
@@ -618,6 +628,15 @@ func (w *world) finish() {
 	// Deployment), on the first one created.
 	if rs := deploymentutil.FindNewReplicaSet(w.d, append([]*apps.ReplicaSet(nil), w.rsList...)); rs != nil {
 		w.plan.NewReplicaSet = rs.Name
+	}
+	// The end is the last pod transition, not a deadline check requeued long after.
+	w.plan.End = max(w.lastPodChange.Sub(w.start), 0)
+	if n := len(w.plan.Steps); n > 0 {
+		w.plan.End = max(w.plan.End, w.plan.Steps[n-1].At)
+	}
+	for _, rs := range w.rsList {
+		p := w.pods[rs.UID]
+		w.plan.Final = append(w.plan.Final, ReplicaSetSize{Name: rs.Name, Replicas: *rs.Spec.Replicas, Pods: p.active() + p.terminatingCount(), Available: p.available})
 	}
 	if s.DeadlineExceeded && w.d.Spec.Strategy.Type == apps.RecreateDeploymentStrategyType {
 		w.plan.Notes = append(w.plan.Notes, NoteRecreateDeadlineRace)

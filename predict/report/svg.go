@@ -14,10 +14,10 @@ import (
 // The SVG timeline's geometry, in pixels.
 const (
 	svgWidth      = 860
-	svgPanel      = 340
+	svgPanel      = 360
 	svgLeft       = 60
 	svgRight      = 200
-	svgTop        = 50
+	svgTop        = 70
 	svgBottom     = 50
 	svgPlotWidth  = svgWidth - svgLeft - svgRight
 	svgPlotHeight = svgPanel - svgTop - svgBottom
@@ -68,7 +68,7 @@ func SVG(w io.Writer, res *runner.Result) error {
 func writePanel(b *strings.Builder, p runner.Prediction) {
 	plan := p.Plan
 	names := columns(plan)
-	end := plan.Summary.Duration
+	end := max(plan.Summary.Duration, plan.End)
 	for _, s := range plan.Steps {
 		end = max(end, s.At)
 	}
@@ -78,14 +78,15 @@ func writePanel(b *strings.Builder, p runner.Prediction) {
 	x := func(t time.Duration) float64 { return svgLeft + float64(t)/float64(end)*svgPlotWidth }
 	y := func(n float64) float64 { return svgTop + svgPlotHeight - n/float64(top)*svgPlotHeight }
 
-	title := fmt.Sprintf("%s %s/%s: %s", p.Kind, p.Namespace, p.Name, summaryText(plan))
-	fmt.Fprintf(b, `<text x="%d" y="22" font-size="14" font-weight="bold">%s</text>`+"\n", svgLeft, html.EscapeString(title))
+	title := fmt.Sprintf("%s %s/%s", p.Kind, p.Namespace, p.Name)
+	fmt.Fprintf(b, `<text x="%d" y="20" font-size="14" font-weight="bold">%s</text>`+"\n", svgLeft, html.EscapeString(title))
+	fmt.Fprintf(b, `<text x="%d" y="38">%s</text>`+"\n", svgLeft, html.EscapeString(summaryText(plan)))
 	var settings []string
 	settings = append(settings, fmt.Sprintf("%s, %d replicas", plan.Header.Strategy, plan.Header.Replicas))
 	for _, s := range plan.Header.Settings {
 		settings = append(settings, s.Name+" "+s.Arithmetic)
 	}
-	fmt.Fprintf(b, `<text x="%d" y="40" fill="#444">%s</text>`+"\n", svgLeft, html.EscapeString(strings.Join(settings, "; ")))
+	fmt.Fprintf(b, `<text x="%d" y="56" fill="#444">%s</text>`+"\n", svgLeft, html.EscapeString(strings.Join(settings, "; ")))
 
 	// Axes and ticks.
 	fmt.Fprintf(b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="black"/>`+"\n", svgLeft, svgTop+svgPlotHeight, svgLeft+svgPlotWidth, svgTop+svgPlotHeight)
@@ -118,6 +119,15 @@ func writePanel(b *strings.Builder, p runner.Prediction) {
 		} else {
 			states = append(states, st)
 		}
+	}
+	// The end of the simulation, when the last pods have terminated or become available.
+	if len(plan.Final) > 0 && (len(states) == 0 || plan.End > states[len(states)-1].at) {
+		st := state{at: plan.End, pods: map[string]int32{}}
+		for _, r := range plan.Final {
+			st.pods[r.Name] = r.Pods
+			st.available += r.Available
+		}
+		states = append(states, st)
 	}
 	// Stacked areas, one polygon per ReplicaSet.
 	for k := len(names) - 1; k >= 0; k-- {
@@ -156,7 +166,8 @@ func writePanel(b *strings.Builder, p runner.Prediction) {
 	// Bounds.
 	bound := func(n int32, color, text string) {
 		fmt.Fprintf(b, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="%s" stroke-dasharray="6 4"/>`+"\n", svgLeft, y(float64(n)), svgLeft+svgPlotWidth, y(float64(n)), color)
-		fmt.Fprintf(b, `<text x="%d" y="%.1f" fill="%s">%s</text>`+"\n", svgLeft+svgPlotWidth+6, y(float64(n))+4, color, html.EscapeString(text))
+		// The label sits inside the plot, right-aligned just above its line, clear of the legend.
+		fmt.Fprintf(b, `<text x="%d" y="%.1f" fill="%s" text-anchor="end" font-size="11">%s</text>`+"\n", svgLeft+svgPlotWidth-4, y(float64(n))-3, color, html.EscapeString(text))
 	}
 	bound(plan.Header.MaxPods, "#dc2626", fmt.Sprintf("at most %d pods", plan.Header.MaxPods))
 	bound(plan.Header.MinAvailable, "#d97706", fmt.Sprintf("at least %d available", plan.Header.MinAvailable))
@@ -165,7 +176,7 @@ func writePanel(b *strings.Builder, p runner.Prediction) {
 		fmt.Fprintf(b, `<text x="%.1f" y="%d" fill="#dc2626" text-anchor="end">progress deadline exceeded</text>`+"\n", x(plan.Summary.DeadlineAt)-4, svgTop+12)
 	}
 	// Legend.
-	ly := svgTop + 40
+	ly := svgTop + 4
 	for k, n := range names {
 		role := "old"
 		if n == plan.NewReplicaSet {
