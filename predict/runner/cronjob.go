@@ -229,17 +229,5 @@ func withUnmet(cj *batchv1.CronJob, m cronjob.Missed, since, at time.Time) (*Mis
 // checkNew runs the API tier's create path on obj and records what it rejects in p. It
 // returns the defaulted object, and false when there is none to predict from.
 func checkNew(ctx context.Context, checker *apicheck.Checker, obj *manifest.Object, p *Prediction, ns string) (runtime.Object, bool) {
-	check := checker.Check(ctx, apicheck.Object{APIVersion: obj.APIVersion, Kind: obj.Kind, Namespace: obj.Namespace, Name: obj.Name, JSON: obj.JSON},
-		apicheck.Options{Namespace: ns})
-	for _, is := range check.Issues {
-		if is.Warning {
-			continue
-		}
-		pos, _ := obj.Position(is.Field)
-		p.Rejected = append(p.Rejected, Rejection{Rule: is.Rule, Field: is.Field, Message: is.Message, Pos: pos})
-	}
-	if len(p.Rejected) > 0 || check.Versioned == nil {
-		return nil, false
-	}
-	return check.Versioned.DeepCopyObject(), true
+	return checkAPI(ctx, checker, obj, p, ns, nil)
 }

@@ -293,7 +293,6 @@ func Run(ctx context.Context, req Request) (*Result, error) {
 				Reason: "predict models apps/v1 Deployments, StatefulSets, DaemonSets and ReplicaSets, batch/v1 Jobs and CronJobs, and v1 ReplicationControllers"})
 			continue
 		}
-		newObj := apicheck.Object{APIVersion: obj.APIVersion, Kind: obj.Kind, Namespace: obj.Namespace, Name: obj.Name, JSON: obj.JSON}
 		opts := apicheck.Options{Namespace: ns}
 		// The baseline: the stored Deployment of the state (or of the cluster), or the old
 		// manifest.
@@ -346,32 +345,12 @@ func Run(ctx context.Context, req Request) (*Result, error) {
 				baseline += " (assumed fully rolled out and available)"
 			}
 		}
-		// The API tier: an update of the stored object when there is one (that is where an
-		// immutable selector is refused), else a create.
-		var check apicheck.Result
-		if stored != nil {
-			applied := newObj
-			if a, err := apicheck.Applied(stored, newObj); err == nil {
-				applied = a
-			}
-			check = checker.CheckUpdate(ctx, apicheck.Object{APIVersion: obj.APIVersion, Kind: obj.Kind, Namespace: p.Namespace, Name: obj.Name, JSON: stored},
-				applied, opts)
-		} else {
-			check = checker.Check(ctx, newObj, opts)
-		}
-		for _, is := range check.Issues {
-			if is.Warning {
-				continue
-			}
-			pos, _ := obj.Position(is.Field)
-			p.Rejected = append(p.Rejected, Rejection{Rule: is.Rule, Field: is.Field, Message: is.Message, Pos: pos})
-		}
-		d, ok := check.Versioned.(*apps.Deployment)
-		if len(p.Rejected) > 0 || !ok {
+		checked, ok := checkAPI(ctx, checker, obj, &p, ns, stored)
+		d, isDeployment := checked.(*apps.Deployment)
+		if !ok || !isDeployment {
 			res.Predictions = append(res.Predictions, p)
 			continue
 		}
-		d = d.DeepCopy()
 		d.Namespace = p.Namespace
 		var pred Prediction
 		var err error

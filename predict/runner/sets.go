@@ -25,7 +25,6 @@ const DefaultNodes = 3
 // Deployment: the baseline (state, cluster, --from or --base-ref), the API tier (an update of
 // the stored object when there is one), then the kind's simulator.
 func predictSet(ctx context.Context, req Request, checker *apicheck.Checker, state *predict.State, oldSet *manifest.Set, obj *manifest.Object, p Prediction, ns string) (Prediction, error) {
-	newObj := apicheck.Object{APIVersion: obj.APIVersion, Kind: obj.Kind, Namespace: obj.Namespace, Name: obj.Name, JSON: obj.JSON}
 	opts := apicheck.Options{Namespace: ns}
 	lookup := func(st *predict.State) runtime.Object {
 		if st == nil {
@@ -84,32 +83,15 @@ func predictSet(ctx context.Context, req Request, checker *apicheck.Checker, sta
 			baseline += " (assumed fully rolled out and available)"
 		}
 	}
-	var check apicheck.Result
-	if stored != nil {
-		applied := newObj
-		if a, err := apicheck.Applied(stored, newObj); err == nil {
-			applied = a
-		}
-		check = checker.CheckUpdate(ctx, apicheck.Object{APIVersion: obj.APIVersion, Kind: obj.Kind, Namespace: p.Namespace, Name: obj.Name, JSON: stored},
-			applied, opts)
-	} else {
-		check = checker.Check(ctx, newObj, opts)
-	}
-	for _, is := range check.Issues {
-		if is.Warning {
-			continue
-		}
-		pos, _ := obj.Position(is.Field)
-		p.Rejected = append(p.Rejected, Rejection{Rule: is.Rule, Field: is.Field, Message: is.Message, Pos: pos})
-	}
-	if len(p.Rejected) > 0 || check.Versioned == nil {
+	checked, ok := checkAPI(ctx, checker, obj, &p, ns, stored)
+	if !ok {
 		return p, nil
 	}
 	p.Baseline = baseline
 	ti := TimingInfo{FailNew: req.FailNew}
 	var plan *predict.Plan
 	var err error
-	switch next := check.Versioned.DeepCopyObject().(type) {
+	switch next := checked.(type) {
 	case *apps.StatefulSet:
 		next.Namespace = p.Namespace
 		ti = timingFor(req, &next.Spec.Template)
