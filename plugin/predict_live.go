@@ -54,27 +54,11 @@ func liveFetcher(c *live.Client, now func() time.Time) func(ctx context.Context,
 		}
 		state := &predict.State{Deployments: []*apps.Deployment{d}, Now: now(),
 			Source: fmt.Sprintf("context %q", c.Context)}
-		rsList, err := c.ListSelected(ctx, replicaSetsKind, namespace, selector.String())
-		if err != nil {
+		if state.ReplicaSets, err = listSelected[apps.ReplicaSet](ctx, c, replicaSetsKind, namespace, selector.String()); err != nil {
 			return nil, err
 		}
-		for _, u := range rsList {
-			rs := &apps.ReplicaSet{}
-			if err := fromUnstructured(u, rs); err != nil {
-				return nil, fmt.Errorf("context %q: replica set %s/%s: %w", c.Context, namespace, u.GetName(), err)
-			}
-			state.ReplicaSets = append(state.ReplicaSets, rs)
-		}
-		pods, err := c.ListSelected(ctx, podsKind, namespace, selector.String())
-		if err != nil {
+		if state.Pods, err = listSelected[v1.Pod](ctx, c, podsKind, namespace, selector.String()); err != nil {
 			return nil, err
-		}
-		for _, u := range pods {
-			p := &v1.Pod{}
-			if err := fromUnstructured(u, p); err != nil {
-				return nil, fmt.Errorf("context %q: pod %s/%s: %w", c.Context, namespace, u.GetName(), err)
-			}
-			state.Pods = append(state.Pods, p)
 		}
 		return state, nil
 	}
@@ -82,6 +66,30 @@ func liveFetcher(c *live.Client, now func() time.Time) func(ctx context.Context,
 
 func fromUnstructured(u *unstructured.Unstructured, into any) error {
 	return runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, into)
+}
+
+// listSelected lists the objects of kind k in namespace that selector matches (namespace ""
+// and selector "" for every node) and decodes them as T.
+func listSelected[T any](ctx context.Context, c *live.Client, k live.Kind, namespace, selector string) ([]*T, error) {
+	var us []*unstructured.Unstructured
+	var err error
+	if namespace == "" {
+		us, err = c.List(ctx, "", []live.Kind{k})
+	} else {
+		us, err = c.ListSelected(ctx, k, namespace, selector)
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*T, 0, len(us))
+	for _, u := range us {
+		obj := new(T)
+		if err := fromUnstructured(u, obj); err != nil {
+			return nil, fmt.Errorf("context %q: %s %s: %w", c.Context, k.GVK.Kind, u.GetNamespace()+"/"+u.GetName(), err)
+		}
+		out = append(out, obj)
+	}
+	return out, nil
 }
 
 // fetchSet reads a StatefulSet or DaemonSet, the pods its selector matches, and for a
@@ -113,16 +121,8 @@ func fetchSet(ctx context.Context, c *live.Client, now func() time.Time, kind, n
 			return nil, fmt.Errorf("context %q: daemonset %s/%s: %w", c.Context, namespace, name, err)
 		}
 		state.DaemonSets, selector = append(state.DaemonSets, ds), ds.Spec.Selector
-		nodes, err := c.List(ctx, "", []live.Kind{live.NodesKind})
-		if err != nil {
+		if state.Nodes, err = listSelected[v1.Node](ctx, c, live.NodesKind, "", ""); err != nil {
 			return nil, err
-		}
-		for _, u := range nodes {
-			n := &v1.Node{}
-			if err := fromUnstructured(u, n); err != nil {
-				return nil, fmt.Errorf("context %q: node %s: %w", c.Context, u.GetName(), err)
-			}
-			state.Nodes = append(state.Nodes, n)
 		}
 	default:
 		return nil, fmt.Errorf("predict reads Deployments, StatefulSets and DaemonSets, not %s", kind)
@@ -131,16 +131,8 @@ func fetchSet(ctx context.Context, c *live.Client, now func() time.Time, kind, n
 	if err != nil {
 		return nil, fmt.Errorf("context %q: %s %s/%s: selector: %w", c.Context, kind, namespace, name, err)
 	}
-	pods, err := c.ListSelected(ctx, podsKind, namespace, sel.String())
-	if err != nil {
+	if state.Pods, err = listSelected[v1.Pod](ctx, c, podsKind, namespace, sel.String()); err != nil {
 		return nil, err
-	}
-	for _, u := range pods {
-		p := &v1.Pod{}
-		if err := fromUnstructured(u, p); err != nil {
-			return nil, fmt.Errorf("context %q: pod %s/%s: %w", c.Context, namespace, u.GetName(), err)
-		}
-		state.Pods = append(state.Pods, p)
 	}
 	return state, nil
 }
@@ -198,16 +190,8 @@ func fetchScaleDown(ctx context.Context, c *live.Client, now func() time.Time, k
 	if err != nil {
 		return nil, fmt.Errorf("context %q: %s %s/%s: selector: %w", c.Context, kind, namespace, name, err)
 	}
-	pods, err := c.ListSelected(ctx, podsKind, namespace, sel.String())
-	if err != nil {
+	if state.Pods, err = listSelected[v1.Pod](ctx, c, podsKind, namespace, sel.String()); err != nil {
 		return nil, err
-	}
-	for _, u := range pods {
-		p := &v1.Pod{}
-		if err := fromUnstructured(u, p); err != nil {
-			return nil, fmt.Errorf("context %q: pod %s/%s: %w", c.Context, namespace, u.GetName(), err)
-		}
-		state.Pods = append(state.Pods, p)
 	}
 	return state, nil
 }
