@@ -177,7 +177,7 @@ errors.`,
 	f.IntVar(&o.FailFirst, "fail-first", 0, "Jobs: the first N pods fail, the rest succeed")
 	f.Float64Var(&o.FailRate, "fail-rate", 0, "Jobs: each pod fails with this probability, 0 to 1")
 	f.Int64Var(&o.Seed, "seed", 0, "Jobs: with --fail-rate, the random seed (the same seed gives the same run)")
-	f.BoolVar(&o.Live, "live", false, "start from the cluster's current state of each -f Deployment (implied by TYPE/NAME without --state)")
+	f.BoolVar(&o.Live, "live", false, "start from the cluster's current state of each -f Deployment, StatefulSet and DaemonSet (implied by TYPE/NAME without --state)")
 	return cmd
 }
 
