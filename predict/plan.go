@@ -83,7 +83,8 @@ type Input struct {
 	// Start is the simulated wall time of the first sync; the zero value means a fixed epoch.
 	// The simulation never reads the real clock.
 	Start time.Time
-	// MaxEvents bounds the simulation; 0 means 1,000,000.
+	// MaxEvents bounds the simulation; 0 means 200,000, enough to roll out about 100,000
+	// replicas one pod at a time. A plan cut short says so in its stall reason.
 	MaxEvents int
 	// Changes edit the Deployment while the simulation runs, in time order: a rollover (apply
 	// v3 while v2 rolls out), pause, edits and resume, or a scale in the middle of a rollout.

@@ -20,7 +20,7 @@ import (
 var defaultStart = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // defaultMaxEvents bounds a simulation whose Input.MaxEvents is 0.
-const defaultMaxEvents = 1_000_000
+const defaultMaxEvents = 200_000
 
 // maxSyncsPerInstant bounds the syncs at one instant; the controller reaches a fixed point in a
 // handful, so hitting it means a bug, reported as an error.
