@@ -16,8 +16,8 @@ import (
 	"github.com/kubectl-workload/kubectl-workload/manifest"
 )
 
-// State is the current state of a cluster as the API server stores it: Deployments,
-// ReplicaSets and pods, for example from `kubectl get deploy,rs,pods -o yaml` or from live
+// State is the current state of a cluster as the API server stores it: workloads, their pods
+// and the nodes, for example from `kubectl get deploy,rs,pods -o yaml` or from live get and
 // list calls. Objects are already defaulted by the server.
 type State struct {
 	Deployments  []*apps.Deployment
@@ -27,14 +27,14 @@ type State struct {
 	Pods         []*v1.Pod
 	Nodes        []*v1.Node
 	// Now is when the state was taken. ParseState estimates it as the latest timestamp in the
-	// dump; live mode uses the server's clock.
+	// dump; live mode uses the local clock at the read.
 	Now time.Time
 	// Source names where the state came from, for messages ("dump.yaml", "cluster").
 	Source string
 }
 
-// ParseState reads the Deployments, ReplicaSets and pods of a loaded dump. Other kinds are
-// ignored. An object that does not decode is an error naming its file and document.
+// ParseState reads the Deployments, ReplicaSets, StatefulSets, DaemonSets, pods and nodes of
+// a loaded dump. Other kinds are ignored. An object that does not decode is an error naming its file and document.
 func ParseState(set *manifest.Set, source string) (*State, error) {
 	s := &State{Source: source}
 	for _, o := range set.Objects {
