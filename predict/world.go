@@ -110,32 +110,22 @@ func Simulate(in Input) (*Plan, error) {
 	if maxEvents == 0 {
 		maxEvents = defaultMaxEvents
 	}
-	if err := w.settle(); err != nil {
-		return nil, err
-	}
-	events := 0
-	for {
-		t, ok := w.nextEventTime()
-		if !ok {
-			break
-		}
-		if events++; events > maxEvents {
-			w.plan.Summary.StallReason = fmt.Sprintf("simulation stopped after %d events", maxEvents)
-			break
-		}
-		w.now = t
-		if w.hasRequeue && !w.requeueAt.After(t) {
-			w.hasRequeue = false
-		}
-		w.advance()
-		w.applyChanges()
-		if err := w.settle(); err != nil {
-			return nil, err
-		}
-	}
-	w.finish()
-	return w.plan, nil
+	return Drive(w, maxEvents)
 }
+
+// Advance moves the clock to t: a requeued sync due by then is consumed, pod transitions are
+// applied, then the changes due.
+func (w *world) Advance(t time.Time) {
+	w.now = t
+	if w.hasRequeue && !w.requeueAt.After(t) {
+		w.hasRequeue = false
+	}
+	w.advance()
+	w.applyChanges()
+}
+
+// Plan is the plan being written.
+func (w *world) Plan() *Plan { return w.plan }
 
 func newWorld(in Input) (*world, error) {
 	if in.Deployment == nil {
@@ -446,9 +436,9 @@ func (w *world) podMap() map[types.UID][]*v1.Pod {
 	return m
 }
 
-// settle runs the Deployment controller and the ReplicaSet controller at the current instant
+// Settle runs the Deployment controller and the ReplicaSet controller at the current instant
 // until neither has anything left to do, as their informers would.
-func (w *world) settle() error {
+func (w *world) Settle() error {
 	for i := 0; ; i++ {
 		if i == maxSyncsPerInstant {
 			return fmt.Errorf("predict: deployment %s: no fixed point after %d syncs at %s", w.d.Name, i, w.now.Sub(w.start))
@@ -534,8 +524,8 @@ func (w *world) observe() {
 	s.MinAvailable = min(s.MinAvailable, w.totalAvailable())
 }
 
-// nextEventTime is the earliest future pod transition or deadline check.
-func (w *world) nextEventTime() (time.Time, bool) {
+// NextEventTime is the earliest future pod transition, deadline check or change.
+func (w *world) NextEventTime() (time.Time, bool) {
 	var next time.Time
 	found := false
 	consider := func(t time.Time) {
@@ -605,8 +595,8 @@ func (w *world) advance() {
 	w.observe()
 }
 
-// finish writes the summary.
-func (w *world) finish() {
+// Finish writes the summary.
+func (w *world) Finish() {
 	s := &w.plan.Summary
 	s.Completed = w.wasComplete
 	if s.Completed {

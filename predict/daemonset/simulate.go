@@ -139,27 +139,17 @@ func Simulate(in Input) (*predict.Plan, error) {
 	if maxEvents == 0 {
 		maxEvents = defaultMaxEvents
 	}
-	if err := w.settle(); err != nil {
-		return nil, err
-	}
-	for events := 0; ; events++ {
-		t, ok := w.nextEventTime()
-		if !ok {
-			break
-		}
-		if events == maxEvents {
-			w.plan.Summary.StallReason = fmt.Sprintf("simulation stopped after %d events", maxEvents)
-			break
-		}
-		w.now = t
-		w.advance()
-		if err := w.settle(); err != nil {
-			return nil, err
-		}
-	}
-	w.finish()
-	return w.plan, nil
+	return predict.Drive(w, maxEvents)
 }
+
+// Advance moves the clock to t and applies the pod transitions due.
+func (w *world) Advance(t time.Time) {
+	w.now = t
+	w.advance()
+}
+
+// Plan is the plan being written.
+func (w *world) Plan() *predict.Plan { return w.plan }
 
 func newWorld(in Input) (*world, error) {
 	ds := in.DaemonSet
@@ -654,7 +644,8 @@ func (w *world) observe() {
 	s.MinAvailable = min(s.MinAvailable, w.countAvailable())
 }
 
-func (w *world) settle() error {
+// Settle runs the DaemonSet controller at the current instant until it has nothing left to do.
+func (w *world) Settle() error {
 	for i := 0; ; i++ {
 		if i == maxSyncsPerInstant {
 			return fmt.Errorf("daemonset %s: no fixed point after %d syncs at %s", w.ds.Name, i, w.now.Sub(w.start))
@@ -690,7 +681,8 @@ func (w *world) complete() bool {
 	return true
 }
 
-func (w *world) nextEventTime() (time.Time, bool) {
+// NextEventTime is the earliest future readiness, availability or disappearance of a pod.
+func (w *world) NextEventTime() (time.Time, bool) {
 	var next time.Time
 	found := false
 	consider := func(t time.Time) {
@@ -730,7 +722,8 @@ func (w *world) advance() {
 	w.observe()
 }
 
-func (w *world) finish() {
+// Finish writes the summary and notes.
+func (w *world) Finish() {
 	s := &w.plan.Summary
 	s.Completed = w.done
 	if w.done {

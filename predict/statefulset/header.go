@@ -136,8 +136,8 @@ func (w *world) belowPartition(p int) string {
 	return fmt.Sprintf("pods %s … %s", podName(w.set, first), podName(w.set, first+p-1))
 }
 
-// finish writes the summary and notes.
-func (w *world) finish() {
+// Finish writes the summary and notes.
+func (w *world) Finish() {
 	s := &w.plan.Summary
 	set := w.set
 	s.Completed = w.done

@@ -126,27 +126,17 @@ func Simulate(in Input) (*predict.Plan, error) {
 	if maxEvents == 0 {
 		maxEvents = defaultMaxEvents
 	}
-	if err := w.settle(); err != nil {
-		return nil, err
-	}
-	for events := 0; ; events++ {
-		t, ok := w.nextEventTime()
-		if !ok {
-			break
-		}
-		if events == maxEvents {
-			w.plan.Summary.StallReason = fmt.Sprintf("simulation stopped after %d events", maxEvents)
-			break
-		}
-		w.now = t
-		w.advance()
-		if err := w.settle(); err != nil {
-			return nil, err
-		}
-	}
-	w.finish()
-	return w.plan, nil
+	return predict.Drive(w, maxEvents)
 }
+
+// Advance moves the clock to t and applies the pod transitions due.
+func (w *world) Advance(t time.Time) {
+	w.now = t
+	w.advance()
+}
+
+// Plan is the plan being written.
+func (w *world) Plan() *predict.Plan { return w.plan }
 
 func newWorld(in Input) (*world, error) {
 	set := in.StatefulSet
@@ -574,9 +564,9 @@ func (w *world) ordinals() []int {
 	return ords
 }
 
-// settle runs the controller at the current instant until it has nothing left to do, as pod
+// Settle runs the controller at the current instant until it has nothing left to do, as pod
 // events would requeue it, then applies completeUpdate and checks completion.
-func (w *world) settle() error {
+func (w *world) Settle() error {
 	for i := 0; ; i++ {
 		if i == maxSyncsPerInstant {
 			return fmt.Errorf("statefulset %s: no fixed point after %d syncs at %s", w.set.Name, i, w.now.Sub(w.start))
@@ -689,8 +679,8 @@ func (w *world) observe() {
 	s.MinAvailable = min(s.MinAvailable, w.countAvailable())
 }
 
-// nextEventTime is the earliest future readiness, availability or disappearance.
-func (w *world) nextEventTime() (time.Time, bool) {
+// NextEventTime is the earliest future readiness, availability or disappearance.
+func (w *world) NextEventTime() (time.Time, bool) {
 	var next time.Time
 	found := false
 	consider := func(t time.Time) {
