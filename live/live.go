@@ -140,20 +140,7 @@ func (c *Client) List(ctx context.Context, namespace string, kinds []Kind) ([]*u
 		if namespace != "" {
 			ri = c.dynamic.Resource(k.GVR).Namespace(namespace)
 		}
-		p := pager.New(func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
-			return ri.List(ctx, opts)
-		})
-		var items []*unstructured.Unstructured
-		err := p.EachListItem(ctx, metav1.ListOptions{}, func(obj runtime.Object) error {
-			u, ok := obj.(*unstructured.Unstructured)
-			if !ok {
-				return fmt.Errorf("unexpected %T in a list of %s", obj, k.GVR.Resource)
-			}
-			u.SetAPIVersion(k.GVK.GroupVersion().String())
-			u.SetKind(k.GVK.Kind)
-			items = append(items, u)
-			return nil
-		})
+		items, err := listPaged(ctx, ri, k, metav1.ListOptions{})
 		if err != nil {
 			return nil, c.Explain(err, "list "+resourceName(k.GVR)+inNamespace(namespace))
 		}
@@ -166,6 +153,27 @@ func (c *Client) List(ctx context.Context, namespace string, kinds []Kind) ([]*u
 		out = append(out, items...)
 	}
 	return out, nil
+}
+
+// listPaged lists every item of kind k through ri, 500 per page (the pager's default chunk),
+// with opts (a label selector), and sets each item's apiVersion and kind, which list items
+// lack.
+func listPaged(ctx context.Context, ri dynamic.ResourceInterface, k Kind, opts metav1.ListOptions) ([]*unstructured.Unstructured, error) {
+	p := pager.New(func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+		return ri.List(ctx, opts)
+	})
+	var items []*unstructured.Unstructured
+	err := p.EachListItem(ctx, opts, func(obj runtime.Object) error {
+		u, ok := obj.(*unstructured.Unstructured)
+		if !ok {
+			return fmt.Errorf("unexpected %T in a list of %s", obj, k.GVR.Resource)
+		}
+		u.SetAPIVersion(k.GVK.GroupVersion().String())
+		u.SetKind(k.GVK.Kind)
+		items = append(items, u)
+		return nil
+	})
+	return items, err
 }
 
 // Get reads one object. A missing object is an error for which IsNotFound

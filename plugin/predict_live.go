@@ -37,16 +37,9 @@ func liveFetcher(c *live.Client, now func() time.Time) func(ctx context.Context,
 		default:
 			return fetchSet(ctx, c, now, kind, namespace, name)
 		}
-		u, err := c.Get(ctx, deploymentsKind, namespace, name)
-		if live.IsNotFound(err) {
-			return nil, nil
-		}
-		if err != nil {
+		d, err := getAs[apps.Deployment](ctx, c, deploymentsKind, namespace, name)
+		if d == nil || err != nil {
 			return nil, err
-		}
-		d := &apps.Deployment{}
-		if err := fromUnstructured(u, d); err != nil {
-			return nil, fmt.Errorf("context %q: deployment %s/%s: %w", c.Context, namespace, name, err)
 		}
 		selector, err := metav1.LabelSelectorAsSelector(d.Spec.Selector)
 		if err != nil {
@@ -99,26 +92,19 @@ func fetchSet(ctx context.Context, c *live.Client, now func() time.Time, kind, n
 	if !ok {
 		return nil, fmt.Errorf("predict reads Deployments, StatefulSets and DaemonSets, not %s", kind)
 	}
-	u, err := c.Get(ctx, k, namespace, name)
-	if live.IsNotFound(err) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
 	state := &predict.State{Now: now(), Source: fmt.Sprintf("context %q", c.Context)}
 	var selector *metav1.LabelSelector
 	switch kind {
 	case "StatefulSet":
-		ss := &apps.StatefulSet{}
-		if err := fromUnstructured(u, ss); err != nil {
-			return nil, fmt.Errorf("context %q: statefulset %s/%s: %w", c.Context, namespace, name, err)
+		ss, err := getAs[apps.StatefulSet](ctx, c, k, namespace, name)
+		if ss == nil || err != nil {
+			return nil, err
 		}
 		state.StatefulSets, selector = append(state.StatefulSets, ss), ss.Spec.Selector
 	case "DaemonSet":
-		ds := &apps.DaemonSet{}
-		if err := fromUnstructured(u, ds); err != nil {
-			return nil, fmt.Errorf("context %q: daemonset %s/%s: %w", c.Context, namespace, name, err)
+		ds, err := getAs[apps.DaemonSet](ctx, c, k, namespace, name)
+		if ds == nil || err != nil {
+			return nil, err
 		}
 		state.DaemonSets, selector = append(state.DaemonSets, ds), ds.Spec.Selector
 		if state.Nodes, err = listSelected[v1.Node](ctx, c, live.NodesKind, "", ""); err != nil {
@@ -127,6 +113,29 @@ func fetchSet(ctx context.Context, c *live.Client, now func() time.Time, kind, n
 	default:
 		return nil, fmt.Errorf("predict reads Deployments, StatefulSets and DaemonSets, not %s", kind)
 	}
+	return withPods(ctx, c, state, kind, namespace, name, selector)
+}
+
+// getAs reads one object of kind k and decodes it as T; nil without an error when it does not
+// exist.
+func getAs[T any](ctx context.Context, c *live.Client, k live.Kind, namespace, name string) (*T, error) {
+	u, err := c.Get(ctx, k, namespace, name)
+	if live.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	obj := new(T)
+	if err := fromUnstructured(u, obj); err != nil {
+		return nil, fmt.Errorf("context %q: %s %s/%s: %w", c.Context, k.GVK.Kind, namespace, name, err)
+	}
+	return obj, nil
+}
+
+// withPods adds to state the pods of namespace that the selector of the kind/name object
+// matches: one list request.
+func withPods(ctx context.Context, c *live.Client, state *predict.State, kind, namespace, name string, selector *metav1.LabelSelector) (*predict.State, error) {
 	sel, err := metav1.LabelSelectorAsSelector(selector)
 	if err != nil {
 		return nil, fmt.Errorf("context %q: %s %s/%s: selector: %w", c.Context, kind, namespace, name, err)
@@ -150,20 +159,13 @@ func fetchScaleDown(ctx context.Context, c *live.Client, now func() time.Time, k
 	if !ok {
 		return nil, fmt.Errorf("predict reads ReplicaSets and ReplicationControllers, not %s", kind)
 	}
-	u, err := c.Get(ctx, k, namespace, name)
-	if live.IsNotFound(err) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
 	state := &predict.State{Now: now(), Source: fmt.Sprintf("context %q", c.Context)}
 	var selector *metav1.LabelSelector
 	switch kind {
 	case "ReplicaSet":
-		rs := &apps.ReplicaSet{}
-		if err := fromUnstructured(u, rs); err != nil {
-			return nil, fmt.Errorf("context %q: replica set %s/%s: %w", c.Context, namespace, name, err)
+		rs, err := getAs[apps.ReplicaSet](ctx, c, k, namespace, name)
+		if rs == nil || err != nil {
+			return nil, err
 		}
 		if ref := metav1.GetControllerOf(rs); ref != nil && ref.Kind == "Deployment" {
 			withDeployment, err := liveFetcher(c, now)(ctx, "Deployment", namespace, ref.Name)
@@ -180,18 +182,11 @@ func fetchScaleDown(ctx context.Context, c *live.Client, now func() time.Time, k
 		}
 		state.ReplicaSets, selector = append(state.ReplicaSets, rs), rs.Spec.Selector
 	default:
-		rc := &v1.ReplicationController{}
-		if err := fromUnstructured(u, rc); err != nil {
-			return nil, fmt.Errorf("context %q: replication controller %s/%s: %w", c.Context, namespace, name, err)
+		rc, err := getAs[v1.ReplicationController](ctx, c, k, namespace, name)
+		if rc == nil || err != nil {
+			return nil, err
 		}
 		selector = &metav1.LabelSelector{MatchLabels: rc.Spec.Selector}
 	}
-	sel, err := metav1.LabelSelectorAsSelector(selector)
-	if err != nil {
-		return nil, fmt.Errorf("context %q: %s %s/%s: selector: %w", c.Context, kind, namespace, name, err)
-	}
-	if state.Pods, err = listSelected[v1.Pod](ctx, c, podsKind, namespace, sel.String()); err != nil {
-		return nil, err
-	}
-	return state, nil
+	return withPods(ctx, c, state, kind, namespace, name, selector)
 }
