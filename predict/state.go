@@ -41,23 +41,17 @@ func ParseState(set *manifest.Set, source string) (*State, error) {
 		var target any
 		switch o.APIVersion + "/" + o.Kind {
 		case "apps/v1/Deployment":
-			d := &apps.Deployment{}
-			s.Deployments, target = append(s.Deployments, d), d
+			target = appendNew(&s.Deployments)
 		case "apps/v1/ReplicaSet":
-			rs := &apps.ReplicaSet{}
-			s.ReplicaSets, target = append(s.ReplicaSets, rs), rs
+			target = appendNew(&s.ReplicaSets)
 		case "apps/v1/StatefulSet":
-			ss := &apps.StatefulSet{}
-			s.StatefulSets, target = append(s.StatefulSets, ss), ss
+			target = appendNew(&s.StatefulSets)
 		case "apps/v1/DaemonSet":
-			ds := &apps.DaemonSet{}
-			s.DaemonSets, target = append(s.DaemonSets, ds), ds
+			target = appendNew(&s.DaemonSets)
 		case "v1/Pod":
-			p := &v1.Pod{}
-			s.Pods, target = append(s.Pods, p), p
+			target = appendNew(&s.Pods)
 		case "v1/Node":
-			n := &v1.Node{}
-			s.Nodes, target = append(s.Nodes, n), n
+			target = appendNew(&s.Nodes)
 		default:
 			continue
 		}
@@ -67,6 +61,13 @@ func ParseState(set *manifest.Set, source string) (*State, error) {
 	}
 	s.Now = s.latestTimestamp()
 	return s, nil
+}
+
+// appendNew appends a new zero T to list and returns it, for the decoder to fill.
+func appendNew[T any](list *[]*T) *T {
+	v := new(T)
+	*list = append(*list, v)
+	return v
 }
 
 // latestTimestamp is the latest creation, condition or deletion time in the state: the dump
