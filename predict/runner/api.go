@@ -2,7 +2,9 @@ package runner
 
 import (
 	"context"
+	"encoding/json"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kubectl-workload/kubectl-workload/apicheck"
@@ -39,4 +41,22 @@ func checkAPI(ctx context.Context, checker *apicheck.Checker, obj *manifest.Obje
 		return nil, false
 	}
 	return check.Versioned.DeepCopyObject(), true
+}
+
+// storedJSON is the stored object cur as the update path takes it. A trimmed dump may lack the
+// resourceVersion the server always has and an update must carry: it gets a placeholder.
+func storedJSON(cur runtime.Object) ([]byte, error) {
+	accessor, err := meta.Accessor(cur)
+	if err != nil {
+		return nil, err
+	}
+	if accessor.GetResourceVersion() == "" {
+		cur = cur.DeepCopyObject()
+		accessor, err = meta.Accessor(cur)
+		if err != nil {
+			return nil, err
+		}
+		accessor.SetResourceVersion("1")
+	}
+	return json.Marshal(cur)
 }

@@ -315,13 +315,7 @@ func Run(ctx context.Context, req Request) (*Result, error) {
 		baseline := "none: the Deployment is created"
 		switch {
 		case cur != nil:
-			curStored := cur
-			if curStored.ResourceVersion == "" {
-				// A trimmed dump; the server always has one, and an update must carry it.
-				curStored = curStored.DeepCopy()
-				curStored.ResourceVersion = "1"
-			}
-			js, err := json.Marshal(curStored)
+			js, err := storedJSON(cur)
 			if err != nil {
 				return nil, fmt.Errorf("deployment %s/%s: encode the current state: %w", cur.Namespace, cur.Name, err)
 			}

@@ -58,11 +58,11 @@ func predictSet(ctx context.Context, req Request, checker *apicheck.Checker, sta
 	baseline := fmt.Sprintf("none: the %s is created", obj.Kind)
 	switch {
 	case cur != nil:
-		js, err := json.Marshal(cur)
+		js, err := storedJSON(cur)
 		if err != nil {
 			return Prediction{}, fmt.Errorf("%s %s/%s: encode the current state: %w", obj.Kind, p.Namespace, obj.Name, err)
 		}
-		stored = withResourceVersion(js)
+		stored = js
 		baseline = objState.Source
 	case oldSet != nil || req.BaseRef != "":
 		oldObj, where, err := findOld(req, oldSet, obj, p.Namespace, ns)
@@ -175,23 +175,4 @@ func decodeSet(kind string, js []byte) (runtime.Object, error) {
 		return nil, fmt.Errorf("unexpected kind %s", kind)
 	}
 	return o, json.Unmarshal(js, o)
-}
-
-// withResourceVersion gives a stored object from a trimmed dump the resourceVersion the server
-// always has and an update must carry.
-func withResourceVersion(js []byte) []byte {
-	var m map[string]any
-	if err := json.Unmarshal(js, &m); err != nil {
-		return js
-	}
-	meta, _ := m["metadata"].(map[string]any)
-	if meta == nil || meta["resourceVersion"] != nil {
-		return js
-	}
-	meta["resourceVersion"] = "1"
-	out, err := json.Marshal(m)
-	if err != nil {
-		return js
-	}
-	return out
 }
