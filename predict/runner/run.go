@@ -505,21 +505,13 @@ func predictFromState(req Request, state *predict.State, cur, next *apps.Deploym
 // simulate fills in the timing and runs predict.Simulate. With a state, the pods of cur's current
 // ReplicaSet show how long this workload really takes to become Ready.
 func simulate(req Request, in predict.Input, d *apps.Deployment, baseline string, notes []string, state *predict.State, cur *apps.Deployment) (Prediction, error) {
-	ti := TimingInfo{FailNew: req.FailNew}
-	ti.ReadyAfter, ti.ReadySource = predict.DeriveReadyAfter(&d.Spec.Template)
-	if state != nil && cur != nil {
+	ti := timingFor(req, &d.Spec.Template)
+	if req.ReadyAfter == 0 && state != nil && cur != nil {
 		if rs := predict.CurrentReplicaSet(cur, in.ReplicaSets); rs != nil {
 			if took, n, ok := state.ReadyAfterFromPods(rs); ok && took > 0 {
 				ti.ReadyAfter, ti.ReadySource = took.Round(time.Second), fmt.Sprintf("median creation-to-Ready of %d %s of %s", n, plural(n, "pod", "pods"), rs.Name)
 			}
 		}
-	}
-	if req.ReadyAfter > 0 {
-		ti.ReadyAfter, ti.ReadySource = req.ReadyAfter, "--ready-after"
-	}
-	ti.TerminateAfter, ti.TerminateSource = predict.DeriveTerminateAfter(&d.Spec.Template)
-	if req.TerminateAfter > 0 {
-		ti.TerminateAfter, ti.TerminateSource = req.TerminateAfter, "--terminate-after"
 	}
 	in.Timing = predict.Timing{ReadyAfter: ti.ReadyAfter, TerminateAfter: ti.TerminateAfter, FailNew: req.FailNew}
 	plan, err := predict.Simulate(in)
