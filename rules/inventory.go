@@ -31,6 +31,13 @@ var workloadKinds = map[string]bool{
 	"Job": true, "CronJob": true, "ReplicationController": true, "PodTemplate": true,
 }
 
+// podKinds are the kinds that run pods (xref.workload_kinds): the
+// namespace's "workloads" counts them.
+var podKinds = map[string]bool{
+	"Deployment": true, "ReplicaSet": true, "StatefulSet": true, "DaemonSet": true,
+	"Job": true, "CronJob": true, "ReplicationController": true, "Pod": true,
+}
+
 // entry is the inventory's summary of one object: enough for cross-resource
 // rules without the weight of every pod spec.
 type entry struct {
@@ -43,7 +50,8 @@ type entry struct {
 	TemplateLabels map[string]string `json:"templateLabels"`
 	// Selector is normalized to {matchLabels, matchExpressions}, or nil.
 	Selector map[string]any `json:"selector"`
-	// Spec is the object's spec without its pod template.
+	// Spec is the part of the object's spec that rules read of other
+	// objects (summaryFields).
 	Spec map[string]any `json:"spec"`
 }
 
@@ -120,9 +128,11 @@ func NewInventoryOf(sums []Summary) *Inventory {
 		objects          map[string]entry
 		byTemplateLabel  map[string][]string
 		bySelectorLabel  map[string][]string
+		selectorPairs    map[string]int
 		selectorNoLabels []string
 		count            map[string]int
 		byKind           map[string][]string
+		byScaleTarget    map[string][]string
 	}
 	namespaces := map[string]*nsIndex{}
 	for _, s := range sums {
@@ -132,7 +142,8 @@ func NewInventoryOf(sums []Summary) *Inventory {
 		ns := namespaces[s.namespace]
 		if ns == nil {
 			ns = &nsIndex{objects: map[string]entry{}, byTemplateLabel: map[string][]string{}, bySelectorLabel: map[string][]string{},
-				count: map[string]int{}, byKind: map[string][]string{}}
+				selectorPairs: map[string]int{}, count: map[string]int{}, byKind: map[string][]string{},
+				byScaleTarget: map[string][]string{}}
 			namespaces[s.namespace] = ns
 		}
 		e := s.e
@@ -140,6 +151,16 @@ func NewInventoryOf(sums []Summary) *Inventory {
 		ns.objects[key] = e
 		ns.count[e.Kind]++
 		ns.byKind[e.Kind] = append(ns.byKind[e.Kind], key)
+		if e.Kind == "HorizontalPodAutoscaler" {
+			if ref, ok := e.Spec["scaleTargetRef"].(map[string]any); ok {
+				kind, kok := ref["kind"].(string)
+				name, nok := ref["name"].(string)
+				if kok && nok {
+					target := Key(kind, name)
+					ns.byScaleTarget[target] = append(ns.byScaleTarget[target], key)
+				}
+			}
+		}
 		for k, v := range e.TemplateLabels {
 			ns.byTemplateLabel[k+"="+v] = append(ns.byTemplateLabel[k+"="+v], key)
 		}
@@ -147,10 +168,34 @@ func NewInventoryOf(sums []Summary) *Inventory {
 			ml, _ := e.Selector["matchLabels"].(map[string]any)
 			for k, v := range ml {
 				s, _ := v.(string)
-				ns.bySelectorLabel[k+"="+s] = append(ns.bySelectorLabel[k+"="+s], key)
+				ns.selectorPairs[k+"="+s]++
 			}
 			if len(ml) == 0 {
 				ns.selectorNoLabels = append(ns.selectorNoLabels, key)
+			}
+		}
+	}
+	// Each selector with matchLabels is indexed under one of its pairs, the
+	// one the fewest selectors of the namespace share (ties: the smallest
+	// pair): a selector selects a label set only if the set carries every
+	// pair, so looking up each pair of the set finds it, and the lists stay
+	// as short as the selectors are distinct.
+	for _, ns := range namespaces {
+		for key, e := range ns.objects {
+			if e.Selector == nil {
+				continue
+			}
+			ml, _ := e.Selector["matchLabels"].(map[string]any)
+			rarest, n := "", 0
+			for k, v := range ml {
+				s, _ := v.(string)
+				p := k + "=" + s
+				if c := ns.selectorPairs[p]; rarest == "" || c < n || (c == n && p < rarest) {
+					rarest, n = p, c
+				}
+			}
+			if rarest != "" {
+				ns.bySelectorLabel[rarest] = append(ns.bySelectorLabel[rarest], key)
 			}
 		}
 	}
@@ -163,15 +208,19 @@ func NewInventoryOf(sums []Summary) *Inventory {
 		for k, e := range ns.objects {
 			objs[k] = e.plain()
 		}
-		for _, idx := range []map[string][]string{ns.byTemplateLabel, ns.bySelectorLabel, ns.byKind} {
+		for _, idx := range []map[string][]string{ns.byTemplateLabel, ns.bySelectorLabel, ns.byKind, ns.byScaleTarget} {
 			for k := range idx {
 				sort.Strings(idx[k])
 			}
 		}
 		sort.Strings(ns.selectorNoLabels)
 		count := make(map[string]any, len(ns.count))
+		workloads := 0
 		for k, n := range ns.count {
 			count[k] = float64(n)
+			if podKinds[k] {
+				workloads += n
+			}
 		}
 		out[name] = map[string]any{
 			"objects":                  objs,
@@ -180,6 +229,8 @@ func NewInventoryOf(sums []Summary) *Inventory {
 			"selectors_without_labels": plainStrings(ns.selectorNoLabels),
 			"count":                    count,
 			"by_kind":                  plainLists(ns.byKind),
+			"by_scale_target":          plainLists(ns.byScaleTarget),
+			"workloads":                float64(workloads),
 		}
 	}
 	return &Inventory{data: map[string]any{"namespaces": out}}
@@ -239,6 +290,24 @@ func plainLists(m map[string][]string) map[string]any {
 	return out
 }
 
+// summaryFields are the spec fields an inventory entry keeps: the ones the
+// cross-resource rules read of another object (replica counts, an
+// autoscaler's range and target, a Service's cluster IP and type, a
+// StatefulSet's Service, a Job's selector mode). The rest (pod specs of
+// Pods, volumeClaimTemplates, ports, strategies) would only fill memory: a
+// test runs every rule on every fixture with whole specs and with these
+// and compares the findings (TestSummaryFieldsSuffice).
+var summaryFields = map[string]bool{
+	"replicas": true, "parallelism": true, "completions": true, "selector": true, "manualSelector": true,
+	"minReplicas": true, "maxReplicas": true, "scaleTargetRef": true,
+	"clusterIP": true, "clusterIPs": true, "type": true, "serviceName": true,
+	"minAvailable": true, "maxUnavailable": true,
+}
+
+// fullSummary keeps every spec field but the pod template in the entries;
+// for tests only.
+var fullSummary = false
+
 // summarize reads an object's pod-template labels, its selector (normalized
 // to a LabelSelector's shape) and its spec without the pod template.
 func summarize(r raw) (templateLabels map[string]string, selector map[string]any, spec map[string]any, err error) {
@@ -247,6 +316,9 @@ func summarize(r raw) (templateLabels map[string]string, selector map[string]any
 	}
 	spec = map[string]any{}
 	for k, v := range r.Spec {
+		if !summaryFields[k] && !fullSummary {
+			continue
+		}
 		if k == "template" || k == "jobTemplate" {
 			continue
 		}

@@ -16,10 +16,6 @@ import (
 // literal text, objects and arrays their elements; where a string holds an
 // escape or bytes that are not UTF-8, encoding/json decodes it. Anything the
 // reader does not expect makes it fall back to ValueFromReader.
-//
-// While reading, it also notes where the pod specs are
-// (spec.template.spec, spec.jobTemplate.spec.template.spec), so that the
-// cross-resource input can be cut out of the same bytes (trimPodSpecs).
 
 // errJSON is the reader's own failure, answered by the fallback.
 var errJSON = errors.New("unexpected JSON")
@@ -27,22 +23,12 @@ var errJSON = errors.New("unexpected JSON")
 type jsonReader struct {
 	b []byte
 	i int
-	// cuts are the byte ranges of the pod-spec members, with one
-	// separating comma, found while reading.
-	cuts [][2]int
 }
 
-// podSpecAt are the object-key paths of the pod specs.
-var podSpecAt = [][]string{
-	{"spec", "template", "spec"},
-	{"spec", "jobTemplate", "spec", "template", "spec"},
-}
-
-// valueFromJSON reads one JSON value as a Rego value, and the byte ranges of
-// its pod specs.
-func valueFromJSON(b []byte) (ast.Value, [][2]int, error) {
+// valueFromJSON reads one JSON value as a Rego value.
+func valueFromJSON(b []byte) (ast.Value, error) {
 	r := &jsonReader{b: b}
-	v, err := r.value([]string{}) // the root: on the way to the pod specs
+	v, err := r.value()
 	if err == nil {
 		r.space()
 		if r.i != len(r.b) {
@@ -50,10 +36,9 @@ func valueFromJSON(b []byte) (ast.Value, [][2]int, error) {
 		}
 	}
 	if err != nil {
-		v, err := ast.ValueFromReader(bytes.NewReader(b))
-		return v, nil, err
+		return ast.ValueFromReader(bytes.NewReader(b))
 	}
-	return v, r.cuts, nil
+	return v, nil
 }
 
 func (r *jsonReader) space() {
@@ -67,17 +52,15 @@ func (r *jsonReader) space() {
 	}
 }
 
-// value reads the value at r.i; path is the chain of object keys leading to
-// it from the root (empty for the root), kept only while it can still lead to
-// a pod spec, and nil once it cannot.
-func (r *jsonReader) value(path []string) (ast.Value, error) {
+// value reads the value at r.i.
+func (r *jsonReader) value() (ast.Value, error) {
 	r.space()
 	if r.i >= len(r.b) {
 		return nil, errJSON
 	}
 	switch c := r.b[r.i]; {
 	case c == '{':
-		return r.object(path)
+		return r.object()
 	case c == '[':
 		return r.array()
 	case c == '"':
@@ -163,7 +146,7 @@ func (r *jsonReader) array() (ast.Value, error) {
 		return ast.NewArray(), nil
 	}
 	for {
-		v, err := r.value(nil)
+		v, err := r.value()
 		if err != nil {
 			return nil, err
 		}
@@ -184,7 +167,7 @@ func (r *jsonReader) array() (ast.Value, error) {
 	}
 }
 
-func (r *jsonReader) object(path []string) (ast.Value, error) {
+func (r *jsonReader) object() (ast.Value, error) {
 	r.i++ // {
 	obj := ast.NewObject()
 	r.space()
@@ -192,10 +175,8 @@ func (r *jsonReader) object(path []string) (ast.Value, error) {
 		r.i++
 		return obj, nil
 	}
-	sep := -1 // the comma before the current member
 	for {
 		r.space()
-		keyStart := r.i
 		if r.i >= len(r.b) || r.b[r.i] != '"' {
 			return nil, errJSON
 		}
@@ -208,31 +189,17 @@ func (r *jsonReader) object(path []string) (ast.Value, error) {
 			return nil, errJSON
 		}
 		r.i++
-		childPath, cut := towardPodSpec(path, key)
-		v, err := r.value(childPath)
+		v, err := r.value()
 		if err != nil {
 			return nil, err
 		}
-		end := r.i
 		obj.Insert(ast.StringTerm(key), ast.NewTerm(v))
 		r.space()
 		if r.i >= len(r.b) {
 			return nil, errJSON
 		}
-		c := r.b[r.i]
-		if cut {
-			switch {
-			case sep >= 0:
-				r.cuts = append(r.cuts, [2]int{sep, end})
-			case c == ',':
-				r.cuts = append(r.cuts, [2]int{keyStart, r.i + 1})
-			default:
-				r.cuts = append(r.cuts, [2]int{keyStart, end})
-			}
-		}
-		switch c {
+		switch r.b[r.i] {
 		case ',':
-			sep = r.i
 			r.i++
 		case '}':
 			r.i++
@@ -241,51 +208,4 @@ func (r *jsonReader) object(path []string) (ast.Value, error) {
 			return nil, errJSON
 		}
 	}
-}
-
-// towardPodSpec extends path by key when that can still lead to a pod spec;
-// cut is set when path.key is one.
-func towardPodSpec(path []string, key string) (next []string, cut bool) {
-	if path == nil {
-		return nil, false
-	}
-	next = append(append(make([]string, 0, len(path)+1), path...), key)
-	keep := false
-	for _, p := range podSpecAt {
-		if len(next) > len(p) || !prefixOf(next, p) {
-			continue
-		}
-		if len(next) == len(p) {
-			cut = true
-		} else {
-			keep = true
-		}
-	}
-	if !keep {
-		next = nil
-	}
-	return next, cut
-}
-
-func prefixOf(prefix, path []string) bool {
-	for i, s := range prefix {
-		if path[i] != s {
-			return false
-		}
-	}
-	return true
-}
-
-// cutRanges returns b without the given ranges (ascending, disjoint).
-func cutRanges(b []byte, cuts [][2]int) []byte {
-	if len(cuts) == 0 {
-		return b
-	}
-	out := make([]byte, 0, len(b))
-	last := 0
-	for _, c := range cuts {
-		out = append(out, b[last:c[0]]...)
-		last = c[1]
-	}
-	return append(out, b[last:]...)
 }

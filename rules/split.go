@@ -1,10 +1,14 @@
 package rules
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
@@ -20,7 +24,8 @@ import (
 //     (PrepareLocal, Run.EvalInput);
 //   - cross-resource rules (those that read data.kubectl_workload.inventory,
 //     directly or through a helper) run once every object is known
-//     (PrepareCross), on a trimmed copy of each object (Input.Cross).
+//     (PrepareCross), on the few fields of each object they read
+//     (Input.Cross).
 //
 // Which rule is which is read from the compiled rules' dependencies
 // (dependsOnInventory), not from a list, so a new rule lands on the right
@@ -169,30 +174,126 @@ type Input struct {
 // NewInput converts o for the Rego tier: its JSON (and defaulted JSON) is
 // read once here, whatever the number of rules.
 func NewInput(o Object) (*Input, error) {
-	obj, objCuts, err := valueFromJSON(o.JSON)
+	obj, err := valueFromJSON(o.JSON)
 	if err != nil {
 		return nil, fmt.Errorf("read object for rules: %w", err)
 	}
 	defaulted := obj
-	cross := &CrossInput{object: cutRanges(o.JSON, objCuts), namespace: o.Namespace, rejected: o.Rejected}
 	if o.Defaulted != nil {
-		var defCuts [][2]int
-		if defaulted, defCuts, err = valueFromJSON(o.Defaulted); err != nil {
+		if defaulted, err = valueFromJSON(o.Defaulted); err != nil {
 			return nil, fmt.Errorf("read defaulted object for rules: %w", err)
 		}
-		cross.defaulted = cutRanges(o.Defaulted, defCuts)
 	}
 	facts, err := ast.InterfaceToValue(o.Facts)
 	if err != nil {
 		return nil, fmt.Errorf("facts for rules: %w", err)
 	}
-	return &Input{object: obj, rejected: o.Rejected, cross: cross, value: ast.NewObject(
+	cross := &CrossInput{object: crossJSON(obj), namespace: o.Namespace, rejected: o.Rejected}
+	if o.Defaulted != nil {
+		cross.defaulted = crossJSON(defaulted)
+	}
+	return &Input{object: obj, rejected: o.Rejected, value: inputValue(obj, defaulted, o.Namespace, ast.NewTerm(facts)),
+		cross: cross}, nil
+}
+
+// inputValue is the input document of the built-in rules.
+func inputValue(obj, defaulted ast.Value, namespace string, facts *ast.Term) ast.Value {
+	return ast.NewObject(
 		ast.Item(ast.StringTerm("object"), ast.NewTerm(obj)),
 		ast.Item(ast.StringTerm("defaulted"), ast.NewTerm(defaulted)),
-		ast.Item(ast.StringTerm("namespace"), ast.StringTerm(o.Namespace)),
+		ast.Item(ast.StringTerm("namespace"), ast.StringTerm(namespace)),
 		ast.Item(ast.StringTerm("key"), ast.StringTerm(keyOf(obj))),
-		ast.Item(ast.StringTerm("facts"), ast.NewTerm(facts)),
-	)}, nil
+		ast.Item(ast.StringTerm("facts"), facts),
+	)
+}
+
+// crossFields are the fields of an object (and of its defaulted form) that
+// the cross-resource rules read of the object they run on; the rest of the
+// object is left out of their input (see CrossInput). Each level names the
+// keys kept, with their own fields, or nil to keep a key's whole value.
+var crossFields = map[string]map[string]any{
+	"": {"apiVersion": nil, "kind": nil, "metadata": map[string]any{
+		"name": nil, "generateName": nil, "namespace": nil, "labels": nil, "ownerReferences": nil,
+	}, "spec": map[string]any{
+		"selector": nil, "replicas": nil, "type": nil, "scaleTargetRef": nil, "serviceName": nil, "manualSelector": nil,
+		"minAvailable": nil, "maxUnavailable": nil, "parallelism": nil, "completions": nil,
+		"clusterIP": nil, "clusterIPs": nil, "minReplicas": nil, "maxReplicas": nil,
+		"template": map[string]any{"metadata": map[string]any{"labels": nil}},
+	}},
+}
+
+// crossJSON is v reduced to crossFields, as JSON: a few hundred bytes
+// where the Rego value of even that part would take kilobytes.
+func crossJSON(v ast.Value) []byte {
+	buf := crossBuf.Get().(*[]byte)
+	*buf = appendKept((*buf)[:0], v, crossFields[""])
+	out := bytes.Clone(*buf) // exactly as long as it is: it is kept
+	crossBuf.Put(buf)
+	return out
+}
+
+var crossBuf = sync.Pool{New: func() any { return new([]byte) }}
+
+// appendKept appends v as JSON, with only the given fields where v is an
+// object (all of it when fields is nil).
+func appendKept(b []byte, v ast.Value, fields map[string]any) []byte {
+	switch t := v.(type) {
+	case ast.Object:
+		b = append(b, '{')
+		first := true
+		t.Foreach(func(k, val *ast.Term) {
+			key, ok := k.Value.(ast.String)
+			if !ok {
+				return
+			}
+			var sub map[string]any
+			if fields != nil {
+				f, keep := fields[string(key)]
+				if !keep {
+					return
+				}
+				sub, _ = f.(map[string]any)
+			}
+			if !first {
+				b = append(b, ',')
+			}
+			first = false
+			b = appendJSONString(b, string(key))
+			b = append(b, ':')
+			b = appendKept(b, val.Value, sub)
+		})
+		return append(b, '}')
+	case *ast.Array:
+		b = append(b, '[')
+		for i := range t.Len() {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendKept(b, t.Elem(i).Value, nil)
+		}
+		return append(b, ']')
+	case ast.String:
+		return appendJSONString(b, string(t))
+	case ast.Number:
+		return append(b, t...)
+	case ast.Boolean:
+		return strconv.AppendBool(b, bool(t))
+	default: // null; JSON holds nothing else
+		return append(b, "null"...)
+	}
+}
+
+// appendJSONString appends s as a JSON string, as encoding/json writes it.
+func appendJSONString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			js, _ := json.Marshal(s)
+			return append(b, js...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
 }
 
 // keyOf is the inventory key (Kind/name) of an object, as decoding its kind
@@ -243,34 +344,40 @@ func stringAt(o ast.Object, key string) (string, bool) {
 func (in *Input) Rejected() bool { return in.rejected }
 
 // CrossInput is what the cross-resource rules need of one object, kept
-// compact between the passes: the object and its defaulted form as JSON
-// without their pod specs (the bulk of a workload; no cross-resource rule
-// reads them), converted to Rego values only when evaluated. A test checks
-// that every cross-resource rule finds the same on the trimmed input as on
-// the whole.
+// compact between the passes: the object and its defaulted form reduced to
+// the fields those rules read of the object they run on (crossFields:
+// kind, name, labels, selector, replica counts, ...; no pod spec, no
+// annotations). TestTwoPassesMatchOnePass checks that every cross-resource
+// rule finds the same on this input as on the whole object.
 type CrossInput struct {
+	// object and defaulted are JSON; defaulted is nil for an object the
+	// API tier does not decode (the object stands for it).
 	object, defaulted []byte
 	namespace         string
 	rejected          bool
 }
 
-// Cross returns the object's input to the cross-resource rules: the JSON
-// it was read from, with the pod specs cut out.
+// Cross returns the object's input to the cross-resource rules.
 func (in *Input) Cross() *CrossInput { return in.cross }
 
-// input converts ci to the input of the built-in rules, as NewInput would
-// with the trimmed object (and no facts: they are per-object).
-func (ci *CrossInput) input() (*Input, error) {
-	return NewInput(Object{JSON: ci.object, Defaulted: ci.defaulted, Namespace: ci.namespace, Rejected: ci.rejected})
-}
+// emptyFacts is the facts of a cross-resource input: facts are per-object,
+// and the cross-resource rules do not read them.
+var emptyFacts = ast.ObjectTerm()
 
 // EvalCross runs the run's built-in rules on one object's cross-resource
 // input.
 func (r *Run) EvalCross(ctx context.Context, ci *CrossInput) ([]Finding, error) {
-	in, err := ci.input()
+	obj, err := valueFromJSON(ci.object)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("read object for rules: %w", err)
 	}
+	defaulted := obj
+	if ci.defaulted != nil {
+		if defaulted, err = valueFromJSON(ci.defaulted); err != nil {
+			return nil, fmt.Errorf("read defaulted object for rules: %w", err)
+		}
+	}
+	in := &Input{object: obj, rejected: ci.rejected, value: inputValue(obj, defaulted, ci.namespace, emptyFacts)}
 	return r.EvalInput(ctx, in)
 }
 

@@ -72,10 +72,16 @@ match_labels := object.get(selector, "matchLabels", {}) if is_object(selector) e
 inventory := {"namespaces": {namespace: {
 	"objects": {key: entry},
 	"by_template_label": {p: [key] | some p in pairs(template_labels)},
-	"by_selector_label": {p: [key] | some p in pairs(match_labels)},
+	"by_selector_label": {p: [key] | p := min(pairs(match_labels))},
 	"selectors_without_labels": [key | selector != null; count(match_labels) == 0],
 	"count": {kind: 1},
 	"by_kind": {kind: [key]},
+	"by_scale_target": {target: [key] |
+		kind == "HorizontalPodAutoscaler"
+		ref := object.get(spec, "scaleTargetRef", {})
+		target := concat("/", [object.get(ref, "kind", ""), object.get(ref, "name", "")])
+	},
+	"workloads": count([1 | kind in {"Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job", "CronJob", "ReplicationController", "Pod"}]),
 }}}
 
 lint_input := {"object": input, "defaulted": input, "namespace": namespace, "key": key, "facts": {}}

@@ -44,7 +44,7 @@ findings contains f if {
 	sel := xref.selector_of(input.object)
 	sel != null
 	not lib.selector_is_empty(sel)
-	count(xref.workloads_selected_by(sel)) == 0
+	not xref.selects_workload(sel)
 	intended := xref.intended_workloads(object.get(sel, "matchLabels", {}), input.object.metadata.name)
 	count(intended) > 0
 	f := {

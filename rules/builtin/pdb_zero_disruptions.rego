@@ -42,7 +42,7 @@ applies if {
 applies if {
 	input.object.kind == "PodDisruptionBudget"
 	sel != null
-	count(xref.workloads_selected_by(sel)) > 0
+	xref.selects_workload(sel)
 }
 
 findings contains f if {

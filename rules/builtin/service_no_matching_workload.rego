@@ -33,7 +33,7 @@ findings contains f if {
 	count(selector) > 0
 	xref.has_workloads
 	sel := {"matchLabels": selector}
-	count(xref.workloads_selected_by(sel)) == 0
+	not xref.selects_workload(sel)
 	intended := xref.intended_workloads(selector, input.object.metadata.name)
 	count(intended) > 0
 	f := {

@@ -17,7 +17,8 @@ import rego.v1
 workload_kinds := {"Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job", "CronJob", "ReplicationController", "Pod"}
 
 # workload_count is how many workloads the run holds in the input's namespace.
-workload_count := sum([n | some kind in workload_kinds; n := object.get(lib.index.count, kind, 0)])
+# The inventory counts them (workloads) when it indexes the run.
+workload_count := lib.index.workloads
 
 # has_workloads is true when the run holds a workload in the input's
 # namespace: rules that look for the workload an object points at stay silent
@@ -86,13 +87,14 @@ crowded_label := 100
 
 # selectors_selecting(labels, kinds) is the set of keys of the objects of the
 # given kinds in the input's namespace whose selector selects labels.
-# Candidates are the selectors indexed under one of the labels, filtered by
-# kind on the key before any is read. The index cannot say which of a crowded
-# label's selectors (one more than crowded_label selectors share) have no
-# rarer label, so crowded lists are passed over: a selector made only of
-# crowded labels is missed here. Callers use it where that selector's own
-# object reports the match anyway (selector/overlap); selectors_matching is
-# the complete, slower form.
+# Candidates are the selectors indexed under one of the labels: the
+# inventory indexes each selector under its rarest matchLabels pair, so a
+# selector that selects labels is in the list of one of them. They are
+# filtered by kind on the key before any is read. A list longer than
+# crowded_label (more than that many selectors whose rarest pair is the same:
+# a crowd of alike selectors) is passed over, so those selectors are missed
+# here. Callers use it where that selector's own object reports the match
+# anyway (selector/overlap); selectors_matching is the complete form.
 selectors_selecting(labels, kinds) := {key |
 	some k, v in labels
 	candidates := object.get(lib.index.by_selector_label, pair(k, v), [])
@@ -122,6 +124,27 @@ selectors_without_labels_selecting(labels, kinds) := {key |
 # namespace whose labels sel selects. Pods have no label index: only the
 # Pods are read, found by keys_of_kind.
 pods_selected_by(sel) := {key |
+	some key in keys_of_kind("Pod")
+	lib.selector_matches(sel, labels_of(entry(key)))
+}
+
+# selects_workload(sel) is true when sel selects the pods of a workload in
+# the input's namespace (a pod template or a bare Pod). It stops at the first
+# match, so it costs less than counting workloads_selected_by.
+selects_workload(sel) if {
+	count(object.get(sel, "matchLabels", {})) > 0
+	some key in shortest_template_list(sel.matchLabels)
+	kind_of(key) in workload_kinds
+	lib.selector_matches(sel, template_labels_of(entry(key)))
+}
+
+selects_workload(sel) if {
+	count(object.get(sel, "matchLabels", {})) == 0
+	some key in lib.templates_selected_by(sel)
+	kind_of(key) in workload_kinds
+}
+
+selects_workload(sel) if {
 	some key in keys_of_kind("Pod")
 	lib.selector_matches(sel, labels_of(entry(key)))
 }
@@ -229,14 +252,11 @@ same_group(ref_version, api_version) if {
 }
 
 # autoscalers_targeting(kind, name, api_version) is the set of keys of the
-# HorizontalPodAutoscalers in the input's namespace that scale kind/name. An
-# autoscaler named like its target (the usual convention) is found by its
-# key; otherwise every autoscaler of the namespace is read (keys_of_kind).
-autoscalers_targeting(kind, name, api_version) := {key} if {
-	key := concat("/", ["HorizontalPodAutoscaler", name])
-	targets(lib.index.objects[key], kind, name, api_version)
-} else := {key |
-	some key in keys_of_kind("HorizontalPodAutoscaler")
+# HorizontalPodAutoscalers in the input's namespace that scale kind/name,
+# found through the inventory's index of autoscalers by the Kind/name of
+# their scaleTargetRef (by_scale_target).
+autoscalers_targeting(kind, name, api_version) := {key |
+	some key in object.get(lib.index, ["by_scale_target", concat("/", [kind, name])], [])
 	targets(entry(key), kind, name, api_version)
 }
 

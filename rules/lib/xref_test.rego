@@ -24,15 +24,35 @@ namespace(entries) := {
 		keys := [key | some key, e in objects; some k, v in templates(e); sprintf("%s=%s", [k, v]) == p]
 	},
 	"by_selector_label": {p: sort(keys) |
-		some p in {pair | some e in objects; some k, v in match_labels(e); pair := sprintf("%s=%s", [k, v])}
-		keys := [key | some key, e in objects; some k, v in match_labels(e); sprintf("%s=%s", [k, v]) == p]
+		some p in {rarest_pair(objects, e) | some e in objects}
+		keys := [key | some key, e in objects; rarest_pair(objects, e) == p]
 	},
 	"selectors_without_labels": sort([key | some key, e in objects; e.selector != null; count(match_labels(e)) == 0]),
 	"count": {kind: n | some kind in {e.kind | some e in objects}; n := count([1 | some e in objects; e.kind == kind])},
 	"by_kind": {kind: keys | some kind in {e.kind | some e in objects}; keys := sort([key | some key, e in objects; e.kind == kind])},
+	"by_scale_target": {target: sort(keys) |
+		some target in {scale_target(e) | some e in objects}
+		keys := [key | some key, e in objects; scale_target(e) == target]
+	},
+	"workloads": count([1 | some e in objects; e.kind in xref.workload_kinds]),
 } if {
 	objects := {key: e | some raw in entries; e := entry(raw); key := concat("/", [e.kind, e.name])}
 }
+
+# rarest_pair(objects, e) is the matchLabels pair under which the inventory
+# indexes e's selector: the one the fewest selectors share, the smallest of
+# those; undefined without matchLabels.
+rarest_pair(objects, e) := p if {
+	pairs := pairs_of(e)
+	counts := {q: n | some q in pairs; n := count([1 | some o in objects; q in pairs_of(o)])}
+	fewest := min({n | some n in counts})
+	p := min({q | some q, n in counts; n == fewest})
+}
+
+# scale_target(e) is the Kind/name an autoscaler's entry scales.
+scale_target(e) := concat("/", [e.spec.scaleTargetRef.kind, e.spec.scaleTargetRef.name]) if e.kind == "HorizontalPodAutoscaler"
+
+pairs_of(e) := {sprintf("%s=%s", [k, v]) | some k, v in match_labels(e)}
 
 templates(e) := e.templateLabels if {
 	is_object(e.templateLabels)
@@ -89,19 +109,35 @@ test_templates_selected_by_expressions_only if {
 	got == {"Deployment/api"}
 }
 
-# A label that more than crowded_label selectors share is passed over by
-# selectors_selecting, not by selectors_matching.
-test_selectors_selecting_passes_over_crowded_labels if {
+# A selector whose labels many others share is still found by
+# selectors_selecting: the index lists it under its rarest pair, where it is
+# alone.
+test_selectors_selecting_finds_broad_selector_among_distinct_ones if {
 	crowd := [deployment(sprintf("d%d", [i]), {"tier": "web", "app": sprintf("d%d", [i])}, 1) | some i in numbers.range(1, 101)]
 	broad := {"kind": "ReplicaSet", "name": "broad", "templateLabels": {"tier": "web"}, "selector": {"matchLabels": {"tier": "web"}}}
 	inv := inventory(array.concat(crowd, [broad]))
 	labels := {"tier": "web", "app": "d7"}
 	fast := xref.selectors_selecting(labels, xref.controller_kinds) with input as {"namespace": "default"}
 		with data.kubectl_workload.inventory as inv
+	fast == {"Deployment/d7", "ReplicaSet/broad"}
+}
+
+# More than crowded_label selectors with the same rarest pair (a crowd of
+# alike selectors) are passed over by selectors_selecting, not by
+# selectors_matching.
+test_selectors_selecting_passes_over_crowded_labels if {
+	crowd := [{"kind": "ReplicaSet", "name": sprintf("r%d", [i]), "templateLabels": {"tier": "web"}, "selector": {"matchLabels": {"tier": "web"}}} |
+		some i in numbers.range(1, 101)
+	]
+	own := deployment("d7", {"tier": "web", "app": "d7"}, 1)
+	inv := inventory(array.concat(crowd, [own]))
+	labels := {"tier": "web", "app": "d7"}
+	fast := xref.selectors_selecting(labels, xref.controller_kinds) with input as {"namespace": "default"}
+		with data.kubectl_workload.inventory as inv
 	fast == {"Deployment/d7"}
 	full := xref.selectors_matching(labels, xref.controller_kinds) with input as {"namespace": "default"}
 		with data.kubectl_workload.inventory as inv
-	full == {"Deployment/d7", "ReplicaSet/broad"}
+	count(full) == 102
 }
 
 test_selectors_matching_filters_kinds if {
