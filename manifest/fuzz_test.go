@@ -3,9 +3,11 @@ package manifest
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -81,6 +83,38 @@ func FuzzLoad(f *testing.F) {
 				t.Errorf("object %s: Position(%q) = %s, outside the file's %d lines", o.Ref(), path, got, lines)
 			}
 			o.ResolveLoose(path, "")
+		}
+	})
+}
+
+// FuzzYAMLToJSON is a differential fuzzer for treeJSON: every document
+// treeJSON converts must come out byte for byte as sigs.k8s.io/yaml converts
+// it, and treeHeader must read what json.Unmarshal reads of it (convertOne).
+// When treeJSON converts every document of the input, loading it with and
+// without treeJSON must give the same Set. (Otherwise sigs.k8s.io/yaml does
+// both loads, and its output may vary for colliding keys such as 1 and "1".)
+func FuzzYAMLToJSON(f *testing.F) {
+	for _, tt := range trickyDocs {
+		f.Add([]byte(tt.doc))
+	}
+	addSeeds(f, func(data []byte) { f.Add(data) })
+	f.Fuzz(func(t *testing.T, data []byte) {
+		allFast := true
+		for i, doc := range documentsOf(data) {
+			if converted, fast := convertOne(t, fmt.Sprintf("document %d", i), doc); converted && !fast {
+				allFast = false
+			}
+		}
+		if !allFast {
+			return
+		}
+		fast, slow := &Set{Files: 1}, &Set{Files: 1}
+		parseDocuments(fast, "in.yaml", data, true)
+		parseDocuments(slow, "in.yaml", data, false)
+		fast.sort()
+		slow.sort()
+		if !reflect.DeepEqual(fast, slow) {
+			t.Errorf("loaded with treeJSON:\n%s\nwith sigs.k8s.io/yaml:\n%s", setString(fast), setString(slow))
 		}
 	})
 }

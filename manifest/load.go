@@ -15,7 +15,6 @@ import (
 	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
-	sigsyaml "sigs.k8s.io/yaml"
 )
 
 // extensions are the file endings read when walking a directory. A file named
@@ -218,6 +217,13 @@ func expand(p string) ([]string, []Problem) {
 
 // parse splits one file's bytes into documents and loads each one.
 func parse(set *Set, file string, data []byte) {
+	parseDocuments(set, file, data, true)
+}
+
+// parseDocuments is parse; with fast unset, every YAML document's JSON comes
+// from sigs.k8s.io/yaml and every header from encoding/json, as before
+// treeJSON existed (tests compare the two).
+func parseDocuments(set *Set, file string, data []byte, fast bool) {
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")) // a UTF-8 byte-order mark
 	if looksLikeJSON(data) {
 		parseJSONStream(set, file, data)
@@ -238,7 +244,7 @@ func parse(set *Set, file string, data []byte) {
 			continue
 		}
 		set.Documents++
-		loadYAMLDocument(set, Source{File: file, Document: doc}, c, budget)
+		loadYAMLDocument(set, Source{File: file, Document: doc}, c, budget, fast)
 		doc++
 	}
 }
@@ -402,8 +408,10 @@ func templateLine(c chunk) (int, bool) {
 }
 
 // loadYAMLDocument parses one YAML document: yaml.v3 for positions and
-// duplicate keys, kubectl's own YAML-to-JSON conversion for the content.
-func loadYAMLDocument(set *Set, src Source, c chunk, budget *aliasBudget) {
+// duplicate keys; its JSON is what kubectl's own YAML-to-JSON conversion
+// gives, written from the yaml.v3 tree when treeJSON can, else by that
+// conversion itself (see documentJSON).
+func loadYAMLDocument(set *Set, src Source, c chunk, budget *aliasBudget, fast bool) {
 	var root yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(c.text))
 	if err := dec.Decode(&root); err != nil {
@@ -426,12 +434,12 @@ func loadYAMLDocument(set *Set, src Source, c chunk, budget *aliasBudget) {
 		set.Problems = append(set.Problems, yamlProblem(src, c, err))
 		return
 	}
-	js, err := sigsyaml.YAMLToJSON(c.text)
+	d, err := documentJSON(&root, c.text, fast)
 	if err != nil {
 		set.Problems = append(set.Problems, yamlProblem(src, c, err))
 		return
 	}
-	addDocument(set, src, &root, c.startLine-1, js)
+	addDocument(set, src, &root, c.startLine-1, d)
 }
 
 // parseJSONStream loads a stream of JSON values, as kubectl does for a file
@@ -509,7 +517,7 @@ func parseJSONStream(set *Set, file string, data []byte) {
 				Message: fmt.Sprintf("cannot parse JSON: %v", err)})
 			continue
 		}
-		addDocument(set, src, &root, pos.Line-1, compact.Bytes())
+		addDocument(set, src, &root, pos.Line-1, docJSON{js: compact.Bytes()})
 	}
 }
 
@@ -546,7 +554,7 @@ func str(v any) string {
 
 // addDocument records a parsed document: an object, the items of a List, or a
 // skipped non-Kubernetes document.
-func addDocument(set *Set, src Source, root *yaml.Node, lineOffset int, js []byte) {
+func addDocument(set *Set, src Source, root *yaml.Node, lineOffset int, d docJSON) {
 	node := root
 	if node.Kind == yaml.DocumentNode && len(node.Content) == 1 {
 		node = node.Content[0]
@@ -557,11 +565,16 @@ func addDocument(set *Set, src Source, root *yaml.Node, lineOffset int, js []byt
 		return
 	}
 	var h header
-	// A header that does not decode (metadata as a list, say) still names
-	// the kind; the API tier reports the decoding error itself.
-	// encoding/json fills every field it can and reports only the first
-	// mismatch, so the error is not needed here.
-	_ = json.Unmarshal(js, &h)
+	if d.fromTree && treeHeader(node, &h) {
+		h.Items = d.items
+	} else {
+		// A header that does not decode (metadata as a list, say) still
+		// names the kind; the API tier reports the decoding error itself.
+		// encoding/json fills every field it can and reports only the first
+		// mismatch, so the error is not needed here.
+		h = header{}
+		_ = json.Unmarshal(d.js, &h)
+	}
 	apiVersion, kind := str(h.APIVersion), str(h.Kind)
 	if apiVersion == "" || kind == "" {
 		set.Skipped = append(set.Skipped, Skipped{Source: src, Pos: start, Reason: "not a Kubernetes object (no apiVersion or kind)"})
@@ -573,19 +586,20 @@ func addDocument(set *Set, src Source, root *yaml.Node, lineOffset int, js []byt
 				break
 			}
 			before := len(set.Objects)
-			addObject(set, src, i, item, lineOffset, h.Items[i], nil)
+			addObject(set, src, i, item, lineOffset, h.Items[i], nil, d.fromTree)
 			if len(set.Objects) == before {
 				set.Skipped[len(set.Skipped)-1].Reason += fmt.Sprintf(" (item %d of %s)", i, kind)
 			}
 		}
 		return
 	}
-	addObject(set, src, -1, node, lineOffset, js, &h)
+	addObject(set, src, -1, node, lineOffset, d.js, &h, d.fromTree)
 }
 
 // addObject records one object (a document, or a List item). h is the
-// object's header when the caller has decoded it already.
-func addObject(set *Set, src Source, item int, node *yaml.Node, lineOffset int, js []byte, h *header) {
+// object's header when the caller has decoded it already; fromTree is set
+// when treeJSON wrote js from node, so that treeHeader may read the header.
+func addObject(set *Set, src Source, item int, node *yaml.Node, lineOffset int, js []byte, h *header, fromTree bool) {
 	start := Pos{Line: node.Line + lineOffset, Column: node.Column}
 	if node.Kind != yaml.MappingNode {
 		set.Skipped = append(set.Skipped, Skipped{Source: src, Pos: start, Reason: "not a Kubernetes object (not a mapping)"})
@@ -593,7 +607,10 @@ func addObject(set *Set, src Source, item int, node *yaml.Node, lineOffset int, 
 	}
 	if h == nil {
 		h = &header{}
-		_ = json.Unmarshal(js, h) // see addDocument
+		if !fromTree || !treeHeader(node, h) {
+			*h = header{}
+			_ = json.Unmarshal(js, h) // see addDocument
+		}
 	}
 	if str(h.APIVersion) == "" || str(h.Kind) == "" {
 		set.Skipped = append(set.Skipped, Skipped{Source: src, Pos: start, Reason: "not a Kubernetes object (no apiVersion or kind)"})
