@@ -205,8 +205,16 @@ func NewInventoryOf(sums []Summary) *Inventory {
 	out := map[string]any{}
 	for name, ns := range namespaces {
 		objs := make(map[string]any, len(ns.objects))
+		rel := relate(ns.objects)
 		for k, e := range ns.objects {
-			objs[k] = e.plain()
+			p := e.plain()
+			if v, ok := rel.selects[k]; ok {
+				p["selects"] = v
+			}
+			if v, ok := rel.selectedBy[k]; ok {
+				p["selected_by"] = v
+			}
+			objs[k] = p
 		}
 		for _, idx := range []map[string][]string{ns.byTemplateLabel, ns.bySelectorLabel, ns.byKind, ns.byScaleTarget} {
 			for k := range idx {

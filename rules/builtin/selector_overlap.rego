@@ -19,10 +19,7 @@
 #   pod-template-hash label) are left out: the Deployment's own selector
 #   stands for them. Jobs without manualSelector get a generated,
 #   unique selector and never overlap. Each of the two controllers gets a
-#   finding naming the other, except in a crowd of alike selectors: when more
-#   than 100 selectors of the namespace have the same rarest label (of their
-#   matchLabels, the pair the fewest selectors carry), each is reported on
-#   its own controller only (which names every controller it overlaps). A controller
+#   finding naming the other. A controller
 #   that overlaps more than 5 others gets one finding that counts them and
 #   names the first 5, so n identical controllers give n findings, not n².
 # custom:

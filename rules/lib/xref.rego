@@ -62,13 +62,37 @@ selector_of(obj) := object.get(obj, ["spec", "selector"], null)
 # pair(k, v) is the label index key of a label.
 pair(k, v) := sprintf("%s=%s", [k, v])
 
+# own_selects(sel) is, when sel is the input object's own selector, the keys
+# of the pod templates and Pods it selects, as the inventory computed them
+# in Go (rules/relations.go); undefined otherwise, and for a selector the
+# inventory has no answer for (the helpers below then search the label
+# indexes).
+own_selects(sel) := e.selects if {
+	e := entry(input.key)
+	is_array(e.selects)
+	e.selector == sel
+}
+
+# own_selected_by(labels) is, when labels are the input object's own pod
+# labels (its pod template's, or a Pod's), the keys of the objects whose
+# selector selects them, as the inventory computed them; undefined
+# otherwise.
+own_selected_by(labels) := e.selected_by if {
+	e := entry(input.key)
+	is_array(e.selected_by)
+	pod_labels(e) == labels
+}
+
 # templates_selected_by(sel) is the set of keys of the objects in the input's
-# namespace whose pod template labels sel selects. Like lib's, but the
-# candidates are the shortest of the index lists of sel's matchLabels (every
-# match is on all of them), so that a label most templates share (tier=web,
+# namespace whose pod template labels sel selects: the inventory's answer
+# for the input's own selector, else like lib's, but the candidates are the
+# shortest of the index lists of sel's matchLabels (every match is on all of
+# them), so that a label most templates share (tier=web,
 # app.kubernetes.io/instance) costs nothing extra. Without matchLabels it is
 # lib's (a scan of the templates).
-templates_selected_by(sel) := {key |
+templates_selected_by(sel) := {key | some key in keys; kind_of(key) != "Pod"} if {
+	keys := own_selects(sel)
+} else := {key |
 	some key in shortest_template_list(object.get(sel, "matchLabels", {}))
 	lib.selector_matches(sel, template_labels_of(entry(key)))
 } if {
@@ -95,7 +119,9 @@ crowded_label := 100
 # a crowd of alike selectors) is passed over, so those selectors are missed
 # here. Callers use it where that selector's own object reports the match
 # anyway (selector/overlap); selectors_matching is the complete form.
-selectors_selecting(labels, kinds) := {key |
+selectors_selecting(labels, kinds) := {key | some key in keys; kind_of(key) in kinds} if {
+	keys := own_selected_by(labels)
+} else := {key |
 	some k, v in labels
 	candidates := object.get(lib.index.by_selector_label, pair(k, v), [])
 	count(candidates) <= crowded_label
@@ -107,7 +133,9 @@ selectors_selecting(labels, kinds) := {key |
 # selectors_matching(labels, kinds) is the complete form of
 # selectors_selecting: every indexed selector of the given kinds that selects
 # labels, whatever the length of the lists.
-selectors_matching(labels, kinds) := {key |
+selectors_matching(labels, kinds) := {key | some key in keys; kind_of(key) in kinds} if {
+	keys := own_selected_by(labels)
+} else := {key |
 	some k, v in labels
 	some key in object.get(lib.index.by_selector_label, pair(k, v), [])
 	kind_of(key) in kinds
@@ -123,7 +151,9 @@ selectors_without_labels_selecting(labels, kinds) := {key |
 # pods_selected_by(sel) is the set of keys of the Pods in the input's
 # namespace whose labels sel selects. Pods have no label index: only the
 # Pods are read, found by keys_of_kind.
-pods_selected_by(sel) := {key |
+pods_selected_by(sel) := {key | some key in keys; kind_of(key) == "Pod"} if {
+	keys := own_selects(sel)
+} else := {key |
 	some key in keys_of_kind("Pod")
 	lib.selector_matches(sel, labels_of(entry(key)))
 }
@@ -132,6 +162,12 @@ pods_selected_by(sel) := {key |
 # the input's namespace (a pod template or a bare Pod). It stops at the first
 # match, so it costs less than counting workloads_selected_by.
 selects_workload(sel) if {
+	some key in own_selects(sel)
+	kind_of(key) in workload_kinds
+}
+
+selects_workload(sel) if {
+	not own_selects(sel)
 	count(object.get(sel, "matchLabels", {})) > 0
 	some key in shortest_template_list(sel.matchLabels)
 	kind_of(key) in workload_kinds
@@ -139,12 +175,14 @@ selects_workload(sel) if {
 }
 
 selects_workload(sel) if {
+	not own_selects(sel)
 	count(object.get(sel, "matchLabels", {})) == 0
 	some key in lib.templates_selected_by(sel)
 	kind_of(key) in workload_kinds
 }
 
 selects_workload(sel) if {
+	not own_selects(sel)
 	some key in keys_of_kind("Pod")
 	lib.selector_matches(sel, labels_of(entry(key)))
 }

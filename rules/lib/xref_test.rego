@@ -202,3 +202,22 @@ test_autoscalers_targeting_by_name_and_by_scan if {
 		with data.kubectl_workload.inventory as inv
 	by_scan == {"HorizontalPodAutoscaler/scaler"}
 }
+
+# The inventory's relations (computed in Go) answer for the input object's
+# own selector and pod labels; any other selector or label set is looked up
+# in the label indexes.
+test_relations_answer_for_the_input_object_only if {
+	web := object.union(deployment("web", {"app": "web"}, 1), {"selects": ["Deployment/web", "Pod/p"], "selected_by": ["Service/s"]})
+	inv := inventory([web, deployment("api", {"app": "api"}, 1)])
+	inp := {"namespace": "default", "key": "Deployment/web"}
+	xref.templates_selected_by({"matchLabels": {"app": "web"}}) == {"Deployment/web"} with input as inp
+		with data.kubectl_workload.inventory as inv
+	xref.pods_selected_by({"matchLabels": {"app": "web"}}) == {"Pod/p"} with input as inp
+		with data.kubectl_workload.inventory as inv
+	xref.selectors_matching({"app": "web"}, {"Service"}) == {"Service/s"} with input as inp
+		with data.kubectl_workload.inventory as inv
+	xref.templates_selected_by({"matchLabels": {"app": "api"}}) == {"Deployment/api"} with input as inp
+		with data.kubectl_workload.inventory as inv
+	xref.selectors_matching({"app": "api"}, {"Deployment"}) == {"Deployment/api"} with input as inp
+		with data.kubectl_workload.inventory as inv
+}

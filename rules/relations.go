@@ -1,0 +1,148 @@
+package rules
+
+import (
+	"encoding/json"
+	"sort"
+	"strings"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+)
+
+// Relations. Which selector selects which pods is what most cross-resource
+// rules ask, once per object; asked in Rego, through the label indexes, it
+// was most of their cost, and it grows with the square of a namespace's
+// size when many objects share a label. So the inventory answers it once, in
+// Go, with upstream's own selector semantics (metav1.LabelSelectorAsSelector,
+// labels.Selector.Matches), and gives each entry:
+//
+//   - "selects": the sorted keys of the namespace's pod-label holders (pod
+//     templates of workloads, and Pods by their own labels) that the
+//     entry's selector selects; only for a selector upstream accepts;
+//   - "selected_by": for a pod-label holder, the sorted keys of the entries
+//     whose selector selects its pod labels.
+//
+// xref.rego uses them when a rule asks about the input object's own
+// selector or pod labels, as every built-in rule does, and its label-index
+// helpers otherwise. A selector upstream refuses (an unknown operator, In
+// without values, a label key that is not valid) selects nothing here; the
+// API server rejects its object anyway. Identical lists are shared, so n
+// alike controllers cost n lists' worth of memory, not n².
+
+// relation is one namespace's relations, as Rego values.
+type relation struct {
+	selects    map[string]ast.Value
+	selectedBy map[string]ast.Value
+}
+
+// relate computes the relations of one namespace's entries.
+func relate(objects map[string]entry) relation {
+	// Pod-label holders, and an index of them by label pair.
+	holders := map[string]labels.Set{}
+	byPair := map[string][]string{}
+	for key, e := range objects {
+		var set map[string]string
+		switch {
+		case e.Kind == "Pod":
+			set = e.Labels
+			if set == nil {
+				set = map[string]string{}
+			}
+		case e.TemplateLabels != nil:
+			set = e.TemplateLabels
+		default:
+			continue
+		}
+		holders[key] = labels.Set(set)
+		for k, v := range set {
+			byPair[k+"="+v] = append(byPair[k+"="+v], key)
+		}
+	}
+	all := make([]string, 0, len(holders))
+	for key := range holders {
+		all = append(all, key)
+	}
+	sort.Strings(all)
+
+	lists := listInterner{}
+	rel := relation{selects: map[string]ast.Value{}, selectedBy: map[string]ast.Value{}}
+	memo := map[string][]string{} // selector JSON → keys it selects
+	selectedBy := map[string][]string{}
+	for key, e := range objects {
+		if e.Selector == nil {
+			continue
+		}
+		js, err := json.Marshal(e.Selector) // map keys sorted: one text per selector
+		if err != nil {
+			continue
+		}
+		keys, done := memo[string(js)]
+		if !done {
+			keys = selectedKeys(js, e.Selector, holders, byPair, all)
+			memo[string(js)] = keys
+		}
+		if keys == nil {
+			continue // a selector upstream refuses
+		}
+		rel.selects[key] = lists.value(keys)
+		for _, k := range keys {
+			selectedBy[k] = append(selectedBy[k], key)
+		}
+	}
+	for key := range holders {
+		l := selectedBy[key]
+		sort.Strings(l)
+		rel.selectedBy[key] = lists.value(l)
+	}
+	return rel
+}
+
+// selectedKeys is the sorted keys of the holders that the selector (as JSON,
+// and as read) selects; nil when upstream refuses the selector. Candidates
+// are the holders carrying its rarest matchLabels pair, or every holder.
+func selectedKeys(js []byte, sel map[string]any, holders map[string]labels.Set, byPair map[string][]string, all []string) []string {
+	var ls metav1.LabelSelector
+	if err := json.Unmarshal(js, &ls); err != nil {
+		return nil
+	}
+	selector, err := metav1.LabelSelectorAsSelector(&ls)
+	if err != nil {
+		return nil
+	}
+	candidates := all
+	if len(ls.MatchLabels) > 0 {
+		candidates = nil
+		first := true
+		for k, v := range ls.MatchLabels {
+			if l := byPair[k+"="+v]; first || len(l) < len(candidates) {
+				candidates, first = l, false
+			}
+		}
+	}
+	keys := []string{}
+	for _, key := range candidates {
+		if selector.Matches(holders[key]) {
+			keys = append(keys, key)
+		}
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// listInterner gives one Rego array per distinct list of keys.
+type listInterner map[string]ast.Value
+
+func (li listInterner) value(keys []string) ast.Value {
+	id := strings.Join(keys, "\x00")
+	if v, ok := li[id]; ok {
+		return v
+	}
+	terms := make([]*ast.Term, len(keys))
+	for i, k := range keys {
+		terms[i] = ast.StringTerm(k)
+	}
+	v := ast.NewArray(terms...)
+	li[id] = v
+	return v
+}
