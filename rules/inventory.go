@@ -214,6 +214,9 @@ func NewInventoryOf(sums []Summary) *Inventory {
 			if v, ok := rel.selectedBy[k]; ok {
 				p["selected_by"] = v
 			}
+			if v, ok := rel.nearMisses[k]; ok {
+				p["near_misses"] = v
+			}
 			objs[k] = p
 		}
 		for _, idx := range []map[string][]string{ns.byTemplateLabel, ns.bySelectorLabel, ns.byKind, ns.byScaleTarget} {

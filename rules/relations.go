@@ -21,7 +21,10 @@ import (
 //     templates of workloads, and Pods by their own labels) that the
 //     entry's selector selects; only for a selector upstream accepts;
 //   - "selected_by": for a pod-label holder, the sorted keys of the entries
-//     whose selector selects its pod labels.
+//     whose selector selects its pod labels;
+//   - "near_misses": for a selector with two matchLabels pairs or more that
+//     selects no workload, the sorted keys of the workloads whose pod
+//     template carries every pair but one (xref.near_misses).
 //
 // xref.rego uses them when a rule asks about the input object's own
 // selector or pod labels, as every built-in rule does, and its label-index
@@ -34,6 +37,7 @@ import (
 type relation struct {
 	selects    map[string]ast.Value
 	selectedBy map[string]ast.Value
+	nearMisses map[string]ast.Value
 }
 
 // relate computes the relations of one namespace's entries.
@@ -66,7 +70,7 @@ func relate(objects map[string]entry) relation {
 	sort.Strings(all)
 
 	lists := listInterner{}
-	rel := relation{selects: map[string]ast.Value{}, selectedBy: map[string]ast.Value{}}
+	rel := relation{selects: map[string]ast.Value{}, selectedBy: map[string]ast.Value{}, nearMisses: map[string]ast.Value{}}
 	memo := map[string][]string{} // selector JSON → keys it selects
 	selectedBy := map[string][]string{}
 	for key, e := range objects {
@@ -88,6 +92,11 @@ func relate(objects map[string]entry) relation {
 		rel.selects[key] = lists.value(keys)
 		for _, k := range keys {
 			selectedBy[k] = append(selectedBy[k], key)
+		}
+		if !selectsWorkload(keys) {
+			if near := nearMisses(js, objects, holders, byPair); near != nil {
+				rel.nearMisses[key] = lists.value(near)
+			}
 		}
 	}
 	for key := range holders {
@@ -145,4 +154,56 @@ func (li listInterner) value(keys []string) ast.Value {
 	v := ast.NewArray(terms...)
 	li[id] = v
 	return v
+}
+
+// templateWorkloadKinds are the kinds whose pod templates run pods
+// (xref.workload_kinds but Pod).
+var templateWorkloadKinds = map[string]bool{
+	"Deployment": true, "ReplicaSet": true, "StatefulSet": true, "DaemonSet": true,
+	"Job": true, "CronJob": true, "ReplicationController": true,
+}
+
+// selectsWorkload reports whether keys (a selector's answer) hold a
+// workload: a workload's pod template or a Pod.
+func selectsWorkload(keys []string) bool {
+	for _, k := range keys {
+		kind, _, _ := strings.Cut(k, "/")
+		if podKinds[kind] {
+			return true
+		}
+	}
+	return false
+}
+
+// nearMisses is, for a selector with two matchLabels pairs or more, the
+// sorted keys of the workloads whose pod template carries every pair but
+// one; nil otherwise. It mirrors xref.near_misses.
+func nearMisses(js []byte, objects map[string]entry, holders map[string]labels.Set, byPair map[string][]string) []string {
+	var ls metav1.LabelSelector
+	if err := json.Unmarshal(js, &ls); err != nil || len(ls.MatchLabels) < 2 {
+		return nil
+	}
+	// A near miss lacks one pair: it carries at least one, so it is in
+	// the list of that pair.
+	seen := map[string]bool{}
+	near := []string{}
+	for k, v := range ls.MatchLabels {
+		for _, key := range byPair[k+"="+v] {
+			if seen[key] || !templateWorkloadKinds[objects[key].Kind] {
+				continue
+			}
+			seen[key] = true
+			have := 0
+			for k2, v2 := range ls.MatchLabels {
+				if got, ok := holders[key][k2]; ok && got == v2 {
+					have++
+				}
+			}
+			if have == len(ls.MatchLabels)-1 {
+				near = append(near, key)
+			}
+		}
+	}
+	sort.Strings(near)
+	return near
 }

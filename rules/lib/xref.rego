@@ -220,9 +220,15 @@ same_name_workloads(name) := {key |
 	lib.index.objects[key]
 }
 
-# A near miss lacks at most one of the pairs, so it carries at least one of
-# any two: the two shortest index lists hold every near miss.
-near_misses(match_labels) := {key |
+# For the input object's own selector the inventory has the answer
+# (rules/relations.go). Otherwise: a near miss lacks at most one of the
+# pairs, so it carries at least one of any two: the two shortest index lists
+# hold every near miss.
+near_misses(match_labels) := {key | some key in e.near_misses} if {
+	e := entry(input.key)
+	is_array(e.near_misses)
+	object.get(e.selector, "matchLabels", {}) == match_labels
+} else := {key |
 	count(match_labels) >= 2
 	lists := [l | some k, v in match_labels; l := object.get(lib.index.by_template_label, pair(k, v), [])]
 	by_size := sort([[count(l), i] | some i, l in lists])
