@@ -65,7 +65,7 @@ func FuzzLoad(f *testing.F) {
 			if !json.Valid(o.JSON) {
 				t.Errorf("object %s: invalid JSON %q", o.Ref(), o.JSON)
 			}
-			for field, want := range o.positions {
+			for field, want := range allPositions(o) {
 				// A key holding a bracket cannot be written unambiguously in
 				// the API server's notation ("[0]]" for the key "0]", found by
 				// FuzzLoad); such a field is placed at an ancestor.

@@ -616,8 +616,8 @@ func addObject(set *Set, src Source, item int, node *yaml.Node, lineOffset int, 
 		set.Skipped = append(set.Skipped, Skipped{Source: src, Pos: start, Reason: "not a Kubernetes object (no apiVersion or kind)"})
 		return
 	}
-	w := &walker{pos: positions{}, lineOffset: lineOffset}
-	w.walk(node, "")
+	d := &dupFinder{lineOffset: lineOffset}
+	d.walk(node)
 	set.Objects = append(set.Objects, &Object{
 		Source:       src,
 		Item:         item,
@@ -628,7 +628,8 @@ func addObject(set *Set, src Source, item int, node *yaml.Node, lineOffset int, 
 		GenerateName: str(h.Metadata.GenerateName),
 		JSON:         js,
 		Start:        start,
-		positions:    w.pos,
-		Duplicates:   w.dups,
+		node:         node,
+		lineOffset:   lineOffset,
+		Duplicates:   d.dups,
 	})
 }

@@ -10,6 +10,8 @@ package manifest
 import (
 	"fmt"
 	"sort"
+
+	"gopkg.in/yaml.v3"
 )
 
 // StdinName is the file name given to objects read from standard input.
@@ -65,7 +67,11 @@ type Object struct {
 	// Start is the position of the object's first key.
 	Start Pos
 
-	positions positions
+	// node is the object's mapping in its YAML node tree and lineOffset
+	// what turns the tree's lines into the file's (see lookup); nil for an
+	// object built otherwise (Parse of JSON without positions).
+	node       *yaml.Node
+	lineOffset int
 	// Duplicates lists every key that appears more than once in one mapping.
 	Duplicates []DuplicateKey
 }
@@ -87,7 +93,7 @@ type DuplicateKey struct {
 // returns the position of its nearest existing ancestor, and exact is false.
 // An empty path is the object itself.
 func (o *Object) Position(path string) (pos Pos, exact bool) {
-	return o.positions.lookup(path, o.Start)
+	return lookup(o.node, o.lineOffset, path, o.Start)
 }
 
 // Ref names the object for messages: Kind namespace/name, or Kind name.

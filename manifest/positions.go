@@ -7,16 +7,13 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// positions maps a canonical field path to the position of its key (for a
-// mapping entry) or of the element itself (for a sequence element).
+// Positions are found on demand, in the object's YAML node tree, from a
+// path in the API server's notation (lookup). The tree is the object's, not
+// a copy; an Object keeps it only while it is linted.
 //
-// The canonical path is built one segment at a time: a mapping key that is a
-// plain identifier becomes ".key" (no dot at the start), any other key or a
-// sequence index becomes "[key]". A path in the API server's notation, where a
-// struct field is ".name" and a map key is "[key]", canonicalizes to the same
-// string, because canonicalization depends only on each segment's text. A node
-// is either a mapping or a sequence, so "[0]" never means both at once.
-type positions map[string]Pos
+// A path segment names a mapping key or a sequence index alike: a struct
+// field is ".name", a map key "[key]" and an index "[0]", and a node is
+// either a mapping or a sequence, so a segment's text is all that matters.
 
 // isIdent reports whether a key prints as a .field segment.
 func isIdent(key string) bool {
@@ -79,67 +76,128 @@ func splitFieldPath(path string) []string {
 	return segs
 }
 
-// lookup finds the position of path, or of its nearest existing ancestor. The
-// object's own start stands for the empty path.
-func (p positions) lookup(path string, start Pos) (Pos, bool) {
-	if path == "" || path == "<nil>" {
-		return start, true
+// lookup finds the position of path in the node tree n (the object's
+// mapping), or of its nearest existing ancestor; the object's own start
+// stands for the empty path. A mapping key's position is the key's; a
+// sequence element's is the element's. The last of a repeated key counts,
+// as in kubectl, and aliases are not followed (their content stands at the
+// anchor).
+func lookup(n *yaml.Node, lineOffset int, path string, start Pos) (Pos, bool) {
+	if path == "" || path == "<nil>" || n == nil {
+		return start, path == "" || path == "<nil>"
 	}
+	best := start
 	segs := splitFieldPath(path)
-	canon := make([]string, len(segs))
-	c := ""
-	for i, s := range segs {
-		c = appendKey(c, s) // an index canonicalizes as a non-identifier key: [0]
-		canon[i] = c
-	}
-	for i := len(canon) - 1; i >= 0; i-- {
-		if pos, ok := p[canon[i]]; ok {
-			return pos, i == len(canon)-1
+	for i, seg := range segs {
+		var at, next *yaml.Node
+		switch n.Kind {
+		case yaml.MappingNode:
+			for j := 0; j+1 < len(n.Content); j += 2 {
+				if k := n.Content[j]; k.Kind == yaml.ScalarNode && k.Value == seg {
+					at, next = k, n.Content[j+1]
+				}
+			}
+		case yaml.SequenceNode:
+			if idx, err := strconv.Atoi(seg); err == nil && idx >= 0 && idx < len(n.Content) && strconv.Itoa(idx) == seg {
+				at = n.Content[idx]
+				next = at
+			}
 		}
+		if at == nil {
+			return best, false
+		}
+		best = Pos{Line: at.Line + lineOffset, Column: at.Column}
+		if i == len(segs)-1 {
+			return best, true
+		}
+		n = next
 	}
-	return start, false
+	return best, false
 }
 
-// walker records positions and duplicate keys of one object's node tree.
-type walker struct {
-	pos        positions
+// segment is one step of the path to a node: a mapping key, or a sequence
+// index when isIndex.
+type segment struct {
+	key     string
+	index   int
+	isIndex bool
+}
+
+// smallMapping is the size up to which dupFinder scans a mapping's earlier
+// keys instead of indexing them.
+const smallMapping = 16
+
+// dupFinder finds the keys that appear twice in one mapping of an object's
+// node tree. It keeps the path as segments and writes it out only for a
+// duplicate.
+type dupFinder struct {
 	lineOffset int
+	path       []segment
 	dups       []DuplicateKey
 }
 
-func (w *walker) at(n *yaml.Node) Pos {
-	return Pos{Line: n.Line + w.lineOffset, Column: n.Column}
+func (d *dupFinder) at(n *yaml.Node) Pos {
+	return Pos{Line: n.Line + d.lineOffset, Column: n.Column}
 }
 
-// walk visits n, whose canonical path is path. Aliases are not followed: their
-// content stands at the anchor, and following them could explode in size.
-func (w *walker) walk(n *yaml.Node, path string) {
+// pathTo renders the current path extended by key in the API server's
+// notation.
+func (d *dupFinder) pathTo(key string) string {
+	p := ""
+	for _, s := range d.path {
+		if s.isIndex {
+			p = appendIndex(p, s.index)
+		} else {
+			p = appendKey(p, s.key)
+		}
+	}
+	return appendKey(p, key)
+}
+
+// walk visits n. Aliases are not followed: their content stands at the
+// anchor, and following them could explode in size.
+func (d *dupFinder) walk(n *yaml.Node) {
 	switch n.Kind {
 	case yaml.DocumentNode:
 		for _, c := range n.Content {
-			w.walk(c, path)
+			d.walk(c)
 		}
 	case yaml.MappingNode:
-		seen := make(map[string]Pos, len(n.Content)/2)
+		// The latest earlier occurrence of a key is the one it overrides:
+		// found by a scan in a small mapping, through a map in a big one.
+		var seen map[string]*yaml.Node
+		if len(n.Content) > 2*smallMapping {
+			seen = make(map[string]*yaml.Node, len(n.Content)/2)
+		}
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := n.Content[i], n.Content[i+1]
 			if k.Kind != yaml.ScalarNode {
 				continue
 			}
-			child := appendKey(path, k.Value)
-			here := w.at(k)
-			if first, dup := seen[k.Value]; dup && k.Value != "<<" {
-				w.dups = append(w.dups, DuplicateKey{Field: child, Pos: here, First: first})
+			var prev *yaml.Node
+			if seen != nil {
+				prev = seen[k.Value]
+				seen[k.Value] = k
+			} else {
+				for j := i - 2; j >= 0; j -= 2 {
+					if c := n.Content[j]; c.Kind == yaml.ScalarNode && c.Value == k.Value {
+						prev = c
+						break
+					}
+				}
 			}
-			seen[k.Value] = here
-			w.pos[child] = here
-			w.walk(v, child)
+			if prev != nil && k.Value != "<<" {
+				d.dups = append(d.dups, DuplicateKey{Field: d.pathTo(k.Value), Pos: d.at(k), First: d.at(prev)})
+			}
+			d.path = append(d.path, segment{key: k.Value})
+			d.walk(v)
+			d.path = d.path[:len(d.path)-1]
 		}
 	case yaml.SequenceNode:
 		for i, c := range n.Content {
-			child := appendIndex(path, i)
-			w.pos[child] = w.at(c)
-			w.walk(c, child)
+			d.path = append(d.path, segment{index: i, isIndex: true})
+			d.walk(c)
+			d.path = d.path[:len(d.path)-1]
 		}
 	}
 }

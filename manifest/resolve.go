@@ -29,7 +29,11 @@ func (o *Object) ResolveLoose(loose, valueType string) (string, bool) {
 	walk = func(v any, path string, rest []string) {
 		if len(rest) == 0 {
 			if valueType == "" || jsonType(v) == valueType {
-				found = append(found, candidate{path, o.positions[path]})
+				pos, exact := o.Position(path)
+				if !exact {
+					pos = Pos{}
+				}
+				found = append(found, candidate{path, pos})
 			}
 			return
 		}
