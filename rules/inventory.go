@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"sort"
 
+	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/storage"
 )
 
@@ -73,8 +74,8 @@ type raw struct {
 // up candidates by namespace and label instead of scanning every object: a
 // 10,000-object run stays linear.
 type Inventory struct {
-	data map[string]any
-	// st is the store made of data, once (store); data is dropped then.
+	root ast.Object
+	// st is the store holding root, made once (store).
 	st storage.Store
 }
 
@@ -199,25 +200,16 @@ func NewInventoryOf(sums []Summary) *Inventory {
 			}
 		}
 	}
-	// The data is built as the plain JSON values (map[string]any, []any,
-	// float64) that encoding the index to JSON and decoding it back would
-	// give, without doing so.
-	out := map[string]any{}
+	// The inventory is built as Rego values directly, with one term per
+	// distinct string (label keys and values repeat across entries), so
+	// that the store need not convert it.
+	t := terms{}
+	root := make([][2]*ast.Term, 0, len(namespaces))
 	for name, ns := range namespaces {
-		objs := make(map[string]any, len(ns.objects))
 		rel := relate(ns.objects)
+		objs := make([][2]*ast.Term, 0, len(ns.objects))
 		for k, e := range ns.objects {
-			p := e.plain()
-			if v, ok := rel.selects[k]; ok {
-				p["selects"] = v
-			}
-			if v, ok := rel.selectedBy[k]; ok {
-				p["selected_by"] = v
-			}
-			if v, ok := rel.nearMisses[k]; ok {
-				p["near_misses"] = v
-			}
-			objs[k] = p
+			objs = append(objs, ast.Item(t.str(k), ast.NewTerm(e.value(t, rel, k))))
 		}
 		for _, idx := range []map[string][]string{ns.byTemplateLabel, ns.bySelectorLabel, ns.byKind, ns.byScaleTarget} {
 			for k := range idx {
@@ -225,80 +217,109 @@ func NewInventoryOf(sums []Summary) *Inventory {
 			}
 		}
 		sort.Strings(ns.selectorNoLabels)
-		count := make(map[string]any, len(ns.count))
+		count := make([][2]*ast.Term, 0, len(ns.count))
 		workloads := 0
 		for k, n := range ns.count {
-			count[k] = float64(n)
+			count = append(count, ast.Item(t.str(k), ast.InternedTerm(n)))
 			if podKinds[k] {
 				workloads += n
 			}
 		}
-		out[name] = map[string]any{
-			"objects":                  objs,
-			"by_template_label":        plainLists(ns.byTemplateLabel),
-			"by_selector_label":        plainLists(ns.bySelectorLabel),
-			"selectors_without_labels": plainStrings(ns.selectorNoLabels),
-			"count":                    count,
-			"by_kind":                  plainLists(ns.byKind),
-			"by_scale_target":          plainLists(ns.byScaleTarget),
-			"workloads":                float64(workloads),
+		root = append(root, ast.Item(t.str(name), ast.ObjectTerm(
+			ast.Item(ast.InternedTerm("objects"), ast.ObjectTerm(objs...)),
+			ast.Item(ast.InternedTerm("by_template_label"), t.lists(ns.byTemplateLabel)),
+			ast.Item(ast.InternedTerm("by_selector_label"), t.lists(ns.bySelectorLabel)),
+			ast.Item(ast.InternedTerm("selectors_without_labels"), t.list(ns.selectorNoLabels)),
+			ast.Item(ast.InternedTerm("count"), ast.ObjectTerm(count...)),
+			ast.Item(ast.InternedTerm("by_kind"), t.lists(ns.byKind)),
+			ast.Item(ast.InternedTerm("by_scale_target"), t.lists(ns.byScaleTarget)),
+			ast.Item(ast.InternedTerm("workloads"), ast.InternedTerm(workloads)),
+		)))
+	}
+	return &Inventory{root: ast.NewObject(ast.Item(ast.InternedTerm("namespaces"), ast.ObjectTerm(root...)))}
+}
+
+// value is the entry as a Rego value, with its relations (rel). Labels are
+// kept for Pods only: the rules read another object's pod labels, which
+// are a Pod's own labels but a workload's pod template's.
+func (e entry) value(t terms, rel relation, key string) ast.Value {
+	labels := ast.NullTerm()
+	if e.Kind == "Pod" {
+		labels = t.labels(e.Labels)
+	}
+	items := [][2]*ast.Term{
+		ast.Item(ast.InternedTerm("kind"), t.str(e.Kind)),
+		ast.Item(ast.InternedTerm("apiVersion"), t.str(e.APIVersion)),
+		ast.Item(ast.InternedTerm("name"), t.str(e.Name)),
+		ast.Item(ast.InternedTerm("namespace"), t.str(e.Namespace)),
+		ast.Item(ast.InternedTerm("labels"), labels),
+		ast.Item(ast.InternedTerm("owned"), ast.InternedTerm(e.Owned)),
+		ast.Item(ast.InternedTerm("templateLabels"), t.labels(e.TemplateLabels)),
+		ast.Item(ast.InternedTerm("selector"), t.any(e.Selector)),
+		ast.Item(ast.InternedTerm("spec"), t.any(e.Spec)),
+	}
+	for _, r := range []struct {
+		name string
+		m    map[string]ast.Value
+	}{{"selects", rel.selects}, {"selected_by", rel.selectedBy}, {"near_misses", rel.nearMisses}} {
+		if v, ok := r.m[key]; ok {
+			items = append(items, ast.Item(ast.InternedTerm(r.name), ast.NewTerm(v)))
 		}
 	}
-	return &Inventory{data: map[string]any{"namespaces": out}}
+	return ast.NewObject(items...)
 }
 
-// plain is the entry as plain JSON values, as its JSON encoding decodes.
-func (e entry) plain() map[string]any {
-	return map[string]any{
-		"kind":           e.Kind,
-		"apiVersion":     e.APIVersion,
-		"name":           e.Name,
-		"namespace":      e.Namespace,
-		"labels":         plainMap(e.Labels),
-		"owned":          e.Owned,
-		"templateLabels": plainMap(e.TemplateLabels),
-		"selector":       plainAny(e.Selector),
-		"spec":           plainAny(e.Spec),
+// terms gives one Rego term per distinct string of an inventory.
+type terms map[string]*ast.Term
+
+func (t terms) str(s string) *ast.Term {
+	if term, ok := t[s]; ok {
+		return term
 	}
+	term := ast.StringTerm(s)
+	t[s] = term
+	return term
 }
 
-func plainMap(m map[string]string) any {
+// labels is a label map as a Rego object, null for none.
+func (t terms) labels(m map[string]string) *ast.Term {
 	if m == nil {
-		return nil
+		return ast.NullTerm()
 	}
-	out := make(map[string]any, len(m))
+	items := make([][2]*ast.Term, 0, len(m))
 	for k, v := range m {
-		out[k] = v
+		items = append(items, ast.Item(t.str(k), t.str(v)))
 	}
-	return out
+	return ast.ObjectTerm(items...)
 }
 
-// plainAny turns a nil map into an untyped nil (JSON null); other values
-// came from encoding/json and are plain already.
-func plainAny(m map[string]any) any {
+// any is a value decoded from JSON (a selector, a spec) as a Rego value,
+// null for a nil map.
+func (t terms) any(m map[string]any) *ast.Term {
 	if m == nil {
-		return nil
+		return ast.NullTerm()
 	}
-	return m
+	return ast.NewTerm(ast.MustInterfaceToValue(m))
 }
 
-func plainStrings(l []string) any {
+// list is a list of keys as a Rego array, null for none.
+func (t terms) list(l []string) *ast.Term {
 	if l == nil {
-		return nil
+		return ast.NullTerm()
 	}
-	out := make([]any, len(l))
+	out := make([]*ast.Term, len(l))
 	for i, s := range l {
-		out[i] = s
+		out[i] = t.str(s)
 	}
-	return out
+	return ast.ArrayTerm(out...)
 }
 
-func plainLists(m map[string][]string) map[string]any {
-	out := make(map[string]any, len(m))
+func (t terms) lists(m map[string][]string) *ast.Term {
+	items := make([][2]*ast.Term, 0, len(m))
 	for k, l := range m {
-		out[k] = plainStrings(l)
+		items = append(items, ast.Item(t.str(k), t.list(l)))
 	}
-	return out
+	return ast.ObjectTerm(items...)
 }
 
 // summaryFields are the spec fields an inventory entry keeps: the ones the

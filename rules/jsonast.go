@@ -23,6 +23,9 @@ var errJSON = errors.New("unexpected JSON")
 type jsonReader struct {
 	b []byte
 	i int
+	// items holds the members of the objects being read, innermost last,
+	// so that each object is made at its final size in one go.
+	items [][2]*ast.Term
 }
 
 // valueFromJSON reads one JSON value as a Rego value.
@@ -169,12 +172,13 @@ func (r *jsonReader) array() (ast.Value, error) {
 
 func (r *jsonReader) object() (ast.Value, error) {
 	r.i++ // {
-	obj := ast.NewObject()
 	r.space()
 	if r.i < len(r.b) && r.b[r.i] == '}' {
 		r.i++
-		return obj, nil
+		return ast.NewObject(), nil
 	}
+	start := len(r.items)
+	defer func() { r.items = r.items[:start] }()
 	for {
 		r.space()
 		if r.i >= len(r.b) || r.b[r.i] != '"' {
@@ -193,7 +197,7 @@ func (r *jsonReader) object() (ast.Value, error) {
 		if err != nil {
 			return nil, err
 		}
-		obj.Insert(ast.StringTerm(key), ast.NewTerm(v))
+		r.items = append(r.items, [2]*ast.Term{ast.StringTerm(key), ast.NewTerm(v)})
 		r.space()
 		if r.i >= len(r.b) {
 			return nil, errJSON
@@ -203,9 +207,25 @@ func (r *jsonReader) object() (ast.Value, error) {
 			r.i++
 		case '}':
 			r.i++
-			return obj, nil
+			return newObject(r.items[start:]), nil
 		default:
 			return nil, errJSON
 		}
 	}
+}
+
+// newObject makes an object of the members, the last of a repeated key
+// winning, as encoding/json decodes.
+func newObject(items [][2]*ast.Term) ast.Object {
+	obj := ast.NewObject(items...)
+	for _, it := range items {
+		if obj.Get(it[0]) != it[1] { // a key seen twice: NewObject keeps both
+			obj = ast.NewObject()
+			for _, it := range items {
+				obj.Insert(it[0], it[1])
+			}
+			break
+		}
+	}
+	return obj
 }

@@ -149,14 +149,12 @@ func (e *Engine) prepare(ctx context.Context, store storage.Store, query string,
 	return run, nil
 }
 
-// store is the inventory as an OPA store holding AST values, converted
-// once (a store of plain Go values converts what it reads on every read).
-// It is made on first use, and the plain values are then let go.
+// store is the inventory as an OPA store of its Rego values, made on first
+// use (the store reads them as they are: no conversion).
 func (inv *Inventory) store() storage.Store {
 	if inv.st == nil {
-		inv.st = inmem.NewFromObjectWithOpts(map[string]any{"kubectl_workload": map[string]any{"inventory": inv.data}},
-			inmem.OptRoundTripOnWrite(false), inmem.OptReturnASTValuesOnRead(true))
-		inv.data = nil
+		inv.st = inmem.NewFromASTObject(ast.NewObject(ast.Item(ast.InternedTerm("kubectl_workload"),
+			ast.ObjectTerm(ast.Item(ast.InternedTerm("inventory"), ast.NewTerm(inv.root))))))
 	}
 	return inv.st
 }
