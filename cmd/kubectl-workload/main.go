@@ -8,10 +8,12 @@ import (
 
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/kubectl-workload/kubectl-workload/gctune"
 	"github.com/kubectl-workload/kubectl-workload/plugin"
 )
 
 func main() {
+	gctune.Start()
 	streams := genericiooptions.IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}
 	err := plugin.NewCmdRoot(streams).ExecuteContext(context.Background())
 	if code := plugin.ExitCode(err); code != plugin.ExitClean {

@@ -1,0 +1,82 @@
+// Package gctune sets the Go garbage collector for kubectl-workload's runs:
+// short batch jobs whose live heap is small next to what they allocate
+// (each object is parsed, checked and dropped). With the default GOGC=100
+// the collector runs every time the heap doubles, a cycle every few
+// megabytes at the start of a run; a higher GOGC runs it less often but lets
+// the heap grow with it. So the tuner raises GOGC and caps the heap with a
+// soft memory limit that follows the live heap: the limit is Floor, or
+// twice the live heap once that is more (where GOGC=100 would put the next
+// collection), so that a run over a large corpus, whose inventory outgrows
+// Floor, is not made to collect continuously.
+//
+// A user's own GOGC or GOMEMLIMIT wins: the tuner then changes nothing.
+package gctune
+
+import (
+	"math"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
+	"sync/atomic"
+)
+
+const (
+	// Percent is the GOGC the tuner sets.
+	Percent = 200
+	// Floor is the lowest soft memory limit the tuner sets.
+	Floor = 224 << 20
+)
+
+// Start applies the settings, unless GOGC or GOMEMLIMIT is set in the
+// environment, and returns a function that stops following the live heap.
+func Start() (stop func()) {
+	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
+		return func() {}
+	}
+	debug.SetGCPercent(Percent)
+	debug.SetMemoryLimit(Floor)
+	t := &tuner{}
+	t.arm()
+	return func() { t.stopped.Store(true) }
+}
+
+// tuner re-sets the memory limit after every collection, from the live heap
+// it measured.
+type tuner struct {
+	stopped atomic.Bool
+}
+
+// arm registers a sentinel whose cleanup runs after the next collection
+// that finds it unreachable, that is, after each cycle.
+func (t *tuner) arm() {
+	sentinel := new([16]byte)
+	runtime.AddCleanup(sentinel, func(*tuner) { t.after() }, t)
+}
+
+func (t *tuner) after() {
+	if t.stopped.Load() {
+		debug.SetMemoryLimit(math.MaxInt64)
+		return
+	}
+	debug.SetMemoryLimit(Limit(liveHeap()))
+	t.arm()
+}
+
+// Limit is the soft memory limit for a live heap of live bytes.
+func Limit(live uint64) int64 {
+	return max(Floor, int64(2*live))
+}
+
+var liveSample = []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+
+// liveHeap is the heap marked live by the last collection.
+func liveHeap() uint64 {
+	s := make([]metrics.Sample, 1)
+	copy(s, liveSample)
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return s[0].Value.Uint64()
+}
