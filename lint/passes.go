@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -21,18 +22,24 @@ import (
 // is dropped as soon as the first pass is done with it, so the memory a run
 // holds grows with what cross-resource rules need, not with the YAML.
 
-// shallowIndex is the positions of an object's fields two levels deep.
+// shallowIndex is the positions of an object's fields two levels deep,
+// sorted by path: a slice, not a map, as a run keeps one per object.
 type shallowIndex struct {
-	start manifest.Pos
-	pos   map[string]manifest.Pos
+	start  manifest.Pos
+	fields []shallowField
+}
+
+type shallowField struct {
+	path string
+	pos  manifest.Pos
 }
 
 // lookup returns the position of path, or of its nearest ancestor in the
 // index, or the object's start.
 func (s *shallowIndex) lookup(path string) manifest.Pos {
 	for path != "" {
-		if p, ok := s.pos[path]; ok {
-			return p
+		if i, ok := slices.BinarySearchFunc(s.fields, path, func(f shallowField, p string) int { return strings.Compare(f.path, p) }); ok {
+			return s.fields[i].pos
 		}
 		i := strings.LastIndexAny(path, ".[")
 		if i < 0 {
@@ -79,10 +86,11 @@ func (l *Linter) firstPass(ctx context.Context, c *checked, local *localRules, o
 	l.readGovernance(c, opts, known)
 	if in != nil && !in.Rejected() && l.rules.HasCrossResource() {
 		c.cross = in.Cross()
-		idx := &shallowIndex{start: c.obj.Start, pos: map[string]manifest.Pos{}}
-		for _, p := range in.ShallowPaths() {
+		paths := in.ShallowPaths() // sorted
+		idx := &shallowIndex{start: c.obj.Start, fields: make([]shallowField, 0, len(paths))}
+		for _, p := range paths {
 			if pos, exact := c.obj.Position(p); exact {
-				idx.pos[p] = pos
+				idx.fields = append(idx.fields, shallowField{p, pos})
 			}
 		}
 		c.shallow = idx

@@ -104,7 +104,10 @@ func Summarize(o Object) Summary {
 		return Summary{}
 	}
 	e := entry{Kind: r.Kind, APIVersion: r.APIVersion, Name: r.Metadata.Name, Namespace: o.Namespace,
-		Labels: r.Metadata.Labels, Owned: len(r.Metadata.OwnerReferences) > 0}
+		Owned: len(r.Metadata.OwnerReferences) > 0}
+	if r.Kind == "Pod" { // the only kind whose own labels rules read (see entry.value)
+		e.Labels = r.Metadata.Labels
+	}
 	var err error
 	if e.TemplateLabels, e.Selector, e.Spec, err = summarize(r); err != nil {
 		return Summary{}
@@ -244,7 +247,7 @@ func NewInventoryOf(sums []Summary) *Inventory {
 // are a Pod's own labels but a workload's pod template's.
 func (e entry) value(t terms, rel relation, key string) ast.Value {
 	labels := ast.NullTerm()
-	if e.Kind == "Pod" {
+	if e.Labels != nil {
 		labels = t.labels(e.Labels)
 	}
 	items := [][2]*ast.Term{
@@ -261,10 +264,14 @@ func (e entry) value(t terms, rel relation, key string) ast.Value {
 	for _, r := range []struct {
 		name string
 		m    map[string]ast.Value
-	}{{"selects", rel.selects}, {"selected_by", rel.selectedBy}, {"near_misses", rel.nearMisses}} {
+	}{{"selects", rel.selects}, {"selected_by", rel.selectedBy}} {
 		if v, ok := r.m[key]; ok {
 			items = append(items, ast.Item(ast.InternedTerm(r.name), ast.NewTerm(v)))
 		}
+	}
+	if near, ok := rel.nearMisses[key]; ok {
+		items = append(items, ast.Item(ast.InternedTerm("near_misses"), ast.NewTerm(near.first)),
+			ast.Item(ast.InternedTerm("near_miss_count"), ast.InternedTerm(near.count)))
 	}
 	return ast.NewObject(items...)
 }

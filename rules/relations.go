@@ -22,9 +22,10 @@ import (
 //     entry's selector selects; only for a selector upstream accepts;
 //   - "selected_by": for a pod-label holder, the sorted keys of the entries
 //     whose selector selects its pod labels;
-//   - "near_misses": for a selector with two matchLabels pairs or more that
-//     selects no workload, the sorted keys of the workloads whose pod
-//     template carries every pair but one (xref.near_misses).
+//   - "near_misses" and "near_miss_count": for a selector with two
+//     matchLabels pairs or more that selects no workload, the first three
+//     (sorted) of the workloads whose pod template carries every pair but
+//     one (xref.near_misses), and how many there are.
 //
 // xref.rego uses them when a rule asks about the input object's own
 // selector or pod labels, as every built-in rule does, and its label-index
@@ -37,8 +38,19 @@ import (
 type relation struct {
 	selects    map[string]ast.Value
 	selectedBy map[string]ast.Value
-	nearMisses map[string]ast.Value
+	nearMisses map[string]nearMissSummary
 }
+
+// nearMissSummary is a selector's near misses as the rules show them: the
+// first shownNearMisses keys, sorted, and how many there are.
+type nearMissSummary struct {
+	first ast.Value
+	count int
+}
+
+// shownNearMisses is how many near misses messages name
+// (xref.describe_intended).
+const shownNearMisses = 3
 
 // relate computes the relations of one namespace's entries.
 func relate(objects map[string]entry) relation {
@@ -70,7 +82,7 @@ func relate(objects map[string]entry) relation {
 	sort.Strings(all)
 
 	lists := listInterner{}
-	rel := relation{selects: map[string]ast.Value{}, selectedBy: map[string]ast.Value{}, nearMisses: map[string]ast.Value{}}
+	rel := relation{selects: map[string]ast.Value{}, selectedBy: map[string]ast.Value{}, nearMisses: map[string]nearMissSummary{}}
 	memo := map[string][]string{} // selector JSON → keys it selects
 	selectedBy := map[string][]string{}
 	for key, e := range objects {
@@ -95,7 +107,7 @@ func relate(objects map[string]entry) relation {
 		}
 		if !selectsWorkload(keys) {
 			if near := nearMisses(js, objects, holders, byPair); near != nil {
-				rel.nearMisses[key] = lists.value(near)
+				rel.nearMisses[key] = *near
 			}
 		}
 	}
@@ -175,10 +187,10 @@ func selectsWorkload(keys []string) bool {
 	return false
 }
 
-// nearMisses is, for a selector with two matchLabels pairs or more, the
-// sorted keys of the workloads whose pod template carries every pair but
-// one; nil otherwise. It mirrors xref.near_misses.
-func nearMisses(js []byte, objects map[string]entry, holders map[string]labels.Set, byPair map[string][]string) []string {
+// nearMisses sums up, for a selector with two matchLabels pairs or more,
+// the workloads whose pod template carries every pair but one; nil
+// otherwise. It mirrors xref.near_misses.
+func nearMisses(js []byte, objects map[string]entry, holders map[string]labels.Set, byPair map[string][]string) *nearMissSummary {
 	var ls metav1.LabelSelector
 	if err := json.Unmarshal(js, &ls); err != nil || len(ls.MatchLabels) < 2 {
 		return nil
@@ -205,5 +217,9 @@ func nearMisses(js []byte, objects map[string]entry, holders map[string]labels.S
 		}
 	}
 	sort.Strings(near)
-	return near
+	first := make([]*ast.Term, 0, shownNearMisses)
+	for _, k := range near[:min(len(near), shownNearMisses)] {
+		first = append(first, ast.StringTerm(k))
+	}
+	return &nearMissSummary{first: ast.NewArray(first...), count: len(near)}
 }

@@ -45,12 +45,12 @@ findings contains f if {
 	sel != null
 	not lib.selector_is_empty(sel)
 	not xref.selects_workload(sel)
-	intended := xref.intended_workloads(object.get(sel, "matchLabels", {}), input.object.metadata.name)
-	count(intended) > 0
+	intended := xref.intended(object.get(sel, "matchLabels", {}), input.object.metadata.name)
+	intended.count > 0
 	f := {
 		"msg": sprintf(
 			"PodDisruptionBudget %s selects %s, which matches no pod template or Pod of the %s in namespace %s, so it protects nothing; it was probably meant for %s",
-			[input.object.metadata.name, xref.format_selector(sel), xref.quantity(xref.workload_count, "workload"), input.namespace, xref.describe_labelled(intended)],
+			[input.object.metadata.name, xref.format_selector(sel), xref.quantity(xref.workload_count, "workload"), input.namespace, xref.describe_intended(intended)],
 		),
 		"path": "spec.selector",
 	}

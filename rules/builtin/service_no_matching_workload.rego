@@ -34,12 +34,12 @@ findings contains f if {
 	xref.has_workloads
 	sel := {"matchLabels": selector}
 	not xref.selects_workload(sel)
-	intended := xref.intended_workloads(selector, input.object.metadata.name)
-	count(intended) > 0
+	intended := xref.intended(selector, input.object.metadata.name)
+	intended.count > 0
 	f := {
 		"msg": sprintf(
 			"Service %s selects %s, which matches no pod template or Pod of the %s in namespace %s, so the Service has no endpoints; it was probably meant for %s",
-			[input.object.metadata.name, xref.format_labels(selector), xref.quantity(xref.workload_count, "workload"), input.namespace, xref.describe_labelled(intended)],
+			[input.object.metadata.name, xref.format_labels(selector), xref.quantity(xref.workload_count, "workload"), input.namespace, xref.describe_intended(intended)],
 		),
 		"path": "spec.selector",
 	}

@@ -214,21 +214,42 @@ all_workloads_selected_by(sel) := {key |
 # app.kubernetes.io/part-of).
 intended_workloads(match_labels, name) := same_name_workloads(name) | near_misses(match_labels)
 
+# intended(match_labels, name) sums up intended_workloads for a message: the
+# first three keys, sorted ("shown"), and how many there are ("count"). For
+# the input object's own selector the inventory has counted the near misses
+# and kept the first three (rules/relations.go), so that a selector many
+# workloads nearly match costs no more than one that few do.
+intended(match_labels, name) := {
+	"shown": array.slice(sort(same | {k | some k in e.near_misses}), 0, 3),
+	"count": e.near_miss_count + count({k | some k in same; not near_miss(k, match_labels)}),
+} if {
+	e := entry(input.key)
+	is_number(e.near_miss_count)
+	object.get(e.selector, "matchLabels", {}) == match_labels
+	same := same_name_workloads(name)
+} else := {"shown": array.slice(sort(keys), 0, 3), "count": count(keys)} if {
+	keys := intended_workloads(match_labels, name)
+}
+
+# near_miss(key, match_labels) is true for a workload whose pod template
+# carries every pair of match_labels (two or more) but one.
+near_miss(key, match_labels) if {
+	count(match_labels) >= 2
+	kind_of(key) in workload_kinds
+	kind_of(key) != "Pod"
+	labels := template_labels_of(entry(key))
+	count([k | some k, v in match_labels; labels[k] == v]) == count(match_labels) - 1
+}
+
 same_name_workloads(name) := {key |
 	some kind in workload_kinds
 	key := concat("/", [kind, name])
 	lib.index.objects[key]
 }
 
-# For the input object's own selector the inventory has the answer
-# (rules/relations.go). Otherwise: a near miss lacks at most one of the
-# pairs, so it carries at least one of any two: the two shortest index lists
-# hold every near miss.
-near_misses(match_labels) := {key | some key in e.near_misses} if {
-	e := entry(input.key)
-	is_array(e.near_misses)
-	object.get(e.selector, "matchLabels", {}) == match_labels
-} else := {key |
+# A near miss lacks at most one of the pairs, so it carries at least one of
+# any two: the two shortest index lists hold every near miss.
+near_misses(match_labels) := {key |
 	count(match_labels) >= 2
 	lists := [l | some k, v in match_labels; l := object.get(lib.index.by_template_label, pair(k, v), [])]
 	by_size := sort([[count(l), i] | some i, l in lists])
@@ -337,15 +358,14 @@ describe_list(keys) := concat(", ", sorted) if {
 	count(sorted) <= 5
 } else := sprintf("%s and %d more", [concat(", ", array.slice(sort([describe(k) | some k in keys]), 0, 5)), count(keys) - 5])
 
-# describe_labelled(keys) renders up to three workloads with their pod
-# template labels (a Pod's own labels), sorted by key.
-describe_labelled(keys) := concat("; ", array.concat(shown, more)) if {
-	sorted := sort([k | some k in keys])
+# describe_intended(summary) renders intended's summary: up to three
+# workloads with their pod template labels (a Pod's own labels), sorted by
+# key, and how many more there are.
+describe_intended(summary) := concat("; ", array.concat(shown, more)) if {
 	shown := [sprintf("%s (%s %s)", [describe(k), labels_word(k), format_labels(pod_labels(entry(k)))]) |
-		some i, k in sorted
-		i < 3
+		some k in summary.shown
 	]
-	more := [sprintf("and %d more", [count(sorted) - 3]) | count(sorted) > 3]
+	more := [sprintf("and %d more", [summary.count - 3]) | summary.count > 3]
 }
 
 labels_word(key) := "labels" if {
