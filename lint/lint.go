@@ -204,12 +204,25 @@ func (l *Linter) Run(ctx context.Context, opts Options) *Result {
 	local := &localRules{}
 	sets := make([]*manifest.Set, len(inputs))
 	perFile := make([][]*checked, len(inputs))
+	// While the Rego rules are still compiling (the first few tens of
+	// milliseconds), objects are loaded and checked by the API tier, and
+	// their Rego checks are left for later instead of waiting: a small
+	// run, such as a pre-commit hook's, then overlaps the two. What is left
+	// is bounded by what loads during the compile.
+	var pendingMu sync.Mutex
+	var pending []*checked
 	stopped := parallel(ctx, len(inputs), func(i int) {
 		set := inputs[i].Load()
 		cs := make([]*checked, 0, len(set.Objects))
 		for _, obj := range set.Objects {
 			c := l.checkObject(ctx, obj, opts)
-			l.firstPass(ctx, c, local, opts, known)
+			if l.rules.Ready() {
+				l.firstPass(ctx, c, local, opts, known)
+			} else {
+				pendingMu.Lock()
+				pending = append(pending, c)
+				pendingMu.Unlock()
+			}
 			cs = append(cs, c)
 		}
 		set.Objects = nil             // done with: what is left of each object is in cs
@@ -218,6 +231,7 @@ func (l *Linter) Run(ctx context.Context, opts Options) *Result {
 	if stopped >= 0 {
 		res.Errors = append(res.Errors, fmt.Errorf("lint stopped before %s: %w", inputs[stopped].Name, ctx.Err()))
 	}
+	parallel(ctx, len(pending), func(i int) { l.firstPass(ctx, pending[i], local, opts, known) })
 	var all []*checked
 	for i, set := range sets {
 		if set == nil {

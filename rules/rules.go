@@ -11,8 +11,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/open-policy-agent/opa/v1/ast"
@@ -89,8 +92,9 @@ type userNamespace struct {
 }
 
 // capabilities are OPA's built-ins minus network and environment access:
-// lint must give the same answer on every machine and never call out.
-func capabilities() *ast.Capabilities {
+// lint must give the same answer on every machine and never call out. They
+// are made once (OPA builds and sorts its list on every call) and only read.
+var capabilities = sync.OnceValue(func() *ast.Capabilities {
 	caps := ast.CapabilitiesForThisVersion()
 	kept := caps.Builtins[:0]
 	for _, b := range caps.Builtins {
@@ -101,7 +105,7 @@ func capabilities() *ast.Capabilities {
 	}
 	caps.Builtins = kept
 	return caps
-}
+})
 
 // forbiddenBuiltin names the built-ins policies may not call.
 func forbiddenBuiltin(name string) bool {
@@ -115,28 +119,52 @@ func parserOptions(v ast.RegoVersion) ast.ParserOptions {
 // BuiltinModules parses the embedded rules and their library, plus the
 // _test.rego files when withTests is set.
 func BuiltinModules(withTests bool) (map[string]*ast.Module, error) {
-	modules := map[string]*ast.Module{}
+	var files []string
 	for _, pattern := range []string{"builtin/*.rego", "lib/*.rego"} {
-		files, err := fs.Glob(builtinFS, pattern)
+		found, err := fs.Glob(builtinFS, pattern)
 		if err != nil {
 			return nil, fmt.Errorf("list built-in rules: %w", err)
 		}
-		for _, f := range files {
-			if strings.HasSuffix(f, "_test.rego") && !withTests {
-				continue
+		for _, f := range found {
+			if !strings.HasSuffix(f, "_test.rego") || withTests {
+				files = append(files, f)
 			}
-			src, err := builtinFS.ReadFile(f)
-			if err != nil {
-				return nil, fmt.Errorf("read built-in rule %s: %w", f, err)
-			}
-			m, err := ast.ParseModuleWithOpts(f, string(src), parserOptions(ast.RegoV1))
-			if err != nil {
-				return nil, fmt.Errorf("parse built-in rule %s: %w", f, err)
-			}
-			modules[f] = m
 		}
 	}
+	// Parsed on every CPU: parsing is half the cost of building the engine,
+	// which a short run waits for.
+	parsed := make([]*ast.Module, len(files))
+	errs := make([]error, len(files))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(files)) {
+		wg.Go(func() {
+			for i := int(next.Add(1)) - 1; i < len(files); i = int(next.Add(1)) - 1 {
+				parsed[i], errs[i] = parseBuiltin(files[i])
+			}
+		})
+	}
+	wg.Wait()
+	modules := make(map[string]*ast.Module, len(files))
+	for i, f := range files {
+		if errs[i] != nil {
+			return nil, errs[i]
+		}
+		modules[f] = parsed[i]
+	}
 	return modules, nil
+}
+
+func parseBuiltin(f string) (*ast.Module, error) {
+	src, err := builtinFS.ReadFile(f)
+	if err != nil {
+		return nil, fmt.Errorf("read built-in rule %s: %w", f, err)
+	}
+	m, err := ast.ParseModuleWithOpts(f, string(src), parserOptions(ast.RegoV1))
+	if err != nil {
+		return nil, fmt.Errorf("parse built-in rule %s: %w", f, err)
+	}
+	return m, nil
 }
 
 // New compiles the built-in rules and the user policies in opts. Policy
@@ -162,6 +190,17 @@ func New(opts Options) (*Engine, error) {
 		return nil, err
 	}
 	return e, nil
+}
+
+// Ready reports, without waiting, whether the engine is built (or failed
+// to build): until then, callers may do other work instead of blocking.
+func (e *Engine) Ready() bool {
+	select {
+	case <-e.ready:
+		return true
+	default:
+		return false
+	}
 }
 
 // wait blocks until the engine is built, and returns the error building it
