@@ -1,13 +1,14 @@
 // Package gctune sets the Go garbage collector for kubectl-workload's runs:
 // short batch jobs whose live heap is small next to what they allocate
 // (each object is parsed, checked and dropped). With the default GOGC=100
-// the collector runs every time the heap doubles, a cycle every few
-// megabytes at the start of a run; a higher GOGC runs it less often but lets
-// the heap grow with it. So the tuner raises GOGC and caps the heap with a
-// soft memory limit that follows the live heap: the limit is Floor, or
-// twice the live heap once that is more (where GOGC=100 would put the next
-// collection), so that a run over a large corpus, whose inventory outgrows
-// Floor, is not made to collect continuously.
+// the collector runs every time the heap doubles: a cycle every few
+// megabytes at the start of a run, and several during a pre-commit hook's
+// run of a few files, each taking a core from the run for its marking. So
+// the tuner turns the proportional trigger off and collects only at a soft
+// memory limit that follows the live heap: Floor, or twice the live heap
+// once that is more (where GOGC=100 would put the next collection), so that
+// a run over a large corpus, whose inventory outgrows Floor, is not made to
+// collect continuously and never holds more than GOGC=100 would.
 //
 // A user's own GOGC or GOMEMLIMIT wins: the tuner then changes nothing.
 package gctune
@@ -22,8 +23,9 @@ import (
 )
 
 const (
-	// Percent is the GOGC the tuner sets.
-	Percent = 200
+	// Percent is the GOGC the tuner sets: off; the memory limit triggers
+	// collections.
+	Percent = -1
 	// Floor is the lowest soft memory limit the tuner sets.
 	Floor = 224 << 20
 )

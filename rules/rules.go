@@ -6,23 +6,18 @@
 package rules
 
 import (
-	"embed"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/open-policy-agent/opa/v1/ast"
-)
 
-//go:embed builtin/*.rego lib/*.rego
-var builtinFS embed.FS
+	"github.com/kubectl-workload/kubectl-workload/rules/compiled"
+)
 
 // Severities a rule may declare.
 const (
@@ -91,80 +86,15 @@ type userNamespace struct {
 	rules []string
 }
 
-// capabilities are OPA's built-ins minus network and environment access:
-// lint must give the same answer on every machine and never call out. They
-// are made once (OPA builds and sorts its list on every call) and only read.
-var capabilities = sync.OnceValue(func() *ast.Capabilities {
-	caps := ast.CapabilitiesForThisVersion()
-	kept := caps.Builtins[:0]
-	for _, b := range caps.Builtins {
-		if forbiddenBuiltin(b.Name) {
-			continue
-		}
-		kept = append(kept, b)
-	}
-	caps.Builtins = kept
-	return caps
-})
+// capabilities are the OPA built-ins policies may call (compiled.Capabilities).
+func capabilities() *ast.Capabilities { return compiled.Capabilities() }
 
-// forbiddenBuiltin names the built-ins policies may not call.
-func forbiddenBuiltin(name string) bool {
-	return name == "http.send" || name == "opa.runtime" || strings.HasPrefix(name, "net.")
-}
-
-func parserOptions(v ast.RegoVersion) ast.ParserOptions {
-	return ast.ParserOptions{ProcessAnnotation: true, RegoVersion: v, Capabilities: capabilities()}
-}
+func parserOptions(v ast.RegoVersion) ast.ParserOptions { return compiled.ParserOptions(v) }
 
 // BuiltinModules parses the embedded rules and their library, plus the
 // _test.rego files when withTests is set.
 func BuiltinModules(withTests bool) (map[string]*ast.Module, error) {
-	var files []string
-	for _, pattern := range []string{"builtin/*.rego", "lib/*.rego"} {
-		found, err := fs.Glob(builtinFS, pattern)
-		if err != nil {
-			return nil, fmt.Errorf("list built-in rules: %w", err)
-		}
-		for _, f := range found {
-			if !strings.HasSuffix(f, "_test.rego") || withTests {
-				files = append(files, f)
-			}
-		}
-	}
-	// Parsed on every CPU: parsing is half the cost of building the engine,
-	// which a short run waits for.
-	parsed := make([]*ast.Module, len(files))
-	errs := make([]error, len(files))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(files)) {
-		wg.Go(func() {
-			for i := int(next.Add(1)) - 1; i < len(files); i = int(next.Add(1)) - 1 {
-				parsed[i], errs[i] = parseBuiltin(files[i])
-			}
-		})
-	}
-	wg.Wait()
-	modules := make(map[string]*ast.Module, len(files))
-	for i, f := range files {
-		if errs[i] != nil {
-			return nil, errs[i]
-		}
-		modules[f] = parsed[i]
-	}
-	return modules, nil
-}
-
-func parseBuiltin(f string) (*ast.Module, error) {
-	src, err := builtinFS.ReadFile(f)
-	if err != nil {
-		return nil, fmt.Errorf("read built-in rule %s: %w", f, err)
-	}
-	m, err := ast.ParseModuleWithOpts(f, string(src), parserOptions(ast.RegoV1))
-	if err != nil {
-		return nil, fmt.Errorf("parse built-in rule %s: %w", f, err)
-	}
-	return m, nil
+	return compiled.Modules(withTests)
 }
 
 // New compiles the built-in rules and the user policies in opts. Policy
@@ -212,9 +142,34 @@ func (e *Engine) wait() error {
 
 // build parses and compiles the rules and policies.
 func (e *Engine) build(opts Options) error {
-	modules, err := BuiltinModules(false)
+	user, err := loadPolicies(opts.Policies)
 	if err != nil {
 		return err
+	}
+	var modules map[string]*ast.Module
+	var compiler *ast.Compiler
+	if len(user) == 0 {
+		// The process's shared compile, started at init (package compiled).
+		b, err := compiled.Builtin()
+		if err != nil {
+			if errs, ok := err.(ast.Errors); ok {
+				return compileError(errs)
+			}
+			return err
+		}
+		modules, compiler = b.Modules, b.Compiler
+	} else {
+		if modules, err = BuiltinModules(false); err != nil {
+			return err
+		}
+		for name, m := range user {
+			modules[name] = m
+		}
+		compiler = compiled.NewCompiler()
+		compiler.Compile(modules)
+		if compiler.Failed() {
+			return compileError(compiler.Errors)
+		}
 	}
 	for file, m := range modules {
 		if !strings.HasPrefix(file, "builtin/") {
@@ -232,19 +187,6 @@ func (e *Engine) build(opts Options) error {
 			return fmt.Errorf("built-in rules %s and %s share package %s", prev.File, e.rules[i].File, e.rules[i].Package)
 		}
 		e.byPackage[e.rules[i].Package] = &e.rules[i]
-	}
-
-	user, err := loadPolicies(opts.Policies)
-	if err != nil {
-		return err
-	}
-	for name, m := range user {
-		modules[name] = m
-	}
-	compiler := ast.NewCompiler().WithCapabilities(capabilities()).WithEnablePrintStatements(false)
-	compiler.Compile(modules)
-	if compiler.Failed() {
-		return compileError(compiler.Errors)
 	}
 	e.compiler = compiler
 	e.classify()

@@ -1,0 +1,143 @@
+// Package compiled parses and compiles the built-in Rego rules, once per
+// process, starting as soon as the process does.
+//
+// A short run (a pre-commit hook on a few files) spends most of its time
+// waiting for the built-in rules to compile. This package depends on OPA's
+// ast package and the embedded sources only, so Go initializes it early,
+// while the Kubernetes packages the rest of the binary links are still
+// initializing; its init starts the compile in the background then, and
+// rules.New picks up the result (Builtin). A process that never lints
+// (kubectl workload version) exits without waiting for it.
+package compiled
+
+import (
+	"fmt"
+	"io/fs"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+
+	"github.com/kubectl-workload/kubectl-workload/rules/builtin"
+	"github.com/kubectl-workload/kubectl-workload/rules/lib"
+)
+
+// Capabilities are OPA's built-ins minus network and environment access:
+// lint must give the same answer on every machine and never call out. They
+// are made once (OPA builds and sorts its list on every call) and only read.
+var Capabilities = sync.OnceValue(func() *ast.Capabilities {
+	caps := ast.CapabilitiesForThisVersion()
+	kept := caps.Builtins[:0]
+	for _, b := range caps.Builtins {
+		if forbiddenBuiltin(b.Name) {
+			continue
+		}
+		kept = append(kept, b)
+	}
+	caps.Builtins = kept
+	return caps
+})
+
+// forbiddenBuiltin names the built-ins policies may not call.
+func forbiddenBuiltin(name string) bool {
+	return name == "http.send" || name == "opa.runtime" || strings.HasPrefix(name, "net.")
+}
+
+// ParserOptions are the options every module is parsed with.
+func ParserOptions(v ast.RegoVersion) ast.ParserOptions {
+	return ast.ParserOptions{ProcessAnnotation: true, RegoVersion: v, Capabilities: Capabilities()}
+}
+
+// NewCompiler returns a compiler set up as the built-in rules need.
+func NewCompiler() *ast.Compiler {
+	return ast.NewCompiler().WithCapabilities(Capabilities()).WithEnablePrintStatements(false)
+}
+
+// source is an embedded directory and the prefix its files are named with
+// ("builtin/x.rego", "lib/x.rego").
+var sources = []struct {
+	prefix string
+	fs     fs.FS
+}{{"builtin/", builtin.FS}, {"lib/", lib.FS}}
+
+// Modules parses the embedded rules and their library, plus the _test.rego
+// files when withTests is set, keyed by file name (builtin/x.rego,
+// lib/x.rego). Each call parses them anew: the caller owns the result.
+func Modules(withTests bool) (map[string]*ast.Module, error) {
+	type file struct {
+		name string
+		fs   fs.FS
+		path string
+	}
+	var files []file
+	for _, src := range sources {
+		found, err := fs.Glob(src.fs, "*.rego")
+		if err != nil {
+			return nil, fmt.Errorf("list built-in rules: %w", err)
+		}
+		for _, f := range found {
+			if !strings.HasSuffix(f, "_test.rego") || withTests {
+				files = append(files, file{src.prefix + f, src.fs, f})
+			}
+		}
+	}
+	// Parsed on every CPU: parsing is half the cost of the compile.
+	parsed := make([]*ast.Module, len(files))
+	errs := make([]error, len(files))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(files)) {
+		wg.Go(func() {
+			for i := int(next.Add(1)) - 1; i < len(files); i = int(next.Add(1)) - 1 {
+				f := files[i]
+				src, err := fs.ReadFile(f.fs, f.path)
+				if err != nil {
+					errs[i] = fmt.Errorf("read built-in rule %s: %w", f.name, err)
+					continue
+				}
+				if parsed[i], err = ast.ParseModuleWithOpts(f.name, string(src), ParserOptions(ast.RegoV1)); err != nil {
+					errs[i] = fmt.Errorf("parse built-in rule %s: %w", f.name, err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	modules := make(map[string]*ast.Module, len(files))
+	for i, f := range files {
+		if errs[i] != nil {
+			return nil, errs[i]
+		}
+		modules[f.name] = parsed[i]
+	}
+	return modules, nil
+}
+
+// Builtin returns the built-in modules (without tests) and their compiler,
+// made once per process and shared: callers only read them. It waits for the
+// compile that init started.
+var Builtin = sync.OnceValues(func() (*Compiled, error) {
+	modules, err := Modules(false)
+	if err != nil {
+		return nil, err
+	}
+	c := NewCompiler()
+	c.Compile(modules)
+	if c.Failed() {
+		return &Compiled{Modules: modules, Compiler: c}, c.Errors
+	}
+	return &Compiled{Modules: modules, Compiler: c}, nil
+})
+
+// Compiled is the built-in rules, parsed and compiled.
+type Compiled struct {
+	// Modules are keyed by file name; do not modify.
+	Modules map[string]*ast.Module
+	// Compiler has compiled Modules; use it read-only.
+	Compiler *ast.Compiler
+}
+
+func init() {
+	go func() { _, _ = Builtin() }()
+}
