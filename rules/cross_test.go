@@ -40,7 +40,7 @@ func TestCrossJSON(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			js := crossJSON(v)
+			js := crossJSON(v, crossFields)
 			got, err := ast.ValueFromReader(bytes.NewReader(js))
 			if err != nil {
 				t.Fatalf("crossJSON wrote %s, which does not read: %v", js, err)

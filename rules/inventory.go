@@ -2,7 +2,10 @@ package rules
 
 import (
 	"encoding/json"
+	"runtime"
 	"sort"
+	"sync"
+	"sync/atomic"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/storage"
@@ -125,19 +128,21 @@ func NewInventory(objects []Object) *Inventory {
 	return NewInventoryOf(sums)
 }
 
+// nsIndex is one namespace of the inventory while it is built.
+type nsIndex struct {
+	objects          map[string]entry
+	byTemplateLabel  map[string][]string
+	bySelectorLabel  map[string][]string
+	selectorPairs    map[string]int
+	selectorNoLabels []string
+	count            map[string]int
+	byKind           map[string][]string
+	byScaleTarget    map[string][]string
+}
+
 // NewInventoryOf builds the index from the summaries of every object of the
 // run, in input order.
 func NewInventoryOf(sums []Summary) *Inventory {
-	type nsIndex struct {
-		objects          map[string]entry
-		byTemplateLabel  map[string][]string
-		bySelectorLabel  map[string][]string
-		selectorPairs    map[string]int
-		selectorNoLabels []string
-		count            map[string]int
-		byKind           map[string][]string
-		byScaleTarget    map[string][]string
-	}
 	namespaces := map[string]*nsIndex{}
 	for _, s := range sums {
 		if !s.ok {
@@ -206,40 +211,58 @@ func NewInventoryOf(sums []Summary) *Inventory {
 	// The inventory is built as Rego values directly, with one term per
 	// distinct string (label keys and values repeat across entries), so
 	// that the store need not convert it.
-	t := terms{}
-	root := make([][2]*ast.Term, 0, len(namespaces))
-	for name, ns := range namespaces {
-		rel := relate(ns.objects)
-		objs := make([][2]*ast.Term, 0, len(ns.objects))
-		for k, e := range ns.objects {
-			objs = append(objs, ast.Item(t.str(k), ast.NewTerm(e.value(t, rel, k))))
-		}
-		for _, idx := range []map[string][]string{ns.byTemplateLabel, ns.bySelectorLabel, ns.byKind, ns.byScaleTarget} {
-			for k := range idx {
-				sort.Strings(idx[k])
-			}
-		}
-		sort.Strings(ns.selectorNoLabels)
-		count := make([][2]*ast.Term, 0, len(ns.count))
-		workloads := 0
-		for k, n := range ns.count {
-			count = append(count, ast.Item(t.str(k), ast.InternedTerm(n)))
-			if podKinds[k] {
-				workloads += n
-			}
-		}
-		root = append(root, ast.Item(t.str(name), ast.ObjectTerm(
-			ast.Item(ast.InternedTerm("objects"), ast.ObjectTerm(objs...)),
-			ast.Item(ast.InternedTerm("by_template_label"), t.lists(ns.byTemplateLabel)),
-			ast.Item(ast.InternedTerm("by_selector_label"), t.lists(ns.bySelectorLabel)),
-			ast.Item(ast.InternedTerm("selectors_without_labels"), t.list(ns.selectorNoLabels)),
-			ast.Item(ast.InternedTerm("count"), ast.ObjectTerm(count...)),
-			ast.Item(ast.InternedTerm("by_kind"), t.lists(ns.byKind)),
-			ast.Item(ast.InternedTerm("by_scale_target"), t.lists(ns.byScaleTarget)),
-			ast.Item(ast.InternedTerm("workloads"), ast.InternedTerm(workloads)),
-		)))
+	// Namespaces are independent: they are built on every CPU, each worker
+	// with its own strings.
+	names := make([]string, 0, len(namespaces))
+	for name := range namespaces {
+		names = append(names, name)
 	}
+	root := make([][2]*ast.Term, len(names))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(names)) {
+		wg.Go(func() {
+			t := terms{}
+			for i := int(next.Add(1)) - 1; i < len(names); i = int(next.Add(1)) - 1 {
+				root[i] = ast.Item(t.str(names[i]), namespaces[names[i]].value(t))
+			}
+		})
+	}
+	wg.Wait()
 	return &Inventory{root: ast.NewObject(ast.Item(ast.InternedTerm("namespaces"), ast.ObjectTerm(root...)))}
+}
+
+// value is one namespace's index as a Rego value.
+func (ns *nsIndex) value(t terms) *ast.Term {
+	rel := relate(ns.objects)
+	objs := make([][2]*ast.Term, 0, len(ns.objects))
+	for k, e := range ns.objects {
+		objs = append(objs, ast.Item(t.str(k), ast.NewTerm(e.value(t, rel, k))))
+	}
+	for _, idx := range []map[string][]string{ns.byTemplateLabel, ns.bySelectorLabel, ns.byKind, ns.byScaleTarget} {
+		for k := range idx {
+			sort.Strings(idx[k])
+		}
+	}
+	sort.Strings(ns.selectorNoLabels)
+	count := make([][2]*ast.Term, 0, len(ns.count))
+	workloads := 0
+	for k, n := range ns.count {
+		count = append(count, ast.Item(t.str(k), ast.InternedTerm(n)))
+		if podKinds[k] {
+			workloads += n
+		}
+	}
+	return ast.ObjectTerm(
+		ast.Item(ast.InternedTerm("objects"), ast.ObjectTerm(objs...)),
+		ast.Item(ast.InternedTerm("by_template_label"), t.lists(ns.byTemplateLabel)),
+		ast.Item(ast.InternedTerm("by_selector_label"), t.lists(ns.bySelectorLabel)),
+		ast.Item(ast.InternedTerm("selectors_without_labels"), t.list(ns.selectorNoLabels)),
+		ast.Item(ast.InternedTerm("count"), ast.ObjectTerm(count...)),
+		ast.Item(ast.InternedTerm("by_kind"), t.lists(ns.byKind)),
+		ast.Item(ast.InternedTerm("by_scale_target"), t.lists(ns.byScaleTarget)),
+		ast.Item(ast.InternedTerm("workloads"), ast.InternedTerm(workloads)),
+	)
 }
 
 // value is the entry as a Rego value, with its relations (rel). Labels are

@@ -186,9 +186,9 @@ func NewInput(o Object) (*Input, error) {
 	if err != nil {
 		return nil, fmt.Errorf("facts for rules: %w", err)
 	}
-	cross := &CrossInput{object: crossJSON(obj), namespace: o.Namespace, rejected: o.Rejected}
+	cross := &CrossInput{object: crossJSON(obj, crossFields), namespace: o.Namespace, rejected: o.Rejected}
 	if o.Defaulted != nil {
-		cross.defaulted = crossJSON(defaulted)
+		cross.defaulted = crossJSON(defaulted, crossDefaultedFields)
 	}
 	return &Input{object: obj, rejected: o.Rejected, value: inputValue(obj, defaulted, o.Namespace, ast.NewTerm(facts)),
 		cross: cross}, nil
@@ -205,26 +205,32 @@ func inputValue(obj, defaulted ast.Value, namespace string, facts *ast.Term) ast
 	)
 }
 
-// crossFields are the fields of an object (and of its defaulted form) that
-// the cross-resource rules read of the object they run on; the rest of the
-// object is left out of their input (see CrossInput). Each level names the
-// keys kept, with their own fields, or nil to keep a key's whole value.
-var crossFields = map[string]map[string]any{
-	"": {"apiVersion": nil, "kind": nil, "metadata": map[string]any{
+// crossFields are the fields of an object that the cross-resource rules
+// read of the object they run on; the rest of the object is left out of
+// their input (see CrossInput). Each level names the keys kept, with their
+// own fields, or nil to keep a key's whole value.
+var crossFields = map[string]any{
+	"apiVersion": nil, "kind": nil, "metadata": map[string]any{
 		"name": nil, "generateName": nil, "namespace": nil, "labels": nil, "ownerReferences": nil,
 	}, "spec": map[string]any{
 		"selector": nil, "replicas": nil, "type": nil, "scaleTargetRef": nil, "serviceName": nil, "manualSelector": nil,
 		"minAvailable": nil, "maxUnavailable": nil, "parallelism": nil, "completions": nil,
 		"clusterIP": nil, "clusterIPs": nil, "minReplicas": nil, "maxReplicas": nil,
 		"template": map[string]any{"metadata": map[string]any{"labels": nil}},
-	}},
+	},
 }
 
-// crossJSON is v reduced to crossFields, as JSON: a few hundred bytes
+// crossDefaultedFields are the fields of the defaulted object they read:
+// the replica count and pod template labels after defaulting.
+var crossDefaultedFields = map[string]any{
+	"spec": map[string]any{"replicas": nil, "template": map[string]any{"metadata": map[string]any{"labels": nil}}},
+}
+
+// crossJSON is v reduced to fields, as JSON: a few hundred bytes
 // where the Rego value of even that part would take kilobytes.
-func crossJSON(v ast.Value) []byte {
+func crossJSON(v ast.Value, fields map[string]any) []byte {
 	buf := crossBuf.Get().(*[]byte)
-	*buf = appendKept((*buf)[:0], v, crossFields[""])
+	*buf = appendKept((*buf)[:0], v, fields)
 	out := bytes.Clone(*buf) // exactly as long as it is: it is kept
 	crossBuf.Put(buf)
 	return out
@@ -345,8 +351,9 @@ func (in *Input) Rejected() bool { return in.rejected }
 // compact between the passes: the object and its defaulted form reduced to
 // the fields those rules read of the object they run on (crossFields:
 // kind, name, labels, selector, replica counts, ...; no pod spec, no
-// annotations). TestTwoPassesMatchOnePass checks that every cross-resource
-// rule finds the same on this input as on the whole object.
+// annotations; crossDefaultedFields of the defaulted form).
+// TestTwoPassesMatchOnePass checks that every cross-resource rule finds the
+// same on this input as on the whole object.
 type CrossInput struct {
 	// object and defaulted are JSON; defaulted is nil for an object the
 	// API tier does not decode (the object stands for it).
