@@ -43,6 +43,10 @@ type Rule struct {
 	Package string `json:"package"`
 	// File is the rule's source file in builtin/.
 	File string `json:"file"`
+	// Kinds are the kinds of object the rule can report on (METADATA
+	// custom.kinds), or nil for any: a cross-resource rule is evaluated
+	// only on objects of its kinds.
+	Kinds []string `json:"-"`
 }
 
 // Options configure an Engine.
@@ -73,6 +77,11 @@ type Engine struct {
 	// cross tells, by package, the built-in rules that read the inventory
 	// (split.go).
 	cross map[string]bool
+	// crossByKind is, for a kind, the cross-resource packages (short
+	// names) that can report on it, as a Rego set; crossAnyKind for a
+	// kind no rule names (the rules without kinds). Made by classify.
+	crossByKind  map[string]*ast.Term
+	crossAnyKind *ast.Term
 	// ready is closed once the fields above are set (New); err is what
 	// building them met.
 	ready chan struct{}
@@ -234,6 +243,17 @@ func ruleFromModule(file string, m *ast.Module) (Rule, error) {
 		}
 		r := Rule{ID: str("id"), Title: a.Title, Severity: str("severity"), Description: strings.TrimSpace(a.Description),
 			Remediation: str("remediation"), Package: pkg, File: file}
+		if ks, ok := a.Custom["kinds"]; ok {
+			list, _ := ks.([]any)
+			for _, k := range list {
+				if k, ok := k.(string); ok && k != "" {
+					r.Kinds = append(r.Kinds, k)
+				}
+			}
+			if len(r.Kinds) == 0 || len(r.Kinds) != len(list) {
+				return Rule{}, fmt.Errorf("built-in rule %s: custom kinds must be a list of kinds", file)
+			}
+		}
 		if r.ID == "" || r.Title == "" || r.Description == "" || r.Remediation == "" {
 			return Rule{}, fmt.Errorf("built-in rule %s: METADATA needs title, description and custom id and remediation", file)
 		}

@@ -41,6 +41,41 @@ func (e *Engine) classify() {
 	for _, r := range e.rules {
 		e.cross[r.Package] = dependsOnInventory(e.compiler, "data."+r.Package)
 	}
+	// Which cross-resource packages to evaluate on an object of each kind
+	// (Rule.Kinds): a kind's own rules, and those that name no kind.
+	byKind := map[string][]*ast.Term{}
+	var anyKind []*ast.Term
+	for _, r := range e.rules {
+		if !e.cross[r.Package] || len(r.Kinds) > 0 {
+			continue
+		}
+		anyKind = append(anyKind, ast.StringTerm(strings.TrimPrefix(r.Package, builtinRoot+".")))
+	}
+	for _, r := range e.rules {
+		if !e.cross[r.Package] {
+			continue
+		}
+		for _, k := range r.Kinds {
+			if byKind[k] == nil {
+				byKind[k] = append([]*ast.Term{}, anyKind...)
+			}
+			byKind[k] = append(byKind[k], ast.StringTerm(strings.TrimPrefix(r.Package, builtinRoot+".")))
+		}
+	}
+	e.crossByKind = map[string]*ast.Term{}
+	for k, pkgs := range byKind {
+		e.crossByKind[k] = ast.SetTerm(pkgs...)
+	}
+	e.crossAnyKind = ast.SetTerm(anyKind...)
+}
+
+// crossPackages is the set of cross-resource packages to evaluate on an
+// object of the given kind.
+func (e *Engine) crossPackages(kind string) *ast.Term {
+	if t, ok := e.crossByKind[kind]; ok {
+		return t
+	}
+	return e.crossAnyKind
 }
 
 // dependsOnInventory reports whether any rule of package pkg reads
@@ -96,6 +131,11 @@ func (e *Engine) CrossResource(id string) bool {
 	return ok && e.cross[r.Package]
 }
 
+// crossQuery is the query of the cross-resource rules: over the packages
+// that can report on the object's kind, which EvalCross passes in the
+// input (rule_packages).
+const crossQuery = `out = {pkg: fs | some pkg in input.rule_packages; fs := data.` + builtinRoot + `[pkg].findings}`
+
 // builtinQuery is the query over the built-in rule packages of one side.
 func (e *Engine) builtinQuery(cross bool) string {
 	var names []string
@@ -125,7 +165,7 @@ func (e *Engine) PrepareCross(ctx context.Context, inv *Inventory) (*Run, error)
 	if err := e.wait(); err != nil {
 		return nil, err
 	}
-	return e.prepare(ctx, inv.store(), e.builtinQuery(true), false)
+	return e.prepare(ctx, inv.store(), crossQuery, false)
 }
 
 func (e *Engine) prepare(ctx context.Context, store storage.Store, query string, users bool) (*Run, error) {
@@ -187,6 +227,9 @@ func NewInput(o Object) (*Input, error) {
 		return nil, fmt.Errorf("facts for rules: %w", err)
 	}
 	cross := &CrossInput{object: crossJSON(obj, crossFields), namespace: o.Namespace, rejected: o.Rejected}
+	if o, ok := obj.(ast.Object); ok {
+		cross.kind, _ = stringAt(o, "kind")
+	}
 	if o.Defaulted != nil {
 		cross.defaulted = crossJSON(defaulted, crossDefaultedFields)
 	}
@@ -358,6 +401,7 @@ type CrossInput struct {
 	// object and defaulted are JSON; defaulted is nil for an object the
 	// API tier does not decode (the object stands for it).
 	object, defaulted []byte
+	kind              string
 	namespace         string
 	rejected          bool
 }
@@ -372,6 +416,10 @@ var emptyFacts = ast.ObjectTerm()
 // EvalCross runs the run's built-in rules on one object's cross-resource
 // input.
 func (r *Run) EvalCross(ctx context.Context, ci *CrossInput) ([]Finding, error) {
+	pkgs := r.engine.crossPackages(ci.kind)
+	if pkgs.Value.(ast.Set).Len() == 0 || ci.rejected {
+		return nil, nil // no cross-resource rule reports on this kind
+	}
 	obj, err := valueFromJSON(ci.object)
 	if err != nil {
 		return nil, fmt.Errorf("read object for rules: %w", err)
@@ -382,8 +430,9 @@ func (r *Run) EvalCross(ctx context.Context, ci *CrossInput) ([]Finding, error) 
 			return nil, fmt.Errorf("read defaulted object for rules: %w", err)
 		}
 	}
-	in := &Input{object: obj, rejected: ci.rejected, value: inputValue(obj, defaulted, ci.namespace, emptyFacts)}
-	return r.EvalInput(ctx, in)
+	value := inputValue(obj, defaulted, ci.namespace, emptyFacts).(ast.Object)
+	value.Insert(ast.StringTerm("rule_packages"), pkgs)
+	return r.EvalInput(ctx, &Input{object: obj, rejected: ci.rejected, value: value})
 }
 
 // EvalInput runs the run's built-in rules (unless the object is rejected)

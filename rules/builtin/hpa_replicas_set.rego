@@ -14,6 +14,7 @@
 # custom:
 #   id: hpa/replicas-set
 #   severity: warning
+#   kinds: [Deployment, StatefulSet, ReplicaSet, ReplicationController]
 #   remediation: Remove spec.replicas from the manifest of a workload that a HorizontalPodAutoscaler scales, and set the range in the autoscaler's minReplicas and maxReplicas.
 package kubectl_workload.rules.hpa_replicas_set
 

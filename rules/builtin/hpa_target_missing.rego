@@ -10,6 +10,7 @@
 # custom:
 #   id: hpa/target-missing
 #   severity: info
+#   kinds: [HorizontalPodAutoscaler]
 #   remediation: Check spec.scaleTargetRef's kind and name against the workload the autoscaler is for, and apply that workload too.
 package kubectl_workload.rules.hpa_target_missing
 

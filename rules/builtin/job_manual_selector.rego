@@ -15,6 +15,7 @@
 # custom:
 #   id: job/manual-selector
 #   severity: warning
+#   kinds: [Job]
 #   remediation: Remove spec.manualSelector and spec.selector so that the API server generates a unique selector, unless the Job is meant to adopt an orphaned Job's pods.
 package kubectl_workload.rules.job_manual_selector
 

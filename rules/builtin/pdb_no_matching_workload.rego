@@ -17,6 +17,7 @@
 # custom:
 #   id: pdb/no-matching-workload
 #   severity: warning
+#   kinds: [PodDisruptionBudget]
 #   remediation: Make spec.selector match the pod template labels of the workload the budget is for.
 package kubectl_workload.rules.pdb_no_matching_workload
 

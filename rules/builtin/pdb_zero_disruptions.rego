@@ -17,6 +17,7 @@
 # custom:
 #   id: pdb/zero-disruptions
 #   severity: warning
+#   kinds: [PodDisruptionBudget]
 #   remediation: Allow at least one eviction, with maxUnavailable set to 1 (or a percentage above 0) or with minAvailable below the number of replicas.
 package kubectl_workload.rules.pdb_zero_disruptions
 

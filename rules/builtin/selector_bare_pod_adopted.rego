@@ -20,6 +20,7 @@
 # custom:
 #   id: selector/bare-pod-adopted
 #   severity: warning
+#   kinds: [Pod]
 #   remediation: Give the bare Pod labels that no controller's selector matches, or run it from the controller instead of as a separate Pod.
 package kubectl_workload.rules.selector_bare_pod_adopted
 

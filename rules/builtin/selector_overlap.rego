@@ -25,6 +25,7 @@
 # custom:
 #   id: selector/overlap
 #   severity: error
+#   kinds: [Deployment, ReplicaSet, StatefulSet, DaemonSet, ReplicationController, Job]
 #   remediation: Give each controller a label that only its own pod template carries (for example app.kubernetes.io/instance or a component label) and add it to its selector.
 package kubectl_workload.rules.selector_overlap
 

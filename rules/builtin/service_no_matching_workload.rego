@@ -19,6 +19,7 @@
 # custom:
 #   id: service/no-matching-workload
 #   severity: warning
+#   kinds: [Service]
 #   remediation: Make spec.selector match the pod template labels of the workload the Service is for.
 package kubectl_workload.rules.service_no_matching_workload
 

@@ -13,6 +13,7 @@
 # custom:
 #   id: statefulset/service-missing
 #   severity: warning
+#   kinds: [StatefulSet]
 #   remediation: Add a headless Service (clusterIP None) named as spec.serviceName whose selector selects the StatefulSet's pods, or correct spec.serviceName.
 package kubectl_workload.rules.statefulset_service_missing
 

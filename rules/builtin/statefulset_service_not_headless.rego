@@ -12,6 +12,7 @@
 # custom:
 #   id: statefulset/service-not-headless
 #   severity: error
+#   kinds: [StatefulSet]
 #   remediation: Set clusterIP to None in the Service that spec.serviceName names, or point spec.serviceName at a headless Service (a separate Service can keep a cluster IP for clients).
 package kubectl_workload.rules.statefulset_service_not_headless
 
