@@ -91,7 +91,10 @@ func Key(kind, name string) string { return kind + "/" + name }
 type Summary struct {
 	ok        bool
 	namespace string
-	e         entry
+	// entry is the summary as JSON: bytes the collector does not scan, where
+	// the entry's maps would be pointers to mark in every collection while a
+	// large run is loaded. NewInventoryOf decodes it.
+	entry []byte
 }
 
 // Summarize reads what the inventory needs of an object: its defaulted JSON
@@ -115,7 +118,11 @@ func Summarize(o Object) Summary {
 	if e.TemplateLabels, e.Selector, e.Spec, err = summarize(r); err != nil {
 		return Summary{}
 	}
-	return Summary{ok: true, namespace: o.Namespace, e: e}
+	js, err := json.Marshal(e)
+	if err != nil {
+		return Summary{}
+	}
+	return Summary{ok: true, namespace: o.Namespace, entry: js}
 }
 
 // NewInventory builds the index from every object of the run. Objects that
@@ -143,19 +150,49 @@ type nsIndex struct {
 // NewInventoryOf builds the index from the summaries of every object of the
 // run, in input order.
 func NewInventoryOf(sums []Summary) *Inventory {
-	namespaces := map[string]*nsIndex{}
-	for _, s := range sums {
+	byNamespace := map[string][]*Summary{}
+	var names []string
+	for i := range sums {
+		s := &sums[i]
 		if !s.ok {
 			continue
 		}
-		ns := namespaces[s.namespace]
-		if ns == nil {
-			ns = &nsIndex{objects: map[string]entry{}, byTemplateLabel: map[string][]string{}, bySelectorLabel: map[string][]string{},
-				selectorPairs: map[string]int{}, count: map[string]int{}, byKind: map[string][]string{},
-				byScaleTarget: map[string][]string{}}
-			namespaces[s.namespace] = ns
+		if _, seen := byNamespace[s.namespace]; !seen {
+			names = append(names, s.namespace)
 		}
-		e := s.e
+		byNamespace[s.namespace] = append(byNamespace[s.namespace], s)
+	}
+	// The inventory is built as Rego values directly, with one term per
+	// distinct string (label keys and values repeat across entries), so
+	// that the store need not convert it.
+	// Namespaces are independent: they are built on every CPU, each worker
+	// with its own strings.
+	root := make([][2]*ast.Term, len(names))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(names)) {
+		wg.Go(func() {
+			t := terms{}
+			for i := int(next.Add(1)) - 1; i < len(names); i = int(next.Add(1)) - 1 {
+				root[i] = ast.Item(t.str(names[i]), newNSIndex(byNamespace[names[i]]).value(t))
+			}
+		})
+	}
+	wg.Wait()
+	return &Inventory{root: ast.NewObject(ast.Item(ast.InternedTerm("namespaces"), ast.ObjectTerm(root...)))}
+}
+
+// newNSIndex indexes one namespace's summaries, in input order (the last
+// of two objects with one Kind/name wins).
+func newNSIndex(sums []*Summary) *nsIndex {
+	ns := &nsIndex{objects: map[string]entry{}, byTemplateLabel: map[string][]string{}, bySelectorLabel: map[string][]string{},
+		selectorPairs: map[string]int{}, count: map[string]int{}, byKind: map[string][]string{},
+		byScaleTarget: map[string][]string{}}
+	for _, s := range sums {
+		var e entry
+		if err := json.Unmarshal(s.entry, &e); err != nil {
+			continue // Summarize wrote it: cannot happen
+		}
 		key := Key(e.Kind, e.Name)
 		ns.objects[key] = e
 		ns.count[e.Kind]++
@@ -189,47 +226,24 @@ func NewInventoryOf(sums []Summary) *Inventory {
 	// pair): a selector selects a label set only if the set carries every
 	// pair, so looking up each pair of the set finds it, and the lists stay
 	// as short as the selectors are distinct.
-	for _, ns := range namespaces {
-		for key, e := range ns.objects {
-			if e.Selector == nil {
-				continue
-			}
-			ml, _ := e.Selector["matchLabels"].(map[string]any)
-			rarest, n := "", 0
-			for k, v := range ml {
-				s, _ := v.(string)
-				p := k + "=" + s
-				if c := ns.selectorPairs[p]; rarest == "" || c < n || (c == n && p < rarest) {
-					rarest, n = p, c
-				}
-			}
-			if rarest != "" {
-				ns.bySelectorLabel[rarest] = append(ns.bySelectorLabel[rarest], key)
+	for key, e := range ns.objects {
+		if e.Selector == nil {
+			continue
+		}
+		ml, _ := e.Selector["matchLabels"].(map[string]any)
+		rarest, n := "", 0
+		for k, v := range ml {
+			s, _ := v.(string)
+			p := k + "=" + s
+			if c := ns.selectorPairs[p]; rarest == "" || c < n || (c == n && p < rarest) {
+				rarest, n = p, c
 			}
 		}
+		if rarest != "" {
+			ns.bySelectorLabel[rarest] = append(ns.bySelectorLabel[rarest], key)
+		}
 	}
-	// The inventory is built as Rego values directly, with one term per
-	// distinct string (label keys and values repeat across entries), so
-	// that the store need not convert it.
-	// Namespaces are independent: they are built on every CPU, each worker
-	// with its own strings.
-	names := make([]string, 0, len(namespaces))
-	for name := range namespaces {
-		names = append(names, name)
-	}
-	root := make([][2]*ast.Term, len(names))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(names)) {
-		wg.Go(func() {
-			t := terms{}
-			for i := int(next.Add(1)) - 1; i < len(names); i = int(next.Add(1)) - 1 {
-				root[i] = ast.Item(t.str(names[i]), namespaces[names[i]].value(t))
-			}
-		})
-	}
-	wg.Wait()
-	return &Inventory{root: ast.NewObject(ast.Item(ast.InternedTerm("namespaces"), ast.ObjectTerm(root...)))}
+	return ns
 }
 
 // value is one namespace's index as a Rego value.
