@@ -31,7 +31,8 @@ const (
 )
 
 // Start applies the settings, unless GOGC or GOMEMLIMIT is set in the
-// environment, and returns a function that stops following the live heap.
+// environment, and returns a function that stops following the live heap and
+// puts Go's defaults back (GOGC=100, no limit).
 func Start() (stop func()) {
 	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
 		return func() {}
@@ -40,7 +41,11 @@ func Start() (stop func()) {
 	debug.SetMemoryLimit(Floor)
 	t := &tuner{}
 	t.arm()
-	return func() { t.stopped.Store(true) }
+	return func() {
+		t.stopped.Store(true)
+		debug.SetGCPercent(100)
+		debug.SetMemoryLimit(math.MaxInt64)
+	}
 }
 
 // tuner re-sets the memory limit after every collection, from the live heap
@@ -51,14 +56,15 @@ type tuner struct {
 
 // arm registers a sentinel whose cleanup runs after the next collection
 // that finds it unreachable, that is, after each cycle.
+// The sentinel holds a pointer, so that it is never batched with other
+// objects by the tiny allocator (whose cleanups may not run).
 func (t *tuner) arm() {
-	sentinel := new([16]byte)
+	sentinel := &struct{ p *tuner }{}
 	runtime.AddCleanup(sentinel, func(*tuner) { t.after() }, t)
 }
 
 func (t *tuner) after() {
 	if t.stopped.Load() {
-		debug.SetMemoryLimit(math.MaxInt64)
 		return
 	}
 	debug.SetMemoryLimit(Limit(liveHeap()))

@@ -14,13 +14,13 @@ import (
 )
 
 // Memory. A run keeps, for each object, only what the second pass needs:
-// its findings so far, its inventory summary, the trimmed input of the
-// cross-resource rules (rules.Input.Cross: the few fields they read, as
-// JSON) and the positions of its fields two levels deep, where
-// cross-resource findings point. The
-// parsed document (the YAML node positions, the JSON, the defaulted object)
-// is dropped as soon as the first pass is done with it, so the memory a run
-// holds grows with what cross-resource rules need, not with the YAML.
+// its findings so far, its inventory summary (JSON bytes), the trimmed input
+// of the cross-resource rules (rules.Input.Cross: the few fields they read,
+// as JSON) and the positions of its fields two levels deep, where
+// cross-resource findings point. The parsed document (the YAML node tree,
+// the JSON, the defaulted object) is dropped as soon as the first pass is
+// done with it, so the memory a run holds grows with what cross-resource
+// rules need, not with the YAML.
 
 // shallowIndex is the positions of an object's fields two levels deep,
 // sorted by path: a slice, not a map, as a run keeps one per object.
