@@ -76,12 +76,9 @@ func Limit(live uint64) int64 {
 	return max(Floor, int64(2*live))
 }
 
-var liveSample = []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
-
 // liveHeap is the heap marked live by the last collection.
 func liveHeap() uint64 {
-	s := make([]metrics.Sample, 1)
-	copy(s, liveSample)
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
 	metrics.Read(s)
 	if s[0].Value.Kind() != metrics.KindUint64 {
 		return 0

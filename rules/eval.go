@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/open-policy-agent/opa/v1/rego"
+
+	"github.com/kubectl-workload/kubectl-workload/rules/compiled"
 )
 
 // Finding is one result of a Rego rule.
@@ -44,7 +46,7 @@ func (e *Engine) Prepare(ctx context.Context, inv *Inventory) (*Run, error) {
 	run := &Run{engine: e}
 	pq, err := rego.New(
 		rego.Query(`out = {pkg: fs | fs := data.`+builtinRoot+`[pkg].findings}`),
-		rego.Compiler(e.compiler), rego.Store(store), rego.Capabilities(capabilities()),
+		rego.Compiler(e.compiler), rego.Store(store), rego.Capabilities(compiled.Capabilities()),
 	).PrepareForEval(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("prepare built-in rules: %w", err)

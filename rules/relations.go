@@ -83,7 +83,12 @@ func relate(objects map[string]entry) relation {
 
 	lists := listInterner{}
 	rel := relation{selects: map[string]ast.Value{}, selectedBy: map[string]ast.Value{}, nearMisses: map[string]nearMissSummary{}}
-	memo := map[string][]string{} // selector JSON → keys it selects
+	// The answers for each distinct selector, by its JSON.
+	type answer struct {
+		keys []string // nil for a selector upstream refuses
+		near *nearMissSummary
+	}
+	memo := map[string]answer{}
 	selectedBy := map[string][]string{}
 	for key, e := range objects {
 		if e.Selector == nil {
@@ -93,22 +98,25 @@ func relate(objects map[string]entry) relation {
 		if err != nil {
 			continue
 		}
-		keys, done := memo[string(js)]
+		a, done := memo[string(js)]
 		if !done {
-			keys = selectedKeys(js, e.Selector, holders, byPair, all)
-			memo[string(js)] = keys
+			var ls metav1.LabelSelector
+			if json.Unmarshal(js, &ls) == nil {
+				if a.keys = selectedKeys(&ls, holders, byPair, all); a.keys != nil && !selectsWorkload(a.keys) {
+					a.near = nearMisses(&ls, objects, holders, byPair)
+				}
+			}
+			memo[string(js)] = a
 		}
-		if keys == nil {
+		if a.keys == nil {
 			continue // a selector upstream refuses
 		}
-		rel.selects[key] = lists.value(keys)
-		for _, k := range keys {
+		rel.selects[key] = lists.value(a.keys)
+		for _, k := range a.keys {
 			selectedBy[k] = append(selectedBy[k], key)
 		}
-		if !selectsWorkload(keys) {
-			if near := nearMisses(js, objects, holders, byPair); near != nil {
-				rel.nearMisses[key] = *near
-			}
+		if a.near != nil {
+			rel.nearMisses[key] = *a.near
 		}
 	}
 	for key := range holders {
@@ -119,15 +127,11 @@ func relate(objects map[string]entry) relation {
 	return rel
 }
 
-// selectedKeys is the sorted keys of the holders that the selector (as JSON,
-// and as read) selects; nil when upstream refuses the selector. Candidates
-// are the holders carrying its rarest matchLabels pair, or every holder.
-func selectedKeys(js []byte, sel map[string]any, holders map[string]labels.Set, byPair map[string][]string, all []string) []string {
-	var ls metav1.LabelSelector
-	if err := json.Unmarshal(js, &ls); err != nil {
-		return nil
-	}
-	selector, err := metav1.LabelSelectorAsSelector(&ls)
+// selectedKeys is the sorted keys of the holders that the selector selects;
+// nil when upstream refuses the selector. Candidates are the holders
+// carrying the selector's least common matchLabels pair, or every holder.
+func selectedKeys(ls *metav1.LabelSelector, holders map[string]labels.Set, byPair map[string][]string, all []string) []string {
+	selector, err := metav1.LabelSelectorAsSelector(ls)
 	if err != nil {
 		return nil
 	}
@@ -190,9 +194,8 @@ func selectsWorkload(keys []string) bool {
 // nearMisses sums up, for a selector with two matchLabels pairs or more,
 // the workloads whose pod template carries every pair but one; nil
 // otherwise. It mirrors xref.near_misses.
-func nearMisses(js []byte, objects map[string]entry, holders map[string]labels.Set, byPair map[string][]string) *nearMissSummary {
-	var ls metav1.LabelSelector
-	if err := json.Unmarshal(js, &ls); err != nil || len(ls.MatchLabels) < 2 {
+func nearMisses(ls *metav1.LabelSelector, objects map[string]entry, holders map[string]labels.Set, byPair map[string][]string) *nearMissSummary {
+	if len(ls.MatchLabels) < 2 {
 		return nil
 	}
 	// A near miss lacks one pair: it carries at least one, so it is in

@@ -95,11 +95,6 @@ type userNamespace struct {
 	rules []string
 }
 
-// capabilities are the OPA built-ins policies may call (compiled.Capabilities).
-func capabilities() *ast.Capabilities { return compiled.Capabilities() }
-
-func parserOptions(v ast.RegoVersion) ast.ParserOptions { return compiled.ParserOptions(v) }
-
 // BuiltinModules parses the embedded rules and their library, plus the
 // _test.rego files when withTests is set.
 func BuiltinModules(withTests bool) (map[string]*ast.Module, error) {
@@ -300,10 +295,10 @@ func loadPolicies(paths []string) (map[string]*ast.Module, error) {
 			if err != nil {
 				return nil, fmt.Errorf("policy %s: %w", f, err)
 			}
-			m, errV1 := ast.ParseModuleWithOpts(f, string(src), parserOptions(ast.RegoV1))
+			m, errV1 := ast.ParseModuleWithOpts(f, string(src), compiled.ParserOptions(ast.RegoV1))
 			if errV1 != nil {
 				var errV0 error
-				if m, errV0 = ast.ParseModuleWithOpts(f, string(src), parserOptions(ast.RegoV0)); errV0 != nil {
+				if m, errV0 = ast.ParseModuleWithOpts(f, string(src), compiled.ParserOptions(ast.RegoV0)); errV0 != nil {
 					errs = append(errs, errV1.Error())
 					continue
 				}

@@ -14,6 +14,8 @@ import (
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
+
+	"github.com/kubectl-workload/kubectl-workload/rules/compiled"
 	"github.com/open-policy-agent/opa/v1/storage"
 )
 
@@ -171,7 +173,7 @@ func (r *Run) prepareUser(ctx context.Context, store storage.Store) error {
 		for _, rule := range ns.rules {
 			pq, err := rego.New(
 				rego.Query(fmt.Sprintf("out = [m | m := data.%s.%s[_]]", ns.name, rule)),
-				rego.Compiler(e.compiler), rego.Store(store), rego.Capabilities(capabilities()),
+				rego.Compiler(e.compiler), rego.Store(store), rego.Capabilities(compiled.Capabilities()),
 			).PrepareForEval(ctx)
 			if err != nil {
 				return fmt.Errorf("prepare policy %s.%s: %w", ns.name, rule, err)

@@ -12,6 +12,8 @@ import (
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
+
+	"github.com/kubectl-workload/kubectl-workload/rules/compiled"
 	"github.com/open-policy-agent/opa/v1/storage"
 	"github.com/open-policy-agent/opa/v1/storage/inmem"
 )
@@ -136,11 +138,12 @@ func (e *Engine) CrossResource(id string) bool {
 // input (rule_packages).
 const crossQuery = `out = {pkg: fs | some pkg in input.rule_packages; fs := data.` + builtinRoot + `[pkg].findings}`
 
-// builtinQuery is the query over the built-in rule packages of one side.
-func (e *Engine) builtinQuery(cross bool) string {
+// localQuery is the query over the built-in rule packages that read no
+// inventory (the first pass).
+func (e *Engine) localQuery() string {
 	var names []string
 	for _, r := range e.rules {
-		if e.cross[r.Package] == cross {
+		if !e.cross[r.Package] {
 			names = append(names, fmt.Sprintf("%q", strings.TrimPrefix(r.Package, builtinRoot+".")))
 		}
 	}
@@ -156,7 +159,7 @@ func (e *Engine) PrepareLocal(ctx context.Context) (*Run, error) {
 		return nil, err
 	}
 	store := inmem.NewWithOpts(inmem.OptRoundTripOnWrite(false), inmem.OptReturnASTValuesOnRead(true))
-	return e.prepare(ctx, store, e.builtinQuery(false), true)
+	return e.prepare(ctx, store, e.localQuery(), true)
 }
 
 // PrepareCross readies, for one run, the cross-resource rules against the
@@ -175,7 +178,7 @@ func (e *Engine) prepare(ctx context.Context, store storage.Store, query string,
 	run := &Run{engine: e}
 	pq, err := rego.New(
 		rego.Query(query),
-		rego.Compiler(e.compiler), rego.Store(store), rego.Capabilities(capabilities()),
+		rego.Compiler(e.compiler), rego.Store(store), rego.Capabilities(compiled.Capabilities()),
 	).PrepareForEval(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("prepare built-in rules: %w", err)
