@@ -8,12 +8,11 @@ import (
 
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
-	"github.com/kubectl-workload/kubectl-workload/gctune"
+	_ "github.com/kubectl-workload/kubectl-workload/gctune/autostart" // before the other packages' inits
 	"github.com/kubectl-workload/kubectl-workload/plugin"
 )
 
 func main() {
-	gctune.Start()
 	streams := genericiooptions.IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}
 	err := plugin.NewCmdRoot(streams).ExecuteContext(context.Background())
 	if code := plugin.ExitCode(err); code != plugin.ExitClean {
