@@ -98,3 +98,54 @@ func TestKubectlFindsThePlugin(t *testing.T) {
 		t.Errorf("kubectl plugin list = %q, want it to list %s", out, bin)
 	}
 }
+
+// TestGCTunerStartsBeforeHeavyInits checks, with the runtime's init trace,
+// that the GC tuner's package is initialized before the Kubernetes packages
+// whose inits allocate most (so that they run with the collector tuned),
+// and that no collection runs before main in a plain start.
+func TestGCTunerStartsBeforeHeavyInits(t *testing.T) {
+	bin := buildPlugin(t)
+	cmd := exec.Command(bin, "version")
+	cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1,gctrace=1")
+	for _, v := range []string{"GOGC", "GOMEMLIMIT"} {
+		cmd.Env = append(cmd.Env, v+"=") // set but empty: the tuner's own check
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("version: %v\n%s", err, stderr.String())
+	}
+	order := map[string]int{}
+	var gcs []string
+	for i, line := range strings.Split(stderr.String(), "\n") {
+		f := strings.Fields(line)
+		switch {
+		case len(f) > 1 && f[0] == "init":
+			order[f[1]] = i
+		case len(f) > 0 && f[0] == "gc":
+			gcs = append(gcs, line)
+		}
+	}
+	tuner, ok := order["github.com/kubectl-workload/kubectl-workload/gctune/autostart"]
+	if !ok {
+		t.Fatalf("no init trace line for gctune/autostart in:\n%s", stderr.String())
+	}
+	for _, heavy := range []string{
+		"k8s.io/client-go/kubernetes/scheme",
+		"k8s.io/kubernetes/pkg/features",
+		"k8s.io/kubernetes/pkg/apis/core/install",
+		"github.com/open-policy-agent/opa/v1/ast",
+	} {
+		i, ok := order[heavy]
+		if !ok {
+			t.Errorf("no init trace line for %s", heavy)
+			continue
+		}
+		if i < tuner {
+			t.Errorf("%s is initialized before gctune/autostart", heavy)
+		}
+	}
+	if len(gcs) > 0 {
+		t.Errorf("collections during a plain start, want none:\n%s", strings.Join(gcs, "\n"))
+	}
+}
