@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"sync"
 	"time"
+	"unique"
 
 	"github.com/kubectl-workload/kubectl-workload/apicheck"
 	"github.com/kubectl-workload/kubectl-workload/config"
@@ -166,7 +167,7 @@ type checked struct {
 	errs         []error
 	summary      rules.Summary
 	cross        *rules.CrossInput
-	shallow      *shallowIndex
+	shallow      shallowIndex
 	ignored      map[string]bool
 	ignoreReason string
 }
@@ -337,7 +338,10 @@ func (l *Linter) checkObject(ctx context.Context, obj *manifest.Object, opts Opt
 			ns = "default"
 		}
 	}
-	ref := &ObjectRef{APIVersion: obj.APIVersion, Kind: obj.Kind, Namespace: ns, Name: obj.Name}
+	// A run keeps every object's reference: the strings most objects share
+	// are kept once.
+	ref := &ObjectRef{APIVersion: unique.Make(obj.APIVersion).Value(), Kind: unique.Make(obj.Kind).Value(),
+		Namespace: unique.Make(ns).Value(), Name: obj.Name}
 	if ref.Name == "" && obj.GenerateName != "" {
 		ref.Name = obj.GenerateName + "*"
 	}
@@ -381,7 +385,7 @@ func (c *checked) at(rule string, sev Severity, fieldPath, msg string) Finding {
 	var pos manifest.Pos
 	if c.obj != nil {
 		pos, _ = c.obj.Position(fieldPath)
-	} else if c.shallow != nil {
+	} else {
 		pos = c.shallow.lookup(fieldPath)
 	}
 	return Finding{Rule: rule, Severity: sev, Message: msg, File: c.file, Document: c.document,

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -17,29 +16,51 @@ import (
 // its findings so far, its inventory summary (JSON bytes), the trimmed input
 // of the cross-resource rules (rules.Input.Cross: the few fields they read,
 // as JSON) and the positions of its fields two levels deep, where
-// cross-resource findings point. The parsed document (the YAML node tree,
+// cross-resource findings point; the last two only for a kind some
+// cross-resource rule reports on (not a ConfigMap or a CronJob). Each is
+// kept in few allocations, most without pointers: what a collection marks
+// grows with the objects kept, and a large run collects often. The parsed document (the YAML node tree,
 // the JSON, the defaulted object) is dropped as soon as the first pass is
 // done with it, so the memory a run holds grows with what cross-resource
 // rules need, not with the YAML.
 
 // shallowIndex is the positions of an object's fields two levels deep,
-// sorted by path: a slice, not a map, as a run keeps one per object.
+// sorted by path. A run keeps one per object, so it is two allocations
+// the collector need not scan (the paths, each ended by a newline, and
+// their positions), not a string per field.
 type shallowIndex struct {
-	start  manifest.Pos
-	fields []shallowField
+	start manifest.Pos
+	paths string
+	pos   []manifest.Pos
 }
 
-type shallowField struct {
-	path string
-	pos  manifest.Pos
+// newShallowIndex indexes the given paths, sorted, of those position finds
+// exactly.
+func newShallowIndex(start manifest.Pos, paths []string, position func(string) (manifest.Pos, bool)) shallowIndex {
+	idx := shallowIndex{start: start, pos: make([]manifest.Pos, 0, len(paths))}
+	var b strings.Builder
+	n := 0
+	for _, p := range paths {
+		n += len(p) + 1
+	}
+	b.Grow(n)
+	for _, p := range paths {
+		if pos, exact := position(p); exact {
+			b.WriteString(p)
+			b.WriteByte('\n')
+			idx.pos = append(idx.pos, pos)
+		}
+	}
+	idx.paths = b.String()
+	return idx
 }
 
 // lookup returns the position of path, or of its nearest ancestor in the
 // index, or the object's start.
 func (s *shallowIndex) lookup(path string) manifest.Pos {
 	for path != "" {
-		if i, ok := slices.BinarySearchFunc(s.fields, path, func(f shallowField, p string) int { return strings.Compare(f.path, p) }); ok {
-			return s.fields[i].pos
+		if pos, ok := s.exact(path); ok {
+			return pos
 		}
 		i := strings.LastIndexAny(path, ".[")
 		if i < 0 {
@@ -48,6 +69,20 @@ func (s *shallowIndex) lookup(path string) manifest.Pos {
 		path = path[:i]
 	}
 	return s.start
+}
+
+// exact returns the position of path if it is in the index. The index is a
+// few dozen paths at most, read only when a cross-resource rule reports.
+func (s *shallowIndex) exact(path string) (manifest.Pos, bool) {
+	rest := s.paths
+	for i := 0; rest != ""; i++ {
+		line, after, _ := strings.Cut(rest, "\n")
+		if line == path {
+			return s.pos[i], true
+		}
+		rest = after
+	}
+	return manifest.Pos{}, false
 }
 
 // localRules is the per-object half of the Rego tier, prepared once per run
@@ -84,16 +119,9 @@ func (l *Linter) firstPass(ctx context.Context, c *checked, local *localRules, o
 		c.errs = append(c.errs, fmt.Errorf("%s: document %d: %s: %w", c.file, c.document, c.ref, err))
 	}
 	l.readGovernance(c, opts, known)
-	if in != nil && !in.Rejected() && l.rules.HasCrossResource() {
+	if in != nil && !in.Rejected() && l.rules.ReportsAcross(in.Cross().Kind()) {
 		c.cross = in.Cross()
-		paths := in.ShallowPaths() // sorted
-		idx := &shallowIndex{start: c.obj.Start, fields: make([]shallowField, 0, len(paths))}
-		for _, p := range paths {
-			if pos, exact := c.obj.Position(p); exact {
-				idx.fields = append(idx.fields, shallowField{p, pos})
-			}
-		}
-		c.shallow = idx
+		c.shallow = newShallowIndex(c.obj.Start, in.ShallowPaths(), c.obj.Position)
 	}
 	c.obj = nil
 	c.input = rules.Object{Namespace: c.input.Namespace, Rejected: c.input.Rejected}

@@ -136,10 +136,16 @@ func readFile(name string) ([]byte, error) {
 		return nil, fmt.Errorf("read %s: %w", name, errors.Unwrap(err))
 	}
 	defer f.Close()
-	if info, err := f.Stat(); err == nil && info.Size() > MaxFileSize {
-		return nil, &tooBigError{name: name, size: info.Size()}
+	var data []byte
+	if info, err := f.Stat(); err == nil {
+		if info.Size() > MaxFileSize {
+			return nil, &tooBigError{name: name, size: info.Size()}
+		}
+		// Room for the whole file and one byte more, so that the read
+		// below ends without growing the buffer (as os.ReadFile does).
+		data = make([]byte, 0, info.Size()+1)
 	}
-	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	data, err = readAll(data, io.LimitReader(f, MaxFileSize+1))
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", name, errors.Unwrap(err))
 	}
@@ -147,6 +153,24 @@ func readFile(name string) ([]byte, error) {
 		return nil, &tooBigError{name: name, size: -1}
 	}
 	return data, nil
+}
+
+// readAll appends what r holds to buf, as io.ReadAll does into a buffer it
+// grows itself.
+func readAll(buf []byte, r io.Reader) ([]byte, error) {
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+	}
 }
 
 // Load reads every path (see Expand) and parses every file, one after the
@@ -290,14 +314,13 @@ func splitYAML(data []byte) []chunk {
 	var chunks []chunk
 	cur := chunk{startLine: 1}
 	line := 1
-	for len(data) > 0 {
-		end := bytes.IndexByte(data, '\n')
-		var l []byte
-		if end < 0 {
-			l, data = data, nil
-		} else {
-			l, data = data[:end+1], data[end+1:]
+	start := 0 // where cur's text starts in data: a document's lines are contiguous
+	for pos := 0; pos < len(data); {
+		end := len(data)
+		if i := bytes.IndexByte(data[pos:], '\n'); i >= 0 {
+			end = pos + i + 1
 		}
+		l := data[pos:end]
 		if bytes.HasPrefix(l, []byte("---")) {
 			// kubectl rejects a separator followed by anything but a
 			// comment; it is reported, and the split is made all the same so
@@ -307,21 +330,37 @@ func splitYAML(data []byte) []chunk {
 			if rest != "" && rest[0] != '#' {
 				bad = fmt.Sprintf("invalid YAML document separator %q: only a comment may follow \"---\"", strings.TrimSpace(string(l)))
 			}
+			cur.text = text(data, start, pos)
 			chunks = append(chunks, cur)
 			cur = chunk{startLine: line + 1, badSeparator: bad}
-			line++
-			continue
+			start = end
 		}
-		cur.text = append(cur.text, l...)
+		pos = end
 		line++
 	}
+	cur.text = text(data, start, len(data))
 	chunks = append(chunks, cur)
 	return chunks
 }
 
+// text is data[start:end] with no room to append into the next document,
+// or nil when empty.
+func text(data []byte, start, end int) []byte {
+	if start == end {
+		return nil
+	}
+	return data[start:end:end]
+}
+
 // isBlank reports whether a chunk holds nothing but white space and comments.
 func isBlank(text []byte) bool {
-	for _, l := range bytes.Split(text, []byte("\n")) {
+	for len(text) > 0 {
+		l := text
+		if i := bytes.IndexByte(text, '\n'); i >= 0 {
+			l, text = text[:i], text[i+1:]
+		} else {
+			text = nil
+		}
 		t := bytes.TrimSpace(l)
 		if len(t) > 0 && t[0] != '#' && !bytes.Equal(t, []byte("...")) {
 			return false

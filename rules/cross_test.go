@@ -40,7 +40,9 @@ func TestCrossJSON(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			js := crossJSON(v, crossFields)
+			buf := crossJSON(v, crossFields)
+			js := bytes.Clone(*buf)
+			crossBuf.Put(buf)
 			got, err := ast.ValueFromReader(bytes.NewReader(js))
 			if err != nil {
 				t.Fatalf("crossJSON wrote %s, which does not read: %v", js, err)

@@ -1,7 +1,6 @@
 package rules
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -9,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unique"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
@@ -229,13 +229,16 @@ func NewInput(o Object) (*Input, error) {
 	if err != nil {
 		return nil, fmt.Errorf("facts for rules: %w", err)
 	}
-	cross := &CrossInput{object: crossJSON(obj, crossFields), namespace: o.Namespace, rejected: o.Rejected}
+	cross := &CrossInput{namespace: o.Namespace, rejected: o.Rejected}
 	if o, ok := obj.(ast.Object); ok {
-		cross.kind, _ = stringAt(o, "kind")
+		kind, _ := stringAt(o, "kind")
+		cross.kind = unique.Make(kind).Value() // one string per kind, not one per object
 	}
+	var fields *[]byte
 	if o.Defaulted != nil {
-		cross.defaulted = crossJSON(defaulted, crossDefaultedFields)
+		fields = crossJSON(defaulted, crossDefaultedFields)
 	}
+	cross.set(crossJSON(obj, crossFields), fields)
 	return &Input{object: obj, rejected: o.Rejected, value: inputValue(obj, defaulted, o.Namespace, ast.NewTerm(facts)),
 		cross: cross}, nil
 }
@@ -273,13 +276,12 @@ var crossDefaultedFields = map[string]any{
 }
 
 // crossJSON is v reduced to fields, as JSON: a few hundred bytes
-// where the Rego value of even that part would take kilobytes.
-func crossJSON(v ast.Value, fields map[string]any) []byte {
+// where the Rego value of even that part would take kilobytes. The buffer
+// is crossBuf's: put it back when done with it.
+func crossJSON(v ast.Value, fields map[string]any) *[]byte {
 	buf := crossBuf.Get().(*[]byte)
 	*buf = appendKept((*buf)[:0], v, fields)
-	out := bytes.Clone(*buf) // exactly as long as it is: it is kept
-	crossBuf.Put(buf)
-	return out
+	return buf
 }
 
 var crossBuf = sync.Pool{New: func() any { return new([]byte) }}
@@ -401,13 +403,36 @@ func (in *Input) Rejected() bool { return in.rejected }
 // TestTwoPassesMatchOnePass checks that every cross-resource rule finds the
 // same on this input as on the whole object.
 type CrossInput struct {
-	// object and defaulted are JSON; defaulted is nil for an object the
-	// API tier does not decode (the object stands for it).
-	object, defaulted []byte
-	kind              string
-	namespace         string
-	rejected          bool
+	// json is the object's JSON, then its defaulted form's from split on;
+	// split is -1 for an object the API tier does not decode (the object
+	// stands for it). One allocation, with no pointers for the collector
+	// to follow, is all a large run keeps of the object for these rules.
+	json      []byte
+	split     int
+	kind      string
+	namespace string
+	rejected  bool
 }
+
+// set stores the object's JSON and its defaulted form's (nil when there is
+// none), exactly as long as they are, and puts the buffers back in crossBuf.
+func (ci *CrossInput) set(object, defaulted *[]byte) {
+	n := len(*object)
+	if defaulted != nil {
+		n += len(*defaulted)
+	}
+	ci.json = append(make([]byte, 0, n), *object...)
+	ci.split = -1
+	if defaulted != nil {
+		ci.split = len(*object)
+		ci.json = append(ci.json, *defaulted...)
+		crossBuf.Put(defaulted)
+	}
+	crossBuf.Put(object)
+}
+
+// Kind is the object's kind, as written.
+func (ci *CrossInput) Kind() string { return ci.kind }
 
 // Cross returns the object's input to the cross-resource rules.
 func (in *Input) Cross() *CrossInput { return in.cross }
@@ -423,13 +448,17 @@ func (r *Run) EvalCross(ctx context.Context, ci *CrossInput) ([]Finding, error) 
 	if pkgs.Value.(ast.Set).Len() == 0 || ci.rejected {
 		return nil, nil // no cross-resource rule reports on this kind
 	}
-	obj, err := valueFromJSON(ci.object)
+	object := ci.json
+	if ci.split >= 0 {
+		object = ci.json[:ci.split]
+	}
+	obj, err := valueFromJSON(object)
 	if err != nil {
 		return nil, fmt.Errorf("read object for rules: %w", err)
 	}
 	defaulted := obj
-	if ci.defaulted != nil {
-		if defaulted, err = valueFromJSON(ci.defaulted); err != nil {
+	if ci.split >= 0 {
+		if defaulted, err = valueFromJSON(ci.json[ci.split:]); err != nil {
 			return nil, fmt.Errorf("read defaulted object for rules: %w", err)
 		}
 	}
@@ -528,6 +557,14 @@ func appendSegment(parent, key string) string {
 	default:
 		return parent + "." + key
 	}
+}
+
+// ReportsAcross reports whether a cross-resource rule can report on an
+// object of the given kind: EvalCross on any other finds nothing, so the
+// object's cross-resource input need not be kept.
+func (e *Engine) ReportsAcross(kind string) bool {
+	_ = e.wait()
+	return e.crossPackages(kind).Value.(ast.Set).Len() > 0
 }
 
 // HasCrossResource reports whether any built-in rule reads the inventory.
