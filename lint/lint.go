@@ -15,6 +15,7 @@ import (
 
 	"github.com/kubectl-workload/kubectl-workload/apicheck"
 	"github.com/kubectl-workload/kubectl-workload/config"
+	"github.com/kubectl-workload/kubectl-workload/internal/slab"
 	"github.com/kubectl-workload/kubectl-workload/manifest"
 	"github.com/kubectl-workload/kubectl-workload/rules"
 )
@@ -161,12 +162,12 @@ type checked struct {
 	obj          *manifest.Object
 	file         string
 	document     int
-	ref          *ObjectRef
+	ref          ObjectRef
 	input        rules.Object
 	findings     []Finding
 	errs         []error
 	summary      rules.Summary
-	cross        *rules.CrossInput
+	cross        rules.CrossInput
 	shallow      shallowIndex
 	ignored      map[string]bool
 	ignoreReason string
@@ -203,6 +204,7 @@ func (l *Linter) Run(ctx context.Context, opts Options) *Result {
 	// waits for the Rego rules to compile, which should overlap loading.
 	known := sync.OnceValue(l.knownRules)
 	local := &localRules{}
+	keep := slab.New() // what each object keeps for the second pass
 	sets := make([]*manifest.Set, len(inputs))
 	perFile := make([][]*checked, len(inputs))
 	// While the Rego rules are still compiling (the first few tens of
@@ -216,7 +218,7 @@ func (l *Linter) Run(ctx context.Context, opts Options) *Result {
 		set := inputs[i].Load()
 		cs := make([]*checked, 0, len(set.Objects))
 		for _, obj := range set.Objects {
-			c := l.checkObject(ctx, obj, opts)
+			c := l.checkObject(ctx, obj, opts, keep)
 			if l.rules.Ready() {
 				l.firstPass(ctx, c, local, opts, known)
 			} else {
@@ -245,7 +247,7 @@ func (l *Linter) Run(ctx context.Context, opts Options) *Result {
 		addProblems(res, set.Problems)
 		all = append(all, perFile[i]...)
 	}
-	baseline := l.checkBaseline(ctx, opts, res)
+	baseline := l.checkBaseline(ctx, opts, res, keep)
 	parallel(ctx, len(baseline), func(i int) { l.firstPass(ctx, baseline[i], local, opts, known) })
 	all = append(all, baseline...)
 
@@ -260,7 +262,7 @@ func (l *Linter) Run(ctx context.Context, opts Options) *Result {
 	for _, c := range all {
 		l.applyGovernance(c, opts)
 		res.Findings = append(res.Findings, c.findings...)
-		res.Linted = append(res.Linted, LintedObject{File: c.file, Document: c.document, Object: *c.ref})
+		res.Linted = append(res.Linted, LintedObject{File: c.file, Document: c.document, Object: c.ref})
 	}
 	// Findings with no object (unparsable documents) obey the settings too.
 	kept := res.Findings[:0]
@@ -330,7 +332,8 @@ func addProblems(res *Result, problems []manifest.Problem) {
 
 // checkObject runs the per-object checks on one object: duplicate keys and
 // the API tier. It also prepares the object's input to the Rego tier.
-func (l *Linter) checkObject(ctx context.Context, obj *manifest.Object, opts Options) *checked {
+// What the second pass keeps of it is allocated in keep.
+func (l *Linter) checkObject(ctx context.Context, obj *manifest.Object, opts Options, keep *slab.Slab) *checked {
 	ns := obj.Namespace
 	if ns == "" {
 		ns = opts.Namespace
@@ -338,21 +341,22 @@ func (l *Linter) checkObject(ctx context.Context, obj *manifest.Object, opts Opt
 			ns = "default"
 		}
 	}
-	// A run keeps every object's reference: the strings most objects share
-	// are kept once.
-	ref := &ObjectRef{APIVersion: unique.Make(obj.APIVersion).Value(), Kind: unique.Make(obj.Kind).Value(),
-		Namespace: unique.Make(ns).Value(), Name: obj.Name}
+	// A run keeps every object's reference, and its namespace in the
+	// inventory: the strings most objects share are kept once.
+	ns = unique.Make(ns).Value()
+	ref := ObjectRef{APIVersion: unique.Make(obj.APIVersion).Value(), Kind: unique.Make(obj.Kind).Value(),
+		Namespace: ns, Name: obj.Name}
 	if ref.Name == "" && obj.GenerateName != "" {
 		ref.Name = obj.GenerateName + "*"
 	}
-	c := &checked{obj: obj, file: obj.File, document: obj.Document, ref: ref, input: rules.Object{JSON: obj.JSON, Namespace: ns}}
+	c := &checked{obj: obj, file: obj.File, document: obj.Document, ref: ref, input: rules.Object{JSON: obj.JSON, Namespace: ns, Slab: keep}}
 	for _, d := range obj.Duplicates {
 		f := c.at(RuleDuplicateKey, SeverityError, d.Field,
 			fmt.Sprintf("%s: duplicate key: it is already set at line %d, and kubectl silently keeps only this last value", d.Field, d.First.Line))
 		f.Line, f.Column = d.Pos.Line, d.Pos.Column
 		c.findings = append(c.findings, f)
 	}
-	res := l.checkAPI(ctx, obj, *ref, opts)
+	res := l.checkAPI(ctx, obj, ref, opts)
 	for _, is := range res.Issues {
 		sev := SeverityError
 		if is.Warning {
@@ -389,5 +393,5 @@ func (c *checked) at(rule string, sev Severity, fieldPath, msg string) Finding {
 		pos = c.shallow.lookup(fieldPath)
 	}
 	return Finding{Rule: rule, Severity: sev, Message: msg, File: c.file, Document: c.document,
-		Line: pos.Line, Column: pos.Column, Field: fieldPath, Object: c.ref}
+		Line: pos.Line, Column: pos.Column, Field: fieldPath, Object: &c.ref}
 }

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/kubectl-workload/kubectl-workload/apicheck"
+	"github.com/kubectl-workload/kubectl-workload/internal/slab"
 	"github.com/kubectl-workload/kubectl-workload/manifest"
 	"github.com/kubectl-workload/kubectl-workload/rules"
 )
@@ -87,14 +88,14 @@ func (l *Linter) checkAPI(ctx context.Context, obj *manifest.Object, ref ObjectR
 
 // checkBaseline runs the per-object checks on the baseline's objects, in
 // parallel, and counts them.
-func (l *Linter) checkBaseline(ctx context.Context, opts Options, res *Result) []*checked {
+func (l *Linter) checkBaseline(ctx context.Context, opts Options, res *Result, keep *slab.Slab) []*checked {
 	b := opts.Baseline
 	if b == nil || len(b.Objects) == 0 {
 		return nil
 	}
 	out := make([]*checked, len(b.Objects))
 	if stopped := parallel(ctx, len(b.Objects), func(i int) {
-		out[i] = l.checkObject(ctx, b.Objects[i], opts)
+		out[i] = l.checkObject(ctx, b.Objects[i], opts, keep)
 	}); stopped >= 0 {
 		res.Errors = append(res.Errors, fmt.Errorf("lint stopped before %s: %w", b.Objects[stopped].File, ctx.Err()))
 	}

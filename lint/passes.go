@@ -1,13 +1,16 @@
 package lint
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/kubectl-workload/kubectl-workload/internal/slab"
 	"github.com/kubectl-workload/kubectl-workload/manifest"
 	"github.com/kubectl-workload/kubectl-workload/rules"
 )
@@ -24,36 +27,35 @@ import (
 // done with it, so the memory a run holds grows with what cross-resource
 // rules need, not with the YAML.
 
-// shallowIndex is the positions of an object's fields two levels deep,
-// sorted by path. A run keeps one per object, so it is two allocations
-// the collector need not scan (the paths, each ended by a newline, and
-// their positions), not a string per field.
+// shallowIndex is the positions of an object's fields two levels deep.
+// A run keeps one per object, so it is a piece of the run's slab, not a
+// string per field: each field's line and column (4 bytes each, little
+// endian), then its path, then a newline.
 type shallowIndex struct {
-	start manifest.Pos
-	paths string
-	pos   []manifest.Pos
+	start  manifest.Pos
+	fields []byte
 }
 
-// newShallowIndex indexes the given paths, sorted, of those position finds
-// exactly.
-func newShallowIndex(start manifest.Pos, paths []string, position func(string) (manifest.Pos, bool)) shallowIndex {
-	idx := shallowIndex{start: start, pos: make([]manifest.Pos, 0, len(paths))}
-	var b strings.Builder
-	n := 0
-	for _, p := range paths {
-		n += len(p) + 1
-	}
-	b.Grow(n)
+// newShallowIndex indexes those of paths that position finds exactly, in
+// s.
+func newShallowIndex(start manifest.Pos, paths []string, position func(string) (manifest.Pos, bool), s *slab.Slab) shallowIndex {
+	buf := shallowBuf.Get().(*[]byte)
+	b := (*buf)[:0]
 	for _, p := range paths {
 		if pos, exact := position(p); exact {
-			b.WriteString(p)
-			b.WriteByte('\n')
-			idx.pos = append(idx.pos, pos)
+			b = binary.LittleEndian.AppendUint32(b, uint32(pos.Line))
+			b = binary.LittleEndian.AppendUint32(b, uint32(pos.Column))
+			b = append(b, p...)
+			b = append(b, '\n')
 		}
 	}
-	idx.paths = b.String()
+	idx := shallowIndex{start: start, fields: s.Copy(b)}
+	*buf = b
+	shallowBuf.Put(buf)
 	return idx
 }
+
+var shallowBuf = sync.Pool{New: func() any { return new([]byte) }}
 
 // lookup returns the position of path, or of its nearest ancestor in the
 // index, or the object's start.
@@ -74,11 +76,12 @@ func (s *shallowIndex) lookup(path string) manifest.Pos {
 // exact returns the position of path if it is in the index. The index is a
 // few dozen paths at most, read only when a cross-resource rule reports.
 func (s *shallowIndex) exact(path string) (manifest.Pos, bool) {
-	rest := s.paths
-	for i := 0; rest != ""; i++ {
-		line, after, _ := strings.Cut(rest, "\n")
-		if line == path {
-			return s.pos[i], true
+	rest := s.fields
+	for len(rest) > 8 {
+		line, col := binary.LittleEndian.Uint32(rest), binary.LittleEndian.Uint32(rest[4:])
+		p, after, _ := bytes.Cut(rest[8:], []byte{'\n'})
+		if string(p) == path {
+			return manifest.Pos{Line: int(line), Column: int(col)}, true
 		}
 		rest = after
 	}
@@ -119,12 +122,14 @@ func (l *Linter) firstPass(ctx context.Context, c *checked, local *localRules, o
 		c.errs = append(c.errs, fmt.Errorf("%s: document %d: %s: %w", c.file, c.document, c.ref, err))
 	}
 	l.readGovernance(c, opts, known)
-	if in != nil && !in.Rejected() && l.rules.ReportsAcross(in.Cross().Kind()) {
-		c.cross = in.Cross()
-		c.shallow = newShallowIndex(c.obj.Start, in.ShallowPaths(), c.obj.Position)
+	if in != nil && !in.Rejected() {
+		if cross := in.Cross(); l.rules.ReportsAcross(cross.Kind()) {
+			c.cross = cross
+			c.shallow = newShallowIndex(c.obj.Start, in.ShallowPaths(), c.obj.Position, c.input.Slab)
+		}
 	}
 	c.obj = nil
-	c.input = rules.Object{Namespace: c.input.Namespace, Rejected: c.input.Rejected}
+	c.input = rules.Object{Namespace: c.input.Namespace, Rejected: c.input.Rejected, Slab: c.input.Slab}
 }
 
 // addRuleFindings adds the Rego tier's findings, placed at their fields.
@@ -163,15 +168,15 @@ func (l *Linter) secondPass(ctx context.Context, all []*checked, extra []rules.O
 	defer func() { timings.Rules = time.Since(start) }()
 	if stopped := parallel(ctx, len(all), func(i int) {
 		c := all[i]
-		if c.cross == nil {
+		if c.cross.IsZero() {
 			return
 		}
-		found, err := run.EvalCross(ctx, c.cross)
+		found, err := run.EvalCross(ctx, &c.cross)
 		if err != nil {
 			c.errs = append(c.errs, fmt.Errorf("%s: document %d: %s: %w", c.file, c.document, c.ref, err))
 		}
 		c.addRuleFindings(found)
-		c.cross = nil
+		c.cross = rules.CrossInput{}
 	}); stopped >= 0 {
 		return fmt.Errorf("rules stopped: %w", ctx.Err())
 	}

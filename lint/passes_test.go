@@ -3,6 +3,7 @@ package lint
 import (
 	"testing"
 
+	"github.com/kubectl-workload/kubectl-workload/internal/slab"
 	"github.com/kubectl-workload/kubectl-workload/manifest"
 )
 
@@ -19,10 +20,21 @@ func TestShallowIndexLookup(t *testing.T) {
 	}
 	paths := []string{"metadata", "metadata.labels", "metadata.name", "spec", "spec.selector", "spec.template", "spec[odd key]", "status.conditions.absent"}
 	start := manifest.Pos{Line: 2, Column: 1}
-	idx := newShallowIndex(start, paths, func(p string) (manifest.Pos, bool) {
-		pos, ok := known[p]
-		return pos, ok && pos.Line > 0
-	})
+	for _, s := range []*slab.Slab{slab.New(), nil} {
+		idx := newShallowIndex(start, paths, func(p string) (manifest.Pos, bool) {
+			pos, ok := known[p]
+			return pos, ok && pos.Line > 0
+		}, s)
+		checkLookups(t, idx, start)
+	}
+	var empty shallowIndex
+	if got := empty.lookup("spec.selector"); got != (manifest.Pos{}) {
+		t.Errorf("empty index: lookup = %v, want the zero position", got)
+	}
+}
+
+func checkLookups(t *testing.T, idx shallowIndex, start manifest.Pos) {
+	t.Helper()
 	for _, tt := range []struct {
 		path string
 		want manifest.Pos
@@ -42,9 +54,5 @@ func TestShallowIndexLookup(t *testing.T) {
 		if got := idx.lookup(tt.path); got != tt.want {
 			t.Errorf("lookup(%q) = %v, want %v", tt.path, got, tt.want)
 		}
-	}
-	var empty shallowIndex
-	if got := empty.lookup("spec.selector"); got != (manifest.Pos{}) {
-		t.Errorf("empty index: lookup = %v, want the zero position", got)
 	}
 }

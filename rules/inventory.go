@@ -9,6 +9,8 @@ import (
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/storage"
+
+	"github.com/kubectl-workload/kubectl-workload/internal/slab"
 )
 
 // Object is what the Rego tier is given about one object.
@@ -27,6 +29,9 @@ type Object struct {
 	// built-in rules then leave it alone (its API errors come first), while
 	// user policies still see it, as in conftest.
 	Rejected bool
+	// Slab, when set, holds what the object's Summary and CrossInput keep
+	// (see package slab): a large run keeps them until its second pass.
+	Slab *slab.Slab
 }
 
 // workloadKinds are the kinds whose pods carry a template.
@@ -122,7 +127,7 @@ func Summarize(o Object) Summary {
 	if err != nil {
 		return Summary{}
 	}
-	return Summary{ok: true, namespace: o.Namespace, entry: js}
+	return Summary{ok: true, namespace: o.Namespace, entry: o.Slab.Copy(js)}
 }
 
 // NewInventory builds the index from every object of the run. Objects that

@@ -13,6 +13,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
 
+	"github.com/kubectl-workload/kubectl-workload/internal/slab"
 	"github.com/kubectl-workload/kubectl-workload/rules/compiled"
 	"github.com/open-policy-agent/opa/v1/storage"
 	"github.com/open-policy-agent/opa/v1/storage/inmem"
@@ -209,7 +210,7 @@ type Input struct {
 	object, value ast.Value
 	rejected      bool
 	// cross is the object's input to the cross-resource rules.
-	cross *CrossInput
+	cross CrossInput
 }
 
 // NewInput converts o for the Rego tier: its JSON (and defaulted JSON) is
@@ -229,7 +230,7 @@ func NewInput(o Object) (*Input, error) {
 	if err != nil {
 		return nil, fmt.Errorf("facts for rules: %w", err)
 	}
-	cross := &CrossInput{namespace: o.Namespace, rejected: o.Rejected}
+	cross := CrossInput{namespace: o.Namespace, rejected: o.Rejected}
 	if o, ok := obj.(ast.Object); ok {
 		kind, _ := stringAt(o, "kind")
 		cross.kind = unique.Make(kind).Value() // one string per kind, not one per object
@@ -238,7 +239,7 @@ func NewInput(o Object) (*Input, error) {
 	if o.Defaulted != nil {
 		fields = crossJSON(defaulted, crossDefaultedFields)
 	}
-	cross.set(crossJSON(obj, crossFields), fields)
+	cross.set(crossJSON(obj, crossFields), fields, o.Slab)
 	return &Input{object: obj, rejected: o.Rejected, value: inputValue(obj, defaulted, o.Namespace, ast.NewTerm(facts)),
 		cross: cross}, nil
 }
@@ -415,27 +416,26 @@ type CrossInput struct {
 }
 
 // set stores the object's JSON and its defaulted form's (nil when there is
-// none), exactly as long as they are, and puts the buffers back in crossBuf.
-func (ci *CrossInput) set(object, defaulted *[]byte) {
-	n := len(*object)
-	if defaulted != nil {
-		n += len(*defaulted)
-	}
-	ci.json = append(make([]byte, 0, n), *object...)
+// none), in s, and puts the buffers back in crossBuf.
+func (ci *CrossInput) set(object, defaulted *[]byte, s *slab.Slab) {
 	ci.split = -1
 	if defaulted != nil {
 		ci.split = len(*object)
-		ci.json = append(ci.json, *defaulted...)
+		*object = append(*object, *defaulted...)
 		crossBuf.Put(defaulted)
 	}
+	ci.json = s.Copy(*object)
 	crossBuf.Put(object)
 }
+
+// IsZero reports whether ci is the zero CrossInput, which stands for none.
+func (ci *CrossInput) IsZero() bool { return ci.json == nil }
 
 // Kind is the object's kind, as written.
 func (ci *CrossInput) Kind() string { return ci.kind }
 
 // Cross returns the object's input to the cross-resource rules.
-func (in *Input) Cross() *CrossInput { return in.cross }
+func (in *Input) Cross() CrossInput { return in.cross }
 
 // emptyFacts is the facts of a cross-resource input: facts are per-object,
 // and the cross-resource rules do not read them.
