@@ -204,7 +204,7 @@ func (l *Linter) Run(ctx context.Context, opts Options) *Result {
 	// waits for the Rego rules to compile, which should overlap loading.
 	known := sync.OnceValue(l.knownRules)
 	local := &localRules{}
-	keep := slab.New() // what each object keeps for the second pass
+	keep := keepSlabs{cross: slab.New(), summaries: slab.New()} // what each object keeps for the second pass
 	sets := make([]*manifest.Set, len(inputs))
 	perFile := make([][]*checked, len(inputs))
 	// While the Rego rules are still compiling (the first few tens of
@@ -330,10 +330,15 @@ func addProblems(res *Result, problems []manifest.Problem) {
 	}
 }
 
+// keepSlabs are where a run's objects keep what their second pass needs:
+// the cross-resource inputs and shallow indexes, and apart from them (freed
+// sooner) the inventory summaries.
+type keepSlabs struct{ cross, summaries *slab.Slab }
+
 // checkObject runs the per-object checks on one object: duplicate keys and
 // the API tier. It also prepares the object's input to the Rego tier.
 // What the second pass keeps of it is allocated in keep.
-func (l *Linter) checkObject(ctx context.Context, obj *manifest.Object, opts Options, keep *slab.Slab) *checked {
+func (l *Linter) checkObject(ctx context.Context, obj *manifest.Object, opts Options, keep keepSlabs) *checked {
 	ns := obj.Namespace
 	if ns == "" {
 		ns = opts.Namespace
@@ -349,7 +354,7 @@ func (l *Linter) checkObject(ctx context.Context, obj *manifest.Object, opts Opt
 	if ref.Name == "" && obj.GenerateName != "" {
 		ref.Name = obj.GenerateName + "*"
 	}
-	c := &checked{obj: obj, file: obj.File, document: obj.Document, ref: ref, input: rules.Object{JSON: obj.JSON, Namespace: ns, Slab: keep}}
+	c := &checked{obj: obj, file: obj.File, document: obj.Document, ref: ref, input: rules.Object{JSON: obj.JSON, Namespace: ns, Slab: keep.cross, SummarySlab: keep.summaries}}
 	for _, d := range obj.Duplicates {
 		f := c.at(RuleDuplicateKey, SeverityError, d.Field,
 			fmt.Sprintf("%s: duplicate key: it is already set at line %d, and kubectl silently keeps only this last value", d.Field, d.First.Line))

@@ -6,7 +6,6 @@ import (
 	"sync"
 
 	"github.com/kubectl-workload/kubectl-workload/apicheck"
-	"github.com/kubectl-workload/kubectl-workload/internal/slab"
 	"github.com/kubectl-workload/kubectl-workload/manifest"
 	"github.com/kubectl-workload/kubectl-workload/rules"
 )
@@ -88,7 +87,7 @@ func (l *Linter) checkAPI(ctx context.Context, obj *manifest.Object, ref ObjectR
 
 // checkBaseline runs the per-object checks on the baseline's objects, in
 // parallel, and counts them.
-func (l *Linter) checkBaseline(ctx context.Context, opts Options, res *Result, keep *slab.Slab) []*checked {
+func (l *Linter) checkBaseline(ctx context.Context, opts Options, res *Result, keep keepSlabs) []*checked {
 	b := opts.Baseline
 	if b == nil || len(b.Objects) == 0 {
 		return nil

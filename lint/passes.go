@@ -129,7 +129,7 @@ func (l *Linter) firstPass(ctx context.Context, c *checked, local *localRules, o
 		}
 	}
 	c.obj = nil
-	c.input = rules.Object{Namespace: c.input.Namespace, Rejected: c.input.Rejected, Slab: c.input.Slab}
+	c.input = rules.Object{Namespace: c.input.Namespace, Rejected: c.input.Rejected}
 }
 
 // addRuleFindings adds the Rego tier's findings, placed at their fields.

@@ -29,9 +29,11 @@ type Object struct {
 	// built-in rules then leave it alone (its API errors come first), while
 	// user policies still see it, as in conftest.
 	Rejected bool
-	// Slab, when set, holds what the object's Summary and CrossInput keep
-	// (see package slab): a large run keeps them until its second pass.
-	Slab *slab.Slab
+	// Slab and SummarySlab, when set, hold what the object's CrossInput and
+	// Summary keep (see package slab): a large run keeps them until its
+	// second pass, and summaries only until the inventory is built, so they
+	// do not share chunks.
+	Slab, SummarySlab *slab.Slab
 }
 
 // workloadKinds are the kinds whose pods carry a template.
@@ -127,7 +129,7 @@ func Summarize(o Object) Summary {
 	if err != nil {
 		return Summary{}
 	}
-	return Summary{ok: true, namespace: o.Namespace, entry: o.Slab.Copy(js)}
+	return Summary{ok: true, namespace: o.Namespace, entry: o.SummarySlab.Copy(js)}
 }
 
 // NewInventory builds the index from every object of the run. Objects that
