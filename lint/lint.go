@@ -157,13 +157,14 @@ func (l *Linter) Rules() []rules.Rule { return l.rules.Rules() }
 
 // checked is one object after the per-object checks: its findings so far and
 // what the Rego tier needs. After the first pass (firstPass), obj and
-// input's JSON are dropped, and what the second pass needs is kept.
+// input are dropped, and what the second pass needs is kept: a large run
+// keeps one per object, which every collection scans.
 type checked struct {
 	obj          *manifest.Object
 	file         string
 	document     int
 	ref          ObjectRef
-	input        rules.Object
+	input        *rules.Object
 	findings     []Finding
 	errs         []error
 	summary      rules.Summary
@@ -354,7 +355,7 @@ func (l *Linter) checkObject(ctx context.Context, obj *manifest.Object, opts Opt
 	if ref.Name == "" && obj.GenerateName != "" {
 		ref.Name = obj.GenerateName + "*"
 	}
-	c := &checked{obj: obj, file: obj.File, document: obj.Document, ref: ref, input: rules.Object{JSON: obj.JSON, Namespace: ns, Slab: keep.cross, SummarySlab: keep.summaries}}
+	c := &checked{obj: obj, file: obj.File, document: obj.Document, ref: ref, input: &rules.Object{JSON: obj.JSON, Namespace: ns, Slab: keep.cross, SummarySlab: keep.summaries}}
 	for _, d := range obj.Duplicates {
 		f := c.at(RuleDuplicateKey, SeverityError, d.Field,
 			fmt.Sprintf("%s: duplicate key: it is already set at line %d, and kubectl silently keeps only this last value", d.Field, d.First.Line))

@@ -106,8 +106,8 @@ func (lr *localRules) get(ctx context.Context, e *rules.Engine) (*rules.Run, err
 // summarizes it for the inventory and keeps what the cross-resource rules
 // need. The parsed object is dropped.
 func (l *Linter) firstPass(ctx context.Context, c *checked, local *localRules, opts Options, known func() map[string]bool) {
-	c.summary = rules.Summarize(c.input)
-	in, err := rules.NewInput(c.input)
+	c.summary = rules.Summarize(*c.input)
+	in, err := rules.NewInput(*c.input)
 	if err == nil {
 		var run *rules.Run
 		if run, err = local.get(ctx, l.rules); err == nil {
@@ -129,7 +129,7 @@ func (l *Linter) firstPass(ctx context.Context, c *checked, local *localRules, o
 		}
 	}
 	c.obj = nil
-	c.input = rules.Object{Namespace: c.input.Namespace, Rejected: c.input.Rejected}
+	c.input = nil
 }
 
 // addRuleFindings adds the Rego tier's findings, placed at their fields.
