@@ -42,11 +42,15 @@ func (e *Engine) Prepare(ctx context.Context, inv *Inventory) (*Run, error) {
 	if err := e.wait(); err != nil {
 		return nil, err
 	}
+	c, err := e.fullCompiler()
+	if err != nil {
+		return nil, err
+	}
 	store := inv.store()
 	run := &Run{engine: e}
 	pq, err := rego.New(
 		rego.Query(`out = {pkg: fs | fs := data.`+builtinRoot+`[pkg].findings}`),
-		rego.Compiler(e.compiler), rego.Store(store), rego.Capabilities(compiled.Capabilities()),
+		rego.Compiler(c), rego.Store(store), rego.Capabilities(compiled.Capabilities()),
 	).PrepareForEval(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("prepare built-in rules: %w", err)

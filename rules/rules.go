@@ -67,6 +67,9 @@ type Options struct {
 
 // Engine holds the compiled built-in rules and user policies.
 type Engine struct {
+	// compiler has compiled the built-in rules with the user policies; it
+	// is nil without user policies, when the per-process compiles of
+	// package compiled serve instead (see localCompiler).
 	compiler   *ast.Compiler
 	rules      []Rule
 	byPackage  map[string]*Rule
@@ -153,15 +156,15 @@ func (e *Engine) build(opts Options) error {
 	var modules map[string]*ast.Module
 	var compiler *ast.Compiler
 	if len(user) == 0 {
-		// The process's shared compile, started at init (package compiled).
-		b, err := compiled.Builtin()
-		if err != nil {
-			if errs, ok := err.(ast.Errors); ok {
-				return compileError(errs)
-			}
+		// The process's shared compiles, started at init (package
+		// compiled): the engine is ready once the rules of the first pass
+		// are compiled.
+		if modules, err = compiled.Parsed(); err != nil {
 			return err
 		}
-		modules, compiler = b.Modules, b.Compiler
+		if _, err := compiled.Local(); err != nil {
+			return builtinCompileError(err)
+		}
 	} else {
 		if modules, err = BuiltinModules(false); err != nil {
 			return err
@@ -193,7 +196,7 @@ func (e *Engine) build(opts Options) error {
 		e.byPackage[e.rules[i].Package] = &e.rules[i]
 	}
 	e.compiler = compiler
-	e.classify()
+	e.classify(modules)
 
 	namespaces := opts.Namespaces
 	if len(namespaces) == 0 {
@@ -203,6 +206,52 @@ func (e *Engine) build(opts Options) error {
 		e.namespaces = append(e.namespaces, userNamespace{name: ns, rules: findingRules(user, ns)})
 	}
 	return nil
+}
+
+// builtinCompileError is the error of a shared compile (package compiled).
+func builtinCompileError(err error) error {
+	if errs, ok := err.(ast.Errors); ok {
+		return compileError(errs)
+	}
+	return err
+}
+
+// localCompiler is the compiler of the first pass: the built-in rules that
+// read no inventory, and the user policies.
+func (e *Engine) localCompiler() (*ast.Compiler, error) {
+	if e.compiler != nil {
+		return e.compiler, nil
+	}
+	c, err := compiled.Local()
+	if err != nil {
+		return nil, builtinCompileError(err)
+	}
+	return c.Compiler, nil
+}
+
+// crossCompiler is the compiler of the second pass: the cross-resource
+// rules. Without user policies, the first call may wait for their compile.
+func (e *Engine) crossCompiler() (*ast.Compiler, error) {
+	if e.compiler != nil {
+		return e.compiler, nil
+	}
+	c, err := compiled.Cross()
+	if err != nil {
+		return nil, builtinCompileError(err)
+	}
+	return c.Compiler, nil
+}
+
+// fullCompiler has compiled every built-in rule and user policy.
+func (e *Engine) fullCompiler() (*ast.Compiler, error) {
+	if e.compiler != nil {
+		return e.compiler, nil
+	}
+	c, err := compiled.Builtin()
+	if err != nil {
+		return nil, builtinCompileError(err)
+	}
+	return c.Compiler, nil
 }
 
 // Rules returns the built-in rules, sorted by id.

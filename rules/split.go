@@ -38,11 +38,12 @@ import (
 var inventoryRef = ast.MustParseRef("data.kubectl_workload.inventory")
 
 // classify records, for every built-in rule package, whether it reads the
-// inventory.
-func (e *Engine) classify() {
+// inventory (compiled.ReadsInventory, from the parsed modules, so that it
+// needs no compile).
+func (e *Engine) classify(modules map[string]*ast.Module) {
 	e.cross = map[string]bool{}
 	for _, r := range e.rules {
-		e.cross[r.Package] = dependsOnInventory(e.compiler, "data."+r.Package)
+		e.cross[r.Package] = compiled.ReadsInventory(r.File, modules[r.File])
 	}
 	// Which cross-resource packages to evaluate on an object of each kind
 	// (Rule.Kinds): a kind's own rules, and those that name no kind.
@@ -81,51 +82,6 @@ func (e *Engine) crossPackages(kind string) *ast.Term {
 	return e.crossAnyKind
 }
 
-// dependsOnInventory reports whether any rule of package pkg reads
-// data.kubectl_workload.inventory, directly or through the rules and
-// functions it calls. Refs are followed through the compiled modules, where
-// imports are already resolved to full data paths.
-func dependsOnInventory(c *ast.Compiler, pkg string) bool {
-	seen := map[*ast.Rule]bool{}
-	var visit func(r *ast.Rule) bool
-	visit = func(r *ast.Rule) bool {
-		if seen[r] {
-			return false
-		}
-		seen[r] = true
-		found := false
-		ast.WalkRefs(r, func(ref ast.Ref) bool {
-			if found || len(ref) == 0 || !ref[0].Equal(ast.DefaultRootDocument) {
-				return found
-			}
-			prefix := ref.GroundPrefix()
-			if prefix.HasPrefix(inventoryRef) || inventoryRef.HasPrefix(prefix) {
-				found = true
-				return true
-			}
-			for _, dep := range c.GetRules(prefix) {
-				if visit(dep) {
-					found = true
-					return true
-				}
-			}
-			return false
-		})
-		return found
-	}
-	for _, m := range c.Modules {
-		if m.Package.Path.String() != pkg {
-			continue
-		}
-		for _, r := range m.Rules {
-			if visit(r) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // CrossResource reports whether the built-in rule with the given id reads
 // the inventory, and so runs in the second pass.
 func (e *Engine) CrossResource(id string) bool {
@@ -159,8 +115,12 @@ func (e *Engine) PrepareLocal(ctx context.Context) (*Run, error) {
 	if err := e.wait(); err != nil {
 		return nil, err
 	}
+	c, err := e.localCompiler()
+	if err != nil {
+		return nil, err
+	}
 	store := inmem.NewWithOpts(inmem.OptRoundTripOnWrite(false), inmem.OptReturnASTValuesOnRead(true))
-	return e.prepare(ctx, store, e.localQuery(), true)
+	return e.prepare(ctx, c, store, e.localQuery(), true)
 }
 
 // PrepareCross readies, for one run, the cross-resource rules against the
@@ -169,17 +129,20 @@ func (e *Engine) PrepareCross(ctx context.Context, inv *Inventory) (*Run, error)
 	if err := e.wait(); err != nil {
 		return nil, err
 	}
-	return e.prepare(ctx, inv.store(), crossQuery, false)
-}
-
-func (e *Engine) prepare(ctx context.Context, store storage.Store, query string, users bool) (*Run, error) {
-	if err := e.wait(); err != nil {
+	c, err := e.crossCompiler()
+	if err != nil {
 		return nil, err
 	}
+	return e.prepare(ctx, c, inv.store(), crossQuery, false)
+}
+
+// prepare readies query against store with compiler c, and the user
+// policies when users is set.
+func (e *Engine) prepare(ctx context.Context, c *ast.Compiler, store storage.Store, query string, users bool) (*Run, error) {
 	run := &Run{engine: e}
 	pq, err := rego.New(
 		rego.Query(query),
-		rego.Compiler(e.compiler), rego.Store(store), rego.Capabilities(compiled.Capabilities()),
+		rego.Compiler(c), rego.Store(store), rego.Capabilities(compiled.Capabilities()),
 	).PrepareForEval(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("prepare built-in rules: %w", err)

@@ -114,23 +114,33 @@ func Modules(withTests bool) (map[string]*ast.Module, error) {
 	return modules, nil
 }
 
-// Builtin returns the built-in modules (without tests) and their compiler,
-// made once per process and shared: callers only read them. It waits for the
-// compile that init started.
+// Parsed returns the built-in modules (without tests), parsed once per
+// process and shared: callers only read them.
+var Parsed = sync.OnceValues(func() (map[string]*ast.Module, error) { return Modules(false) })
+
+// Local returns the built-in rules that read no other object than their
+// input (see ReadsInventory), with the library they use, compiled once per
+// process. It waits for the compile that init started, which comes first:
+// a run needs these rules for its first pass, while the cross-resource
+// rules (Cross), four times as long to compile, are only needed once every
+// object is loaded.
+var Local = sync.OnceValues(func() (*Compiled, error) { return compileSubset(false) })
+
+// Cross returns the cross-resource rules (see ReadsInventory), with the
+// library they use, compiled once per process after Local.
+var Cross = sync.OnceValues(func() (*Compiled, error) { return compileSubset(true) })
+
+// Builtin returns every built-in rule, compiled once per process when
+// first called.
 var Builtin = sync.OnceValues(func() (*Compiled, error) {
-	modules, err := Modules(false)
+	modules, err := Parsed()
 	if err != nil {
 		return nil, err
 	}
-	c := NewCompiler()
-	c.Compile(modules)
-	if c.Failed() {
-		return &Compiled{Modules: modules, Compiler: c}, c.Errors
-	}
-	return &Compiled{Modules: modules, Compiler: c}, nil
+	return compile(modules)
 })
 
-// Compiled is the built-in rules, parsed and compiled.
+// Compiled is built-in rules, parsed and compiled.
 type Compiled struct {
 	// Modules are keyed by file name; do not modify.
 	Modules map[string]*ast.Module
@@ -138,6 +148,70 @@ type Compiled struct {
 	Compiler *ast.Compiler
 }
 
+// compileSubset compiles the cross-resource rules or the others, with the
+// library modules they may import: lib/lib.rego for both, lib/xref.rego,
+// which reads the inventory, for the cross-resource rules only.
+func compileSubset(cross bool) (*Compiled, error) {
+	modules, err := Parsed()
+	if err != nil {
+		return nil, err
+	}
+	subset := map[string]*ast.Module{}
+	for name, m := range modules {
+		if ReadsInventory(name, m) == cross || name == libModule {
+			subset[name] = m // the compiler copies the modules it is given
+		}
+	}
+	return compile(subset)
+}
+
+func compile(modules map[string]*ast.Module) (*Compiled, error) {
+	c := NewCompiler()
+	c.Compile(modules)
+	if c.Failed() {
+		return &Compiled{Modules: modules, Compiler: c}, c.Errors
+	}
+	return &Compiled{Modules: modules, Compiler: c}, nil
+}
+
+// libModule is the library every rule may import; xrefModule is the
+// cross-resource library, which reads the inventory.
+const (
+	libModule  = "lib/lib.rego"
+	xrefModule = "lib/xref.rego"
+)
+
+var (
+	xrefPackage      = ast.MustParseRef("data.kubectl_workload.lib.xref")
+	inventoryPackage = ast.MustParseRef("data.kubectl_workload.inventory")
+)
+
+// ReadsInventory reports whether the parsed built-in module name can read
+// the inventory of the run, and so runs in the second pass: it is the
+// cross-resource library, or it imports it or refers to the inventory.
+// (A test checks this against what the compiled rules depend on.)
+func ReadsInventory(name string, m *ast.Module) bool {
+	if name == xrefModule {
+		return true
+	}
+	for _, imp := range m.Imports {
+		if ref, ok := imp.Path.Value.(ast.Ref); ok && (ref.HasPrefix(xrefPackage) || ref.HasPrefix(inventoryPackage)) {
+			return true
+		}
+	}
+	found := false
+	ast.WalkRefs(m, func(ref ast.Ref) bool {
+		if ref.HasPrefix(xrefPackage) || ref.HasPrefix(inventoryPackage) {
+			found = true
+		}
+		return found
+	})
+	return found
+}
+
 func init() {
-	go func() { _, _ = Builtin() }()
+	go func() {
+		_, _ = Local()
+		_, _ = Cross()
+	}()
 }
