@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -145,29 +146,84 @@ func (c *checked) addRuleFindings(found []rules.Finding) {
 }
 
 // secondPass runs the cross-resource rules on every object, against the
-// inventory of the whole run (and the baseline's context objects).
+// inventory of its namespace in the whole run (and the baseline's context
+// objects).
+//
+// No cross-resource rule reads another namespace than its input's (they
+// reach the inventory through lib.index, the input's namespace; a test in
+// package rules checks it), so the namespaces are indexed and evaluated a
+// batch at a time, in batches of up to batchObjects objects (or one
+// namespace, if larger): what the second pass holds is the inventory of a
+// batch, not of the run's, and that is what each collection marks. A run
+// of up to batchObjects objects is one batch.
 func (l *Linter) secondPass(ctx context.Context, all []*checked, extra []rules.Object, timings *Timings) error {
 	if len(all) == 0 || !l.rules.HasCrossResource() {
 		return nil
 	}
-	start := time.Now()
-	sums := make([]rules.Summary, 0, len(all)+len(extra))
+	// Each namespace's objects and summaries, in input order.
+	type namespace struct {
+		objects []*checked
+		sums    []rules.Summary
+	}
+	byName := map[string]*namespace{}
+	var names []string
+	get := func(name string) *namespace {
+		ns, ok := byName[name]
+		if !ok {
+			ns = &namespace{}
+			byName[name] = ns
+			names = append(names, name)
+		}
+		return ns
+	}
 	for _, c := range all {
-		sums = append(sums, c.summary)
+		ns := get(c.ref.Namespace) // the namespace of its summary and of its rules' input
+		ns.objects = append(ns.objects, c)
+		ns.sums = append(ns.sums, c.summary)
 		c.summary = rules.Summary{}
 	}
 	for _, o := range extra {
-		sums = append(sums, rules.Summarize(o))
+		ns := get(o.Namespace)
+		ns.sums = append(ns.sums, rules.Summarize(o))
 	}
+	// Namespaces with nothing to evaluate (only context objects) are left
+	// out.
+	names = slices.DeleteFunc(names, func(name string) bool { return len(byName[name].objects) == 0 })
+	for first := 0; first < len(names); {
+		var objects []*checked
+		var sums []rules.Summary
+		next := first
+		for ; next < len(names) && (next == first || len(sums)+len(byName[names[next]].sums) <= batchObjects); next++ {
+			ns := byName[names[next]]
+			objects = append(objects, ns.objects...)
+			sums = append(sums, ns.sums...)
+			byName[names[next]] = nil // the batch's lists hold them now
+		}
+		first = next
+		if err := l.crossBatch(ctx, objects, sums, timings); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// batchObjects is the number of objects the second pass indexes together,
+// at most, unless one namespace holds more.
+var batchObjects = 16384
+
+// crossBatch runs the cross-resource rules on objects, against the
+// inventory of sums (their namespaces' summaries).
+func (l *Linter) crossBatch(ctx context.Context, objects []*checked, sums []rules.Summary, timings *Timings) error {
+	start := time.Now()
 	run, err := l.rules.PrepareCross(ctx, rules.NewInventoryOf(sums))
 	if err != nil {
 		return err
 	}
-	timings.Inventory = time.Since(start)
+	timings.Inventory += time.Since(start)
 	start = time.Now()
-	defer func() { timings.Rules = time.Since(start) }()
-	if stopped := parallel(ctx, len(all), func(i int) {
-		c := all[i]
+	defer func() { timings.Rules += time.Since(start) }()
+	if stopped := parallel(ctx, len(objects), func(i int) {
+		c := objects[i]
 		if c.cross.IsZero() {
 			return
 		}

@@ -1,6 +1,11 @@
 package lint
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"strings"
 	"testing"
 
 	"github.com/kubectl-workload/kubectl-workload/internal/slab"
@@ -54,5 +59,44 @@ func checkLookups(t *testing.T, idx shallowIndex, start manifest.Pos) {
 		if got := idx.lookup(tt.path); got != tt.want {
 			t.Errorf("lookup(%q) = %v, want %v", tt.path, got, tt.want)
 		}
+	}
+}
+
+// TestSecondPassBatchesMatchOneBatch lints the rule fixtures, the examples
+// and the real-world corpus with every namespace in a batch of its own and
+// in one batch, and compares the findings: no cross-resource rule reads
+// another namespace than its input's.
+func TestSecondPassBatchesMatchOneBatch(t *testing.T) {
+	paths := []string{"../rules/testdata", "../examples", "../../shared/corpus/real-world"}
+	if _, err := os.Stat(paths[2]); err != nil {
+		paths = paths[:2] // the corpus lives beside the checkout
+	}
+	run := func(batch int) *Result {
+		old := batchObjects
+		batchObjects = batch
+		defer func() { batchObjects = old }()
+		return newTestLinter(t).Run(context.Background(), Options{Paths: paths})
+	}
+	one, each := run(1<<30), run(1)
+	namespaces := map[string]bool{}
+	for _, o := range one.Linted {
+		namespaces[o.Object.Namespace] = true
+	}
+	if len(namespaces) < 3 {
+		t.Fatalf("only %d namespaces linted: the batches are not exercised", len(namespaces))
+	}
+	cross := 0
+	for _, f := range one.Findings {
+		if strings.HasPrefix(f.Rule, "selector/") || strings.HasPrefix(f.Rule, "service/") || strings.HasPrefix(f.Rule, "pdb/") || strings.HasPrefix(f.Rule, "hpa/") {
+			cross++
+		}
+	}
+	if cross == 0 {
+		t.Fatal("no cross-resource finding: the comparison proves nothing")
+	}
+	a, _ := json.Marshal(one.Findings)
+	b, _ := json.Marshal(each.Findings)
+	if !bytes.Equal(a, b) {
+		t.Errorf("findings differ between one batch (%d) and a batch per namespace (%d)", len(one.Findings), len(each.Findings))
 	}
 }

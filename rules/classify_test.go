@@ -99,3 +99,39 @@ func dependsOnInventory(c *ast.Compiler, pkg string) bool {
 	}
 	return false
 }
+
+// TestInventoryReadByInputNamespaceOnly checks what lets the second pass
+// index and evaluate a namespace at a time (lint's batches): the built-in
+// rules and their library read the inventory only as
+// data.kubectl_workload.inventory.namespaces[input.namespace], and no ref
+// reaches into data.kubectl_workload with a variable before "inventory".
+func TestInventoryReadByInputNamespaceOnly(t *testing.T) {
+	modules, err := compiled.Parsed()
+	if err != nil {
+		t.Fatal(err)
+	}
+	inventory := ast.MustParseRef("data.kubectl_workload.inventory")
+	allowed := ast.MustParseRef("data.kubectl_workload.inventory.namespaces[input.namespace]")
+	reads := 0
+	for name, m := range modules {
+		ast.WalkRefs(m, func(ref ast.Ref) bool {
+			if !ref.HasPrefix(ast.DefaultRootRef) {
+				return false
+			}
+			if ref.HasPrefix(inventory) {
+				reads++
+				if !ref.HasPrefix(allowed) {
+					t.Errorf("%s reads the inventory as %v, not through the input's namespace", name, ref)
+				}
+				return false
+			}
+			if gp := ref.GroundPrefix(); len(gp) < len(ref) && inventory.HasPrefix(gp) {
+				t.Errorf("%s: %v may reach the inventory through a variable", name, ref)
+			}
+			return false
+		})
+	}
+	if reads == 0 {
+		t.Error("no module reads the inventory: the check found nothing to check")
+	}
+}
