@@ -6,3 +6,10 @@ func SetFullSummary() (undo func()) {
 	fullSummary = true
 	return func() { fullSummary = false }
 }
+
+// SetFullDefaulted makes input.defaulted the whole defaulted object instead
+// of defaultedFields, and returns the undo.
+func SetFullDefaulted() (undo func()) {
+	fullDefaulted = true
+	return func() { fullDefaulted = false }
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"unicode/utf8"
 
 	"github.com/open-policy-agent/opa/v1/ast"
@@ -228,4 +229,146 @@ func newObject(items [][2]*ast.Term) ast.Object {
 		}
 	}
 	return obj
+}
+
+// valueFromJSONKept reads one JSON value as valueFromJSON does, keeping of
+// its objects only the members fields names, as appendKept writes them:
+// each level names the keys kept, with their own fields, or nil to keep a
+// key's whole value; a value that is not an object where fields has more
+// levels is kept whole. The members left out are read past, not built, and
+// not checked beyond their brackets and strings: b is JSON that
+// encoding/json wrote.
+func valueFromJSONKept(b []byte, fields map[string]any) (ast.Value, error) {
+	r := &jsonReader{b: b}
+	v, err := r.kept(fields)
+	if err == nil {
+		r.space()
+		if r.i != len(r.b) {
+			err = errJSON
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read JSON: %w", err)
+	}
+	return v, nil
+}
+
+// kept reads the value at r.i, keeping of an object the members fields
+// names (everything when fields is nil).
+func (r *jsonReader) kept(fields map[string]any) (ast.Value, error) {
+	r.space()
+	if fields == nil || r.i >= len(r.b) || r.b[r.i] != '{' {
+		return r.value()
+	}
+	r.i++ // {
+	start := len(r.items)
+	defer func() { r.items = r.items[:start] }()
+	r.space()
+	if r.i < len(r.b) && r.b[r.i] == '}' {
+		r.i++
+		return ast.NewObject(), nil
+	}
+	for {
+		r.space()
+		if r.i >= len(r.b) || r.b[r.i] != '"' {
+			return nil, errJSON
+		}
+		keyStart := r.i
+		if err := r.skipString(); err != nil {
+			return nil, err
+		}
+		raw := r.b[keyStart+1 : r.i-1]
+		r.space()
+		if r.i >= len(r.b) || r.b[r.i] != ':' {
+			return nil, errJSON
+		}
+		r.i++
+		sub, keep := fields[string(raw)] // keys the fields name need no unescaping
+		if keep {
+			v, err := r.kept(asFields(sub))
+			if err != nil {
+				return nil, err
+			}
+			r.items = append(r.items, [2]*ast.Term{ast.StringTerm(string(raw)), ast.NewTerm(v)})
+		} else if err := r.skip(); err != nil {
+			return nil, err
+		}
+		r.space()
+		if r.i >= len(r.b) {
+			return nil, errJSON
+		}
+		switch r.b[r.i] {
+		case ',':
+			r.i++
+		case '}':
+			r.i++
+			return newObject(r.items[start:]), nil
+		default:
+			return nil, errJSON
+		}
+	}
+}
+
+// asFields is a fields entry's own fields: nil to keep the whole value.
+func asFields(sub any) map[string]any {
+	m, _ := sub.(map[string]any)
+	return m
+}
+
+// skipString reads past the string at r.i.
+func (r *jsonReader) skipString() error {
+	r.i++ // "
+	for r.i < len(r.b) {
+		switch r.b[r.i] {
+		case '"':
+			r.i++
+			return nil
+		case '\\':
+			r.i += 2
+		default:
+			r.i++
+		}
+	}
+	return errJSON
+}
+
+// skip reads past the value at r.i without building it.
+func (r *jsonReader) skip() error {
+	r.space()
+	if r.i >= len(r.b) {
+		return errJSON
+	}
+	switch r.b[r.i] {
+	case '"':
+		return r.skipString()
+	case '{', '[':
+		depth := 0
+		for r.i < len(r.b) {
+			switch r.b[r.i] {
+			case '"':
+				if err := r.skipString(); err != nil {
+					return err
+				}
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					r.i++
+					return nil
+				}
+			}
+			r.i++
+		}
+		return errJSON
+	default: // a number, true, false or null
+		for r.i < len(r.b) {
+			switch r.b[r.i] {
+			case ',', '}', ']', ' ', '\t', '\n', '\r':
+				return nil
+			}
+			r.i++
+		}
+		return nil
+	}
 }

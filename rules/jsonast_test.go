@@ -2,6 +2,8 @@ package rules
 
 import (
 	"bytes"
+	"encoding/json"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/open-policy-agent/opa/v1/ast"
@@ -54,5 +56,96 @@ func TestValueFromJSONFallsBack(t *testing.T) {
 		if (err != nil) != (wantErr != nil) {
 			t.Errorf("valueFromJSON(%q) = %v, %v; ValueFromReader's error is %v", in, got, err, wantErr)
 		}
+	}
+}
+
+// TestValueFromJSONKept checks the reader that keeps some fields against
+// the whole reader followed by the trim the cross-resource input uses
+// (appendKept), on hand-written documents and on random ones.
+func TestValueFromJSONKept(t *testing.T) {
+	fields := map[string]any{
+		"kind": nil,
+		"spec": map[string]any{
+			"replicas": nil,
+			"template": map[string]any{"metadata": map[string]any{"labels": nil}},
+			"odd":      map[string]any{"x": nil},
+		},
+	}
+	docs := []string{
+		`{}`,
+		`{"kind":"Deployment","apiVersion":"apps/v1","spec":{"replicas":3,"paused":true}}`,
+		`{"spec":{"template":{"metadata":{"labels":{"a":"b","c\"d":"e\\f"},"name":"x"},"spec":{"containers":[{"name":"a","args":["}","]","\"{"]}]}}}}`,
+		`{"skipped":{"deep":[1,[2,[3,{"k":"v"}]],{"x":null}]},"kind":"K"}`,
+		`{"spec":{"odd":[1,2,3],"replicas":null},"kind":"\u00e9\n"}`,
+		`{"spec":"not an object","kind":1.5e3}`,
+		` { "kind" : "K" , "spec" : { "replicas" : -1 , "t" : false } , "n" : true } `,
+		`{"kind":"a","kind":"b"}`,
+		`[{"kind":"x"}]`,
+		`"just a string"`,
+		`{"spec":{"replicas":2},"last":12}`,
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 300 {
+		js, err := json.Marshal(randomDoc(rng, 0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs = append(docs, string(js))
+	}
+	for _, doc := range docs {
+		whole, err := valueFromJSON([]byte(doc))
+		if err != nil {
+			t.Fatalf("%s: %v", doc, err)
+		}
+		want, err := ast.ValueFromReader(bytes.NewReader(appendKept(nil, whole, fields)))
+		if err != nil {
+			t.Fatalf("%s: %v", doc, err)
+		}
+		got, err := valueFromJSONKept([]byte(doc), fields)
+		if err != nil {
+			t.Errorf("valueFromJSONKept(%s): %v", doc, err)
+			continue
+		}
+		if got.Compare(want) != 0 {
+			t.Errorf("valueFromJSONKept(%s) = %v, want %v", doc, got, want)
+		}
+	}
+	for _, bad := range []string{`{"kind":`, `{"kind" "x"}`, `{"a":[1,2}`, `{"a":"x}`, `{"kind":"x"} trailing`} {
+		if _, err := valueFromJSONKept([]byte(bad), fields); err == nil {
+			t.Errorf("valueFromJSONKept(%s) read it", bad)
+		}
+	}
+}
+
+// randomDoc is a random JSON-able value, objects often using the keys the
+// test's fields name.
+func randomDoc(rng *rand.Rand, depth int) any {
+	keys := []string{"kind", "spec", "replicas", "template", "metadata", "labels", "odd", "x", "other", "q\"uote"}
+	switch n := rng.IntN(10); {
+	case depth > 4 || n < 3:
+		switch rng.IntN(5) {
+		case 0:
+			return rng.IntN(1000) - 500
+		case 1:
+			return "s}]\"\\" + keys[rng.IntN(len(keys))]
+		case 2:
+			return rng.IntN(2) == 0
+		case 3:
+			return nil
+		default:
+			return rng.Float64()
+		}
+	case n < 5:
+		a := make([]any, rng.IntN(4))
+		for i := range a {
+			a[i] = randomDoc(rng, depth+1)
+		}
+		return a
+	default:
+		m := map[string]any{}
+		for range rng.IntN(5) {
+			m[keys[rng.IntN(len(keys))]] = randomDoc(rng, depth+1)
+		}
+		return m
 	}
 }

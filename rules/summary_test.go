@@ -15,6 +15,20 @@ import (
 // every rule fixture, the examples and the real-world corpus give the same
 // findings with whole specs in the inventory.
 func TestSummaryFieldsSuffice(t *testing.T) {
+	compareTrimmed(t, "trimmed inventory entries", "whole specs", rules.SetFullSummary)
+}
+
+// TestDefaultedFieldsSuffice checks that the built-in rules find the same
+// with input.defaulted trimmed to the fields they read as with the whole
+// defaulted object.
+func TestDefaultedFieldsSuffice(t *testing.T) {
+	compareTrimmed(t, "input.defaulted trimmed", "the whole defaulted object", rules.SetFullDefaulted)
+}
+
+// compareTrimmed lints the rule fixtures, the examples and the real-world
+// corpus as built, then with full() in effect, and compares the findings.
+func compareTrimmed(t *testing.T, trimmedName, wholeName string, full func() (undo func())) {
+	t.Helper()
 	l, err := lint.New(lint.Config{})
 	if err != nil {
 		t.Fatal(err)
@@ -32,11 +46,11 @@ func TestSummaryFieldsSuffice(t *testing.T) {
 	total := 0
 	for _, p := range paths {
 		trimmed := findings(p)
-		undo := rules.SetFullSummary()
+		undo := full()
 		whole := findings(p)
 		undo()
 		if fmt.Sprint(trimmed) != fmt.Sprint(whole) {
-			t.Errorf("%s: with trimmed inventory entries\n%v\nwith whole specs\n%v", p, trimmed, whole)
+			t.Errorf("%s: with %s\n%v\nwith %s\n%v", p, trimmedName, trimmed, wholeName, whole)
 		}
 		total += len(whole)
 	}
