@@ -10,8 +10,10 @@
 # proxy into ~/.cache/kubectl-workload/peers/<tool>-<version>. A peer the proxy
 # does not serve is reported and left out of the table. Runs alternate: each
 # round runs every tool once, the starting tool rotating, so that a slower or
-# busier stretch of time is shared. Wall time and peak RSS come from
-# /usr/bin/time; the table gives medians and each peer's ratio to ours.
+# busier stretch of time is shared. Each tool is executed directly (no
+# shell in between); peak RSS comes from /usr/bin/time, and wall time from
+# bash's microsecond clock around it. The table gives medians and each
+# peer's ratio to ours.
 #
 # Environment:
 #   SIZES             which sets to run: any of 10k 100k precommit (default: all three)
@@ -98,19 +100,38 @@ CHECKS[kubectl-workload]="$((kw_rego + kw_api + kw_input)): $kw_rego Rego rules,
 declare -A VERSION=([kubectl-workload]=$(cd "$ROOT" && git rev-parse --short HEAD) [kube-score]=$KUBE_SCORE_VERSION
 	[conftest]=$CONFTEST_VERSION [kube-linter]=$KUBE_LINTER_VERSION [polaris]=$POLARIS_VERSION)
 
-# run_tool TOOL CORPUS FILELIST: the command line of one run. kube-score and
-# conftest get the object files only (not the broken templates-*.yaml):
-# kube-score gives up on the whole run at an unparsable document, and
-# conftest fails its files. Every tool sees every object.
-run_tool() {
+# tool_cmd TOOL CORPUS FILELIST: sets CMD to the command line of one run.
+# kube-score and conftest get the object files only (not the broken
+# templates-*.yaml): kube-score gives up on the whole run at an unparsable
+# document, and conftest fails its files. Every tool sees every object.
+tool_cmd() {
 	local tool=$1 corpus=$2 list=$3
 	case $tool in
-	kubectl-workload) "$KW" lint -o json "$corpus" ;;
-	kube-score) xargs -a "$list" -d '\n' -s 2000000 "$KUBE_SCORE" score --output-format ci ;;
-	conftest) xargs -a "$list" -d '\n' -s 2000000 "$CONFTEST" test --no-color --policy "$POLICY" ;;
-	kube-linter) "$KUBE_LINTER" lint --format plain "$corpus" ;;
-	polaris) "$POLARIS" audit --audit-path "$corpus" --format score ;;
+	kubectl-workload) CMD=("$KW" lint -o json "$corpus") ;;
+	kube-score) CMD=(xargs -a "$list" -d '\n' -s 2000000 "$KUBE_SCORE" score --output-format ci) ;;
+	conftest) CMD=(xargs -a "$list" -d '\n' -s 2000000 "$CONFTEST" test --no-color --policy "$POLICY") ;;
+	kube-linter) CMD=("$KUBE_LINTER" lint --format plain "$corpus") ;;
+	polaris) CMD=("$POLARIS" audit --audit-path "$corpus" --format score) ;;
 	esac
+}
+
+# timed SET TOOL CMD...: runs the command once under /usr/bin/time and
+# appends "tool wall rss" to $WORK/SET.times. The command is executed
+# directly, with no shell in between; the wall time is taken around it with
+# bash's microsecond clock (/usr/bin/time prints only hundredths), so it
+# includes starting /usr/bin/time itself, about a millisecond.
+timed() {
+	local set=$1 tool=$2
+	shift 2
+	local t0=$EPOCHREALTIME
+	# Exit status 1 means findings, for every tool here.
+	/usr/bin/time -f '%e %M' -o "$WORK/time.out" "$@" >"$WORK/$tool.out" 2>"$WORK/$tool.err" || true
+	local t1=$EPOCHREALTIME
+	local rss wall
+	rss=$(grep -E '^[0-9.]+ [0-9]+$' "$WORK/time.out" | tail -n 1 | cut -d' ' -f2)
+	wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.4f", b - a}')
+	echo "$tool $wall $rss" >>"$WORK/$set.times"
+	LAST="$wall $rss"
 }
 
 # measure SET CORPUS ROUNDS TOOL...: alternating rounds; appends "tool wall rss"
@@ -124,11 +145,9 @@ measure() {
 	for ((r = 0; r < rounds; r++)); do
 		for ((k = 0; k < n; k++)); do
 			local tool=${tools[$(((r + k) % n))]}
-			# Exit status 1 means findings, for every tool here.
-			/usr/bin/time -f '%e %M' -o "$WORK/time.out" bash -c "$(declare -f run_tool); $(declare -p KW KUBE_SCORE CONFTEST KUBE_LINTER POLARIS POLICY); run_tool $tool '$corpus' '$list'" \
-				>"$WORK/$tool.out" 2>"$WORK/$tool.err" || true
-			read -r wall rss < <(grep -E '^[0-9.]+ [0-9]+$' "$WORK/time.out" | tail -n 1)
-			echo "$tool $wall $rss" >>"$WORK/$set.times"
+			tool_cmd "$tool" "$corpus" "$list"
+			timed "$set" "$tool" "${CMD[@]}"
+			read -r wall rss <<<"$LAST"
 			log "$set round $((r + 1))/$rounds: $tool ${wall}s $((rss / 1024)) MB"
 		done
 	done
@@ -215,8 +234,7 @@ for size in $SIZES; do
 		# The floor: starting the binary at all (no linting).
 		: >"$WORK/floor.times"
 		for ((r = 0; r < ROUNDS_PRECOMMIT; r++)); do
-			/usr/bin/time -f '%e %M' -o "$WORK/time.out" "$KW" version >/dev/null 2>&1 || true
-			echo "kubectl-workload $(tail -n 1 "$WORK/time.out")" >>"$WORK/floor.times"
+			timed floor kubectl-workload "$KW" version
 		done
 		table precommit "Pre-commit set: 5 files, 50 objects, $ROUNDS_PRECOMMIT alternating rounds (process start included)"
 		echo
