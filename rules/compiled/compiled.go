@@ -166,12 +166,26 @@ func compileSubset(cross bool) (*Compiled, error) {
 }
 
 func compile(modules map[string]*ast.Module) (*Compiled, error) {
-	c := NewCompiler()
+	c := NewCompiler().WithSkipStages(checkOnlyStages...)
 	c.Compile(modules)
 	if c.Failed() {
 		return &Compiled{Modules: modules, Compiler: c}, c.Errors
 	}
 	return &Compiled{Modules: modules, Compiler: c}, nil
+}
+
+// checkOnlyStages are the compiler's stages that only check the modules
+// (types, conflicts, recursion, undefined functions, unsafe or deprecated
+// built-ins, ...) and change nothing evaluation uses. The shared compiles
+// of the embedded rules skip them, a quarter of the compile a run waits
+// for: the embedded rules cannot change after the build, and
+// TestBuiltinRulesPassEveryCheck compiles them with every stage. User
+// policies, compiled with the rules (rules.New), get every check.
+var checkOnlyStages = []ast.StageID{
+	ast.StageCheckUnusedImports, ast.StageCheckKeywordOverrides, ast.StageCheckDuplicateImports,
+	ast.StageCheckVoidCalls, ast.StageCheckRuleConflicts, ast.StageCheckUndefinedFuncs,
+	ast.StageCheckSafetyRuleHeads, ast.StageCheckRecursion, ast.StageCheckTypes,
+	ast.StageCheckUnsafeBuiltins, ast.StageCheckDeprecatedBuiltins, ast.StageBuildRequiredCapabilities,
 }
 
 // libModule is the library every rule may import; xrefModule is the
