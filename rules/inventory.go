@@ -112,6 +112,16 @@ func Summarize(o Object) Summary {
 	if src == nil {
 		src = o.JSON
 	}
+	if !fullSummary {
+		// The few fields read here, as JSON, read past the pod template
+		// (the bulk of a workload) instead of copying it.
+		buf := crossBuf.Get().(*[]byte)
+		defer crossBuf.Put(buf)
+		if kept, err := keptJSON((*buf)[:0], src, summaryRead); err == nil {
+			*buf = kept
+			src = kept
+		}
+	}
 	var r raw
 	if err := json.Unmarshal(src, &r); err != nil || r.Kind == "" {
 		return Summary{}
@@ -386,6 +396,21 @@ var summaryFields = map[string]bool{
 	"clusterIP": true, "clusterIPs": true, "type": true, "serviceName": true,
 	"minAvailable": true, "maxUnavailable": true,
 }
+
+// summaryRead is what Summarize reads of an object (see raw), in the
+// shape of valueFromJSONKept's fields: summaryFields of the spec, and the
+// pod template's labels.
+var summaryRead = func() map[string]any {
+	labels := map[string]any{"metadata": map[string]any{"labels": nil}}
+	spec := map[string]any{"template": labels, "jobTemplate": map[string]any{"spec": map[string]any{"template": labels}}}
+	for f := range summaryFields {
+		spec[f] = nil
+	}
+	return map[string]any{
+		"kind": nil, "apiVersion": nil, "spec": spec,
+		"metadata": map[string]any{"name": nil, "labels": nil, "ownerReferences": nil},
+	}
+}()
 
 // fullSummary keeps every spec field but the pod template in the entries;
 // for tests only.

@@ -372,3 +372,80 @@ func (r *jsonReader) skip() error {
 		return nil
 	}
 }
+
+// keptJSON appends to dst the JSON value b, keeping of its objects only the
+// members fields names, as valueFromJSONKept does, but as JSON: the kept
+// members are copied as they are written, the others read past. b is JSON
+// that encoding/json wrote (see valueFromJSONKept).
+func keptJSON(dst, b []byte, fields map[string]any) ([]byte, error) {
+	r := &jsonReader{b: b}
+	out, err := r.keptJSON(dst, fields)
+	if err == nil {
+		r.space()
+		if r.i != len(r.b) {
+			err = errJSON
+		}
+	}
+	return out, err
+}
+
+func (r *jsonReader) keptJSON(dst []byte, fields map[string]any) ([]byte, error) {
+	r.space()
+	if fields == nil || r.i >= len(r.b) || r.b[r.i] != '{' {
+		start := r.i
+		if err := r.skip(); err != nil {
+			return dst, err
+		}
+		return append(dst, r.b[start:r.i]...), nil
+	}
+	r.i++ // {
+	dst = append(dst, '{')
+	first := true
+	r.space()
+	if r.i < len(r.b) && r.b[r.i] == '}' {
+		r.i++
+		return append(dst, '}'), nil
+	}
+	for {
+		r.space()
+		if r.i >= len(r.b) || r.b[r.i] != '"' {
+			return dst, errJSON
+		}
+		keyStart := r.i
+		if err := r.skipString(); err != nil {
+			return dst, err
+		}
+		key := r.b[keyStart:r.i]
+		r.space()
+		if r.i >= len(r.b) || r.b[r.i] != ':' {
+			return dst, errJSON
+		}
+		r.i++
+		if sub, keep := fields[string(key[1:len(key)-1])]; keep {
+			if !first {
+				dst = append(dst, ',')
+			}
+			first = false
+			dst = append(append(dst, key...), ':')
+			var err error
+			if dst, err = r.keptJSON(dst, asFields(sub)); err != nil {
+				return dst, err
+			}
+		} else if err := r.skip(); err != nil {
+			return dst, err
+		}
+		r.space()
+		if r.i >= len(r.b) {
+			return dst, errJSON
+		}
+		switch r.b[r.i] {
+		case ',':
+			r.i++
+		case '}':
+			r.i++
+			return append(dst, '}'), nil
+		default:
+			return dst, errJSON
+		}
+	}
+}

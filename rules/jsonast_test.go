@@ -59,9 +59,10 @@ func TestValueFromJSONFallsBack(t *testing.T) {
 	}
 }
 
-// TestValueFromJSONKept checks the reader that keeps some fields against
-// the whole reader followed by the trim the cross-resource input uses
-// (appendKept), on hand-written documents and on random ones.
+// TestValueFromJSONKept checks the reader that keeps some fields, and its
+// JSON-to-JSON twin keptJSON, against the whole reader followed by the trim
+// the cross-resource input uses (appendKept), on hand-written documents and
+// on random ones.
 func TestValueFromJSONKept(t *testing.T) {
 	fields := map[string]any{
 		"kind": nil,
@@ -109,10 +110,21 @@ func TestValueFromJSONKept(t *testing.T) {
 		if got.Compare(want) != 0 {
 			t.Errorf("valueFromJSONKept(%s) = %v, want %v", doc, got, want)
 		}
+		kept, err := keptJSON([]byte("prefix"), []byte(doc), fields)
+		if err != nil || !bytes.HasPrefix(kept, []byte("prefix")) {
+			t.Errorf("keptJSON(%s) = %s, %v", doc, kept, err)
+			continue
+		}
+		if got, err := ast.ValueFromReader(bytes.NewReader(kept[len("prefix"):])); err != nil || got.Compare(want) != 0 {
+			t.Errorf("keptJSON(%s) = %s (%v), want %v", doc, kept, err, want)
+		}
 	}
 	for _, bad := range []string{`{"kind":`, `{"kind" "x"}`, `{"a":[1,2}`, `{"a":"x}`, `{"kind":"x"} trailing`} {
 		if _, err := valueFromJSONKept([]byte(bad), fields); err == nil {
 			t.Errorf("valueFromJSONKept(%s) read it", bad)
+		}
+		if _, err := keptJSON(nil, []byte(bad), fields); err == nil {
+			t.Errorf("keptJSON(%s) read it", bad)
 		}
 	}
 }
