@@ -27,7 +27,7 @@ const (
 	// collections.
 	Percent = -1
 	// Floor is the lowest soft memory limit the tuner sets.
-	Floor = 224 << 20
+	Floor = 192 << 20
 )
 
 // Start applies the settings, unless GOGC or GOMEMLIMIT is set in the
