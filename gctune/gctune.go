@@ -11,6 +11,10 @@
 // collect continuously and never holds more than GOGC=100 would.
 //
 // A user's own GOGC or GOMEMLIMIT wins: the tuner then changes nothing.
+//
+// The binary starts the tuner from an init (package autostart), before the
+// inits of the packages it links allocate; a test binary or a library user
+// calls Start.
 package gctune
 
 import (

@@ -6,8 +6,10 @@
 // ast package and the embedded sources only, so Go initializes it early,
 // while the Kubernetes packages the rest of the binary links are still
 // initializing; its init starts the compile in the background then, and
-// rules.New picks up the result (Builtin). A process that never lints
-// (kubectl workload version) exits without waiting for it.
+// rules.New picks up the result. The rules of the first pass (Local) are
+// compiled first, the cross-resource rules (Cross) after them, while the
+// first files load. A process that never lints (kubectl workload version)
+// exits without waiting for either.
 package compiled
 
 import (
