@@ -21,12 +21,14 @@ import (
 // of the cross-resource rules (rules.Input.Cross: the few fields they read,
 // as JSON) and the positions of its fields two levels deep, where
 // cross-resource findings point; the last two only for a kind some
-// cross-resource rule reports on (not a ConfigMap or a CronJob). Each is
-// kept in few allocations, most without pointers: what a collection marks
-// grows with the objects kept, and a large run collects often. The parsed document (the YAML node tree,
-// the JSON, the defaulted object) is dropped as soon as the first pass is
-// done with it, so the memory a run holds grows with what cross-resource
-// rules need, not with the YAML.
+// cross-resource rule reports on (not a ConfigMap or a CronJob). The bytes
+// are pieces of per-run slabs (package slab), so each object keeps about
+// three allocations: what a collection marks grows with the number of
+// objects kept, and a large run collects often. The parsed document (the
+// YAML node tree, the JSON, the defaulted object) is dropped as soon as the
+// first pass is done with it, and the second pass holds the inventory of a
+// batch of namespaces at a time (secondPass), so the memory a run holds
+// grows with what cross-resource rules need, not with the YAML.
 
 // shallowIndex is the positions of an object's fields two levels deep.
 // A run keeps one per object, so it is a piece of the run's slab, not a
