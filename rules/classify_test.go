@@ -45,7 +45,7 @@ func TestReadsInventoryMatchesCompiledDependencies(t *testing.T) {
 			nCross++
 		}
 		ref := ast.MustParseRef(pkg)
-		inLocal, inCross := len(local.Compiler.GetRulesDynamic(ref)) > 0, len(cross.Compiler.GetRulesDynamic(ref)) > 0
+		inLocal, inCross := len(local.Compiler.GetRulesDynamicWithOpts(ref, ast.RulesOptions{})) > 0, len(cross.Compiler.GetRulesDynamicWithOpts(ref, ast.RulesOptions{})) > 0
 		if inLocal == static || inCross != static {
 			t.Errorf("%s: in the local compile %v, in the cross-resource compile %v; it reads the inventory: %v", name, inLocal, inCross, static)
 		}

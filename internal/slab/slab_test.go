@@ -24,7 +24,7 @@ func TestCopy(t *testing.T) {
 				t.Errorf("capacities %d, %d, want the lengths %d, %d", cap(a), cap(b), len(a), len(b))
 			}
 			a = append(a, 'Z') // must reallocate, not write into b
-			if string(b) != "defg" {
+			if string(a) != "abcZ" || string(b) != "defg" {
 				t.Errorf("appending to one piece changed the next: %q", b)
 			}
 			big := bytes.Repeat([]byte{'q'}, ChunkSize/4+1)
