@@ -114,31 +114,30 @@ func (r *jsonReader) number() (ast.Value, error) {
 // decoded by encoding/json, as ValueFromReader would.
 func (r *jsonReader) str() (string, error) {
 	start := r.i
-	r.i++
-	plain := true
-	for r.i < len(r.b) {
-		switch c := r.b[r.i]; {
-		case c == '"':
-			r.i++
-			raw := r.b[start+1 : r.i-1]
-			if plain && utf8.Valid(raw) {
-				return string(raw), nil
-			}
-			var s string
-			if err := json.Unmarshal(r.b[start:r.i], &s); err != nil {
-				return "", errJSON
-			}
-			return s, nil
-		case c == '\\':
+	if err := r.skipString(); err != nil {
+		return "", err
+	}
+	return unquote(r.b[start:r.i])
+}
+
+// unquote is the string a JSON string literal (quotes included) holds.
+func unquote(quoted []byte) (string, error) {
+	raw := quoted[1 : len(quoted)-1]
+	plain := utf8.Valid(raw)
+	for _, c := range raw {
+		if c == '\\' || c < 0x20 {
 			plain = false
-			r.i += 2
-		case c < 0x20:
-			return "", errJSON
-		default:
-			r.i++
+			break
 		}
 	}
-	return "", errJSON
+	if plain {
+		return string(raw), nil
+	}
+	var s string
+	if err := json.Unmarshal(quoted, &s); err != nil {
+		return "", errJSON
+	}
+	return s, nil
 }
 
 func (r *jsonReader) array() (ast.Value, error) {
@@ -172,45 +171,66 @@ func (r *jsonReader) array() (ast.Value, error) {
 }
 
 func (r *jsonReader) object() (ast.Value, error) {
+	start := len(r.items)
+	defer func() { r.items = r.items[:start] }()
+	err := r.members(func(quoted []byte) error {
+		key, err := unquote(quoted)
+		if err != nil {
+			return err
+		}
+		v, err := r.value()
+		if err != nil {
+			return err
+		}
+		r.items = append(r.items, [2]*ast.Term{ast.StringTerm(key), ast.NewTerm(v)})
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return newObject(r.items[start:]), nil
+}
+
+// members reads the object at r.i, calling member for each of its members
+// with the key as written (quotes included) and r.i at the value, which
+// member reads.
+func (r *jsonReader) members(member func(key []byte) error) error {
 	r.i++ // {
 	r.space()
 	if r.i < len(r.b) && r.b[r.i] == '}' {
 		r.i++
-		return ast.NewObject(), nil
+		return nil
 	}
-	start := len(r.items)
-	defer func() { r.items = r.items[:start] }()
 	for {
 		r.space()
 		if r.i >= len(r.b) || r.b[r.i] != '"' {
-			return nil, errJSON
+			return errJSON
 		}
-		key, err := r.str()
-		if err != nil {
-			return nil, err
+		start := r.i
+		if err := r.skipString(); err != nil {
+			return err
 		}
+		key := r.b[start:r.i]
 		r.space()
 		if r.i >= len(r.b) || r.b[r.i] != ':' {
-			return nil, errJSON
+			return errJSON
 		}
 		r.i++
-		v, err := r.value()
-		if err != nil {
-			return nil, err
+		if err := member(key); err != nil {
+			return err
 		}
-		r.items = append(r.items, [2]*ast.Term{ast.StringTerm(key), ast.NewTerm(v)})
 		r.space()
 		if r.i >= len(r.b) {
-			return nil, errJSON
+			return errJSON
 		}
 		switch r.b[r.i] {
 		case ',':
 			r.i++
 		case '}':
 			r.i++
-			return newObject(r.items[start:]), nil
+			return nil
 		default:
-			return nil, errJSON
+			return errJSON
 		}
 	}
 }
@@ -260,53 +280,24 @@ func (r *jsonReader) kept(fields map[string]any) (ast.Value, error) {
 	if fields == nil || r.i >= len(r.b) || r.b[r.i] != '{' {
 		return r.value()
 	}
-	r.i++ // {
 	start := len(r.items)
 	defer func() { r.items = r.items[:start] }()
-	r.space()
-	if r.i < len(r.b) && r.b[r.i] == '}' {
-		r.i++
-		return ast.NewObject(), nil
+	err := r.members(func(key []byte) error {
+		sub, keep := fields[string(key[1:len(key)-1])] // keys the fields name need no unescaping
+		if !keep {
+			return r.skip()
+		}
+		v, err := r.kept(asFields(sub))
+		if err != nil {
+			return err
+		}
+		r.items = append(r.items, [2]*ast.Term{ast.StringTerm(string(key[1 : len(key)-1])), ast.NewTerm(v)})
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	for {
-		r.space()
-		if r.i >= len(r.b) || r.b[r.i] != '"' {
-			return nil, errJSON
-		}
-		keyStart := r.i
-		if err := r.skipString(); err != nil {
-			return nil, err
-		}
-		raw := r.b[keyStart+1 : r.i-1]
-		r.space()
-		if r.i >= len(r.b) || r.b[r.i] != ':' {
-			return nil, errJSON
-		}
-		r.i++
-		sub, keep := fields[string(raw)] // keys the fields name need no unescaping
-		if keep {
-			v, err := r.kept(asFields(sub))
-			if err != nil {
-				return nil, err
-			}
-			r.items = append(r.items, [2]*ast.Term{ast.StringTerm(string(raw)), ast.NewTerm(v)})
-		} else if err := r.skip(); err != nil {
-			return nil, err
-		}
-		r.space()
-		if r.i >= len(r.b) {
-			return nil, errJSON
-		}
-		switch r.b[r.i] {
-		case ',':
-			r.i++
-		case '}':
-			r.i++
-			return newObject(r.items[start:]), nil
-		default:
-			return nil, errJSON
-		}
-	}
+	return newObject(r.items[start:]), nil
 }
 
 // asFields is a fields entry's own fields: nil to keep the whole value.
@@ -398,54 +389,21 @@ func (r *jsonReader) keptJSON(dst []byte, fields map[string]any) ([]byte, error)
 		}
 		return append(dst, r.b[start:r.i]...), nil
 	}
-	r.i++ // {
 	dst = append(dst, '{')
 	first := true
-	r.space()
-	if r.i < len(r.b) && r.b[r.i] == '}' {
-		r.i++
-		return append(dst, '}'), nil
-	}
-	for {
-		r.space()
-		if r.i >= len(r.b) || r.b[r.i] != '"' {
-			return dst, errJSON
+	err := r.members(func(key []byte) error {
+		sub, keep := fields[string(key[1:len(key)-1])]
+		if !keep {
+			return r.skip()
 		}
-		keyStart := r.i
-		if err := r.skipString(); err != nil {
-			return dst, err
+		if !first {
+			dst = append(dst, ',')
 		}
-		key := r.b[keyStart:r.i]
-		r.space()
-		if r.i >= len(r.b) || r.b[r.i] != ':' {
-			return dst, errJSON
-		}
-		r.i++
-		if sub, keep := fields[string(key[1:len(key)-1])]; keep {
-			if !first {
-				dst = append(dst, ',')
-			}
-			first = false
-			dst = append(append(dst, key...), ':')
-			var err error
-			if dst, err = r.keptJSON(dst, asFields(sub)); err != nil {
-				return dst, err
-			}
-		} else if err := r.skip(); err != nil {
-			return dst, err
-		}
-		r.space()
-		if r.i >= len(r.b) {
-			return dst, errJSON
-		}
-		switch r.b[r.i] {
-		case ',':
-			r.i++
-		case '}':
-			r.i++
-			return append(dst, '}'), nil
-		default:
-			return dst, errJSON
-		}
-	}
+		first = false
+		dst = append(append(dst, key...), ':')
+		var err error
+		dst, err = r.keptJSON(dst, asFields(sub))
+		return err
+	})
+	return append(dst, '}'), err
 }
