@@ -220,36 +220,22 @@ func builtinCompileError(err error) error {
 
 // localCompiler is the compiler of the first pass: the built-in rules that
 // read no inventory, and the user policies.
-func (e *Engine) localCompiler() (*ast.Compiler, error) {
-	if e.compiler != nil {
-		return e.compiler, nil
-	}
-	c, err := compiled.Local()
-	if err != nil {
-		return nil, builtinCompileError(err)
-	}
-	return c.Compiler, nil
-}
+func (e *Engine) localCompiler() (*ast.Compiler, error) { return e.compilerOr(compiled.Local) }
 
 // crossCompiler is the compiler of the second pass: the cross-resource
 // rules. Without user policies, the first call may wait for their compile.
-func (e *Engine) crossCompiler() (*ast.Compiler, error) {
-	if e.compiler != nil {
-		return e.compiler, nil
-	}
-	c, err := compiled.Cross()
-	if err != nil {
-		return nil, builtinCompileError(err)
-	}
-	return c.Compiler, nil
-}
+func (e *Engine) crossCompiler() (*ast.Compiler, error) { return e.compilerOr(compiled.Cross) }
 
 // fullCompiler has compiled every built-in rule and user policy.
-func (e *Engine) fullCompiler() (*ast.Compiler, error) {
+func (e *Engine) fullCompiler() (*ast.Compiler, error) { return e.compilerOr(compiled.Builtin) }
+
+// compilerOr is the engine's compiler (with user policies), or else the
+// shared compile shared returns.
+func (e *Engine) compilerOr(shared func() (*compiled.Compiled, error)) (*ast.Compiler, error) {
 	if e.compiler != nil {
 		return e.compiler, nil
 	}
-	c, err := compiled.Builtin()
+	c, err := shared()
 	if err != nil {
 		return nil, builtinCompileError(err)
 	}
