@@ -5,10 +5,15 @@
 // megabytes at the start of a run, and several during a pre-commit hook's
 // run of a few files, each taking a core from the run for its marking. So
 // the tuner turns the proportional trigger off and collects only at a soft
-// memory limit that follows the live heap: Floor, or twice the live heap
-// once that is more (where GOGC=100 would put the next collection), so that
-// a run over a large corpus, whose inventory outgrows Floor, is not made to
-// collect continuously and never holds more than GOGC=100 would.
+// memory limit that follows the live heap: Floor, or two and a half times
+// the live heap once that is more (where GOGC=150 would put the next
+// collection), so that a run over a large corpus, whose kept state outgrows
+// Floor, is not made to collect continuously. Not twice (GOGC=100): a large
+// run's live heap grows through its first pass, and collections that find
+// it all live again were a tenth of its CPU; at 100,000 objects the factor
+// 2.5 made the run about 5% faster for a peak RSS of 0.85 GB instead of
+// 0.7 GB, and a 10,000-object run, whose live heap stays under Floor/2.5,
+// is unchanged.
 //
 // A user's own GOGC or GOMEMLIMIT wins: the tuner then changes nothing.
 //
@@ -77,7 +82,7 @@ func (t *tuner) after() {
 
 // Limit is the soft memory limit for a live heap of live bytes.
 func Limit(live uint64) int64 {
-	return max(Floor, int64(2*live))
+	return max(Floor, int64(live*5/2))
 }
 
 // liveHeap is the heap marked live by the last collection.

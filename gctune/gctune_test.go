@@ -14,9 +14,10 @@ func TestLimit(t *testing.T) {
 		want int64
 	}{
 		{0, Floor},
-		{Floor / 2, Floor},
-		{Floor, 2 * Floor},
-		{1 << 30, 2 << 30},
+		{Floor * 2 / 5, Floor},
+		{Floor / 2, Floor * 5 / 4},
+		{Floor, Floor * 5 / 2},
+		{1 << 30, 5 << 29},
 	} {
 		if got := Limit(tt.live); got != tt.want {
 			t.Errorf("Limit(%d) = %d, want %d", tt.live, got, tt.want)
@@ -26,7 +27,7 @@ func TestLimit(t *testing.T) {
 
 // TestStartFollowsLiveHeap checks, in this process, that Start sets GOGC
 // and a soft memory limit, and that the limit rises with a live heap
-// larger than half the floor, after collections.
+// larger than two fifths of the floor, after collections.
 func TestStartFollowsLiveHeap(t *testing.T) {
 	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
 		t.Skip("GOGC or GOMEMLIMIT is set: Start leaves the collector alone")
@@ -52,7 +53,7 @@ func TestStartFollowsLiveHeap(t *testing.T) {
 		b[0] = 1
 		live = append(live, b)
 	}
-	want := int64(2 * size)
+	want := int64(size * 5 / 2)
 	deadline := time.Now().Add(10 * time.Second)
 	for debug.SetMemoryLimit(-1) < want {
 		if time.Now().After(deadline) {
