@@ -55,6 +55,9 @@ func TestReadsInventoryMatchesCompiledDependencies(t *testing.T) {
 	}
 }
 
+// inventoryRef is where the inventory is in data.
+var inventoryRef = ast.MustParseRef("data.kubectl_workload.inventory")
+
 // dependsOnInventory reports whether any rule of package pkg reads
 // data.kubectl_workload.inventory, directly or through the rules and
 // functions it calls. Refs are followed through the compiled modules, where

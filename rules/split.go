@@ -30,12 +30,10 @@ import (
 //     (PrepareCross), on the few fields of each object they read
 //     (Input.Cross).
 //
-// Which rule is which is read from the compiled rules' dependencies
-// (dependsOnInventory), not from a list, so a new rule lands on the right
-// side by itself.
-
-// inventoryRef is where the inventory is in data.
-var inventoryRef = ast.MustParseRef("data.kubectl_workload.inventory")
+// Which rule is which is read from the parsed modules
+// (compiled.ReadsInventory: a rule that imports lib.xref or refers to the
+// inventory), not from a list, so a new rule lands on the right side by
+// itself; a test checks it against the compiled rules' dependencies.
 
 // classify records, for every built-in rule package, whether it reads the
 // inventory (compiled.ReadsInventory, from the parsed modules, so that it
