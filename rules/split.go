@@ -200,11 +200,11 @@ func NewInput(o Object) (*Input, error) {
 		kind, _ := stringAt(o, "kind")
 		cross.kind = unique.Make(kind).Value() // one string per kind, not one per object
 	}
-	var fields *[]byte
+	var defaultedJSON *[]byte
 	if o.Defaulted != nil {
-		fields = crossJSON(defaulted, crossDefaultedFields)
+		defaultedJSON = crossJSON(defaulted, crossDefaultedFields)
 	}
-	cross.set(crossJSON(obj, crossFields), fields, o.Slab)
+	cross.set(crossJSON(obj, crossFields), defaultedJSON, o.Slab)
 	return &Input{object: obj, rejected: o.Rejected, value: inputValue(obj, defaulted, o.Namespace, ast.NewTerm(facts)),
 		cross: cross}, nil
 }
