@@ -5,7 +5,8 @@
 // waiting for the built-in rules to compile. This package depends on OPA's
 // ast package and the embedded sources only, so Go initializes it early,
 // while the Kubernetes packages the rest of the binary links are still
-// initializing; its init starts the compile in the background then, and
+// initializing (after OPA's own packages, whose inits write the maps the
+// compile reads); its init starts the compile in the background then, and
 // rules.New picks up the result. The rules of the first pass (Local) are
 // compiled first, the cross-resource rules (Cross) after them, while the
 // first files load. A process that never lints (kubectl workload version)
@@ -21,6 +22,12 @@ import (
 	"sync/atomic"
 
 	"github.com/open-policy-agent/opa/v1/ast"
+	// The compile that init starts reads OPA's global maps of interned
+	// terms and built-ins, which topdown's inits write
+	// (ast.InternStringTerm), and rego may (ast.RegisterBuiltin):
+	// importing rego, and so topdown, makes Go run their inits before this
+	// package's. TestCompileStartsAfterInternWriters checks every writer.
+	_ "github.com/open-policy-agent/opa/v1/rego"
 
 	"github.com/kubectl-workload/kubectl-workload/rules/builtin"
 	"github.com/kubectl-workload/kubectl-workload/rules/lib"
