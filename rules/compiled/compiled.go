@@ -131,7 +131,7 @@ var Parsed = sync.OnceValues(func() (map[string]*ast.Module, error) { return Mod
 // input (see ReadsInventory), with the library they use, compiled once per
 // process. It waits for the compile that init started, which comes first:
 // a run needs these rules for its first pass, while the cross-resource
-// rules (Cross), four times as long to compile, are only needed once every
+// rules (Cross), about twice as long to compile, are only needed once every
 // object is loaded.
 var Local = sync.OnceValues(func() (*Compiled, error) { return compileSubset(false) })
 
