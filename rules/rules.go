@@ -8,6 +8,7 @@ package rules
 import (
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"sort"
@@ -168,9 +169,13 @@ func (e *Engine) build(opts Options) error {
 			return builtinCompileError(err)
 		}
 	} else {
-		if modules, err = BuiltinModules(false); err != nil {
+		// The modules init parsed, in a map of this engine's own: the
+		// compiler copies the modules it is given, so they are only read.
+		parsed, err := compiled.Parsed()
+		if err != nil {
 			return err
 		}
+		modules = maps.Clone(parsed)
 		for name, m := range user {
 			modules[name] = m
 		}
