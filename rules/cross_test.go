@@ -42,7 +42,7 @@ func TestCrossJSON(t *testing.T) {
 			}
 			buf := crossJSON(v, crossFields)
 			js := bytes.Clone(*buf)
-			crossBuf.Put(buf)
+			jsonBuf.Put(buf)
 			got, err := ast.ValueFromReader(bytes.NewReader(js))
 			if err != nil {
 				t.Fatalf("crossJSON wrote %s, which does not read: %v", js, err)

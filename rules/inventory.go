@@ -115,8 +115,8 @@ func Summarize(o Object) Summary {
 	if !fullSummary {
 		// The few fields read here, as JSON, read past the pod template
 		// (the bulk of a workload) instead of copying it.
-		buf := crossBuf.Get().(*[]byte)
-		defer crossBuf.Put(buf)
+		buf := jsonBuf.Get().(*[]byte)
+		defer jsonBuf.Put(buf)
 		if kept, err := keptJSON((*buf)[:0], src, summaryRead); err == nil {
 			*buf = kept
 			src = kept

@@ -266,14 +266,16 @@ var crossDefaultedFields = map[string]any{
 
 // crossJSON is v reduced to fields, as JSON: a few hundred bytes
 // where the Rego value of even that part would take kilobytes. The buffer
-// is crossBuf's: put it back when done with it.
+// is jsonBuf's: put it back when done with it.
 func crossJSON(v ast.Value, fields map[string]any) *[]byte {
-	buf := crossBuf.Get().(*[]byte)
+	buf := jsonBuf.Get().(*[]byte)
 	*buf = appendKept((*buf)[:0], v, fields)
 	return buf
 }
 
-var crossBuf = sync.Pool{New: func() any { return new([]byte) }}
+// jsonBuf holds scratch buffers for JSON that is copied elsewhere once
+// written (crossJSON, Summarize).
+var jsonBuf = sync.Pool{New: func() any { return new([]byte) }}
 
 // appendKept appends v as JSON, with only the given fields where v is an
 // object (all of it when fields is nil).
@@ -404,16 +406,16 @@ type CrossInput struct {
 }
 
 // set stores the object's JSON and its defaulted form's (nil when there is
-// none), in s, and puts the buffers back in crossBuf.
+// none), in s, and puts the buffers back in jsonBuf.
 func (ci *CrossInput) set(object, defaulted *[]byte, s *slab.Slab) {
 	ci.split = -1
 	if defaulted != nil {
 		ci.split = len(*object)
 		*object = append(*object, *defaulted...)
-		crossBuf.Put(defaulted)
+		jsonBuf.Put(defaulted)
 	}
 	ci.json = s.Copy(*object)
-	crossBuf.Put(object)
+	jsonBuf.Put(object)
 }
 
 // IsZero reports whether ci is the zero CrossInput, which stands for none.
