@@ -37,6 +37,11 @@ type Timing struct {
 	// FailNew makes the pods of the new ReplicaSet (the one whose template equals the
 	// Deployment's) never become Ready.
 	FailNew bool
+	// Spread, when set, adds to each created pod's ReadyAfter its own draw from [0, D): the
+	// pods of one batch then turn Ready apart, as they do in a real cluster, and the
+	// controllers may take smaller steps (--ready-spread). Nil is the deterministic causal
+	// plan, in which a batch turns Ready together.
+	Spread *Spread
 }
 
 // PodPhase is the state of a group of pods in a starting state.

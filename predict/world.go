@@ -31,14 +31,14 @@ type podGroup struct {
 	count       int32
 	ready       bool
 	neverReady  bool
-	readyAt     time.Time
-	availableAt time.Time
+	readyAt     Instant
+	availableAt Instant
 }
 
 // terminatingGroup is a number of deleted pods that keep running until goneAt.
 type terminatingGroup struct {
 	count  int32
-	goneAt time.Time
+	goneAt Instant
 }
 
 // rsPods holds one ReplicaSet's pods. Available pods are only counted: which available pod is
@@ -78,8 +78,7 @@ func (p *rsPods) terminatingCount() int32 {
 // world is the discrete-event simulation around the Deployment controller: the ReplicaSet
 // controller, the kubelet's readiness, and pod termination, on a simulated clock.
 type world struct {
-	now    time.Time
-	start  time.Time
+	clock  *Clock
 	timing Timing
 	d      *apps.Deployment
 	rsList []*apps.ReplicaSet // creation order, as the informer would list them
@@ -88,7 +87,7 @@ type world struct {
 
 	plan        *Plan
 	seq         int
-	requeueAt   time.Time
+	requeueAt   Instant
 	hasRequeue  bool
 	completedAt time.Duration
 	wasComplete bool
@@ -96,6 +95,8 @@ type world struct {
 	changes []Change
 	// lastPodChange is the last time a pod became Ready or Available or went away.
 	lastPodChange time.Time
+	// calls are the API-call batches of the current sync's pod creations and deletions.
+	calls *SyncCalls
 }
 
 // Simulate predicts the rollout of in.Deployment from the starting state in in, and returns the
@@ -110,13 +111,13 @@ func Simulate(in Input) (*Plan, error) {
 	if maxEvents == 0 {
 		maxEvents = defaultMaxEvents
 	}
-	return Drive(w, maxEvents)
+	return Drive(w, maxEvents, in.Timing.Spread.Window())
 }
 
 // Advance moves the clock to t: a requeued sync due by then is consumed, pod transitions are
 // applied, then the changes due.
-func (w *world) Advance(t time.Time) {
-	w.now = t
+func (w *world) Advance(t Instant) {
+	w.clock.Set(t)
 	if w.hasRequeue && !w.requeueAt.After(t) {
 		w.hasRequeue = false
 	}
@@ -139,8 +140,7 @@ func newWorld(in Input) (*world, error) {
 		start = defaultStart
 	}
 	w := &world{
-		now:    start,
-		start:  start,
+		clock:  NewClock(start),
 		timing: in.Timing,
 		d:      in.Deployment.DeepCopy(),
 		pods:   map[types.UID]*rsPods{},
@@ -158,7 +158,7 @@ func newWorld(in Input) (*world, error) {
 		w.changes = append(w.changes, c)
 	}
 	w.dc = &deploymentController{
-		now:      func() time.Time { return w.now },
+		now:      func() time.Time { return w.clock.Now().Time },
 		logger:   klog.Background(),
 		createRS: w.createRS,
 		deleteRS: w.deleteRS,
@@ -195,7 +195,7 @@ func newWorld(in Input) (*world, error) {
 // and annotations are replaced except the revision annotations the controller owns. The
 // Deployment's template may now differ, so the memoized template matches are dropped.
 func (w *world) applyChanges() {
-	for len(w.changes) > 0 && !w.start.Add(w.changes[0].At).After(w.now) {
+	for len(w.changes) > 0 && !w.changeAt(w.changes[0]).After(w.clock.Now()) {
 		c := w.changes[0]
 		w.changes = w.changes[1:]
 		next := c.Deployment.DeepCopy()
@@ -218,7 +218,7 @@ func (w *world) applyChanges() {
 		w.d.Annotations = annotations
 		w.dc.templateMatch = map[types.UID]bool{}
 		w.seq++
-		w.plan.Steps = append(w.plan.Steps, Step{At: w.now.Sub(w.start), Seq: w.seq, Reason: ReasonChange, Message: c.Description})
+		w.plan.Steps = append(w.plan.Steps, Step{At: w.clock.Elapsed(), Seq: w.seq, Reason: ReasonChange, Message: c.Description})
 		w.fillSteps(len(w.plan.Steps) - 1)
 	}
 }
@@ -230,7 +230,7 @@ func (w *world) startFromOld(old *apps.Deployment) error {
 	if old.Spec.Replicas == nil {
 		return fmt.Errorf("predict: old deployment %s: not defaulted (spec.replicas missing)", old.Name)
 	}
-	created := w.start.Add(-time.Hour)
+	created := w.clock.Start().Time.Add(-time.Hour)
 	// Let a controller for the old Deployment create its ReplicaSet, so that the name,
 	// labels and annotations are the controller's own.
 	oldD := old.DeepCopy()
@@ -274,20 +274,20 @@ func (w *world) addState(s ReplicaSetState) error {
 	}
 	p := &rsPods{}
 	isNew := w.isNewTemplate(rs)
+	now := w.clock.Now()
+	minReady := time.Duration(rs.Spec.MinReadySeconds) * time.Second
 	for _, g := range s.Pods {
 		switch g.Phase {
 		case PodAvailable:
 			p.available += g.Count
 		case PodReady:
-			p.pending = append(p.pending, &podGroup{count: g.Count, ready: true, availableAt: w.now.Add(time.Duration(rs.Spec.MinReadySeconds) * time.Second)})
+			p.pending = append(p.pending, &podGroup{count: g.Count, ready: true, availableAt: now.Add(minReady)})
 		case PodNotReady:
-			readyAt := w.now.Add(w.timing.ReadyAfter)
-			p.pending = append(p.pending, &podGroup{count: g.Count, neverReady: isNew && w.timing.FailNew, readyAt: readyAt,
-				availableAt: readyAt.Add(time.Duration(rs.Spec.MinReadySeconds) * time.Second)})
+			w.addPending(p, g.Count, now, minReady, isNew && w.timing.FailNew)
 		case PodStuck:
 			p.pending = append(p.pending, &podGroup{count: g.Count, neverReady: true})
 		case PodTerminating:
-			p.terminating = append(p.terminating, terminatingGroup{count: g.Count, goneAt: w.now.Add(w.timing.TerminateAfter)})
+			p.terminating = append(p.terminating, terminatingGroup{count: g.Count, goneAt: now.Add(w.timing.TerminateAfter)})
 		default:
 			return fmt.Errorf("unknown pod phase %q", g.Phase)
 		}
@@ -305,7 +305,7 @@ func (w *world) isNewTemplate(rs *apps.ReplicaSet) bool {
 }
 
 func (w *world) createRS(rs *apps.ReplicaSet) *apps.ReplicaSet {
-	rs.CreationTimestamp = metav1.NewTime(w.now)
+	rs.CreationTimestamp = metav1.NewTime(w.clock.Now().Time)
 	rs.UID = types.UID(rs.Name)
 	w.rsList = append(w.rsList, rs)
 	w.pods[rs.UID] = &rsPods{}
@@ -329,16 +329,16 @@ func (w *world) deleteRS(rs *apps.ReplicaSet) {
 // ReplicaSet controller has acted (fillSteps).
 func (w *world) record(reason, message string) {
 	w.seq++
-	w.plan.Steps = append(w.plan.Steps, Step{At: w.now.Sub(w.start), Seq: w.seq, Reason: reason, Message: message})
+	w.plan.Steps = append(w.plan.Steps, Step{At: w.clock.Elapsed(), Seq: w.seq, Reason: reason, Message: message})
 	if reason == ReasonDeadlineExceeded {
 		w.plan.Summary.DeadlineExceeded = true
-		w.plan.Summary.DeadlineAt = w.now.Sub(w.start)
+		w.plan.Summary.DeadlineAt = w.clock.Elapsed()
 		// syncRolloutStatus emits the event before it writes the new status, so the
 		// Deployment still holds the condition of the last progress.
 		if c := deploymentutil.GetDeploymentCondition(w.d.Status, apps.DeploymentProgressing); c != nil {
 			// Condition times are whole seconds (newCondition): progress in the first
 			// fraction of a second after a fractional Start is stored before it.
-			w.plan.Summary.LastProgressAt = max(c.LastUpdateTime.Sub(w.start), 0)
+			w.plan.Summary.LastProgressAt = max(c.LastUpdateTime.Sub(w.clock.Start().Time), 0)
 		}
 	}
 }
@@ -357,22 +357,25 @@ func (w *world) refreshStatus() {
 }
 
 // manageReplicas mirrors the ReplicaSet controller's manageReplicas for every ReplicaSet:
-// missing pods are created at once (slowStartBatch and the 500-pod burst limit are not
-// modelled), surplus pods are deleted, not-ready before ready, ready for shorter before longer
-// (ActivePodsWithRanks). It reports whether any pod was created or deleted.
+// missing pods are created, surplus pods are deleted, not-ready before ready, ready for shorter
+// before longer (ActivePodsWithRanks). It reports whether any pod was created or deleted.
+//
+// The pods one sync creates are one batch of API calls (Clock.Issue): they are created at the
+// same instant and, without a ready spread, turn Ready together; a later sync's pods come after
+// them. Within the batch, slowStartBatch's 1, 2, 4, … calls and the 500-pod burst limit are not
+// modelled: they take milliseconds. Deletions are a batch after the creations.
 //
 // Example: spec 2 with 1 available and 2 not-ready pods deletes the newest not-ready pod.
 func (w *world) manageReplicas() bool {
 	changed := false
+	w.calls = w.clock.NewSync()
 	for _, rs := range w.rsList {
 		p := w.pods[rs.UID]
 		diff := *rs.Spec.Replicas - p.active()
 		minReady := time.Duration(rs.Spec.MinReadySeconds) * time.Second
 		switch {
 		case diff > 0:
-			readyAt := w.now.Add(w.timing.ReadyAfter)
-			p.pending = append(p.pending, &podGroup{count: diff, readyAt: readyAt, availableAt: readyAt.Add(minReady),
-				neverReady: w.timing.FailNew && w.isNewTemplate(rs)})
+			w.addPending(p, diff, w.calls.Create(), minReady, w.timing.FailNew && w.isNewTemplate(rs))
 			changed = true
 		case diff < 0:
 			w.deletePods(p, -diff)
@@ -380,6 +383,20 @@ func (w *world) manageReplicas() bool {
 		}
 	}
 	return changed
+}
+
+// addPending adds n pods created at the instant created, Ready ReadyAfter later (plus each pod's
+// draw from the ready spread, when there is one) and available minReady after that.
+func (w *world) addPending(p *rsPods, n int32, created Instant, minReady time.Duration, neverReady bool) {
+	if !w.timing.Spread.Active() || neverReady {
+		readyAt := created.Add(w.timing.ReadyAfter)
+		p.pending = append(p.pending, &podGroup{count: n, readyAt: readyAt, availableAt: readyAt.Add(minReady), neverReady: neverReady})
+		return
+	}
+	for _, b := range w.timing.Spread.Batches(n) {
+		readyAt := created.Add(w.timing.ReadyAfter + b.Extra)
+		p.pending = append(p.pending, &podGroup{count: b.Count, readyAt: readyAt, availableAt: readyAt.Add(minReady)})
+	}
 }
 
 // deletePods deletes n pods of p in the ReplicaSet controller's order and starts their
@@ -414,7 +431,7 @@ func (w *world) deletePods(p *rsPods, n int32) {
 	if deleted == 0 {
 		return
 	}
-	goneAt := w.now.Add(w.timing.TerminateAfter)
+	goneAt := w.calls.Delete().Add(w.timing.TerminateAfter)
 	if k := len(p.terminating); k > 0 && p.terminating[k-1].goneAt.Equal(goneAt) {
 		p.terminating[k-1].count += deleted
 	} else {
@@ -441,7 +458,7 @@ func (w *world) podMap() map[types.UID][]*v1.Pod {
 func (w *world) Settle() error {
 	for i := 0; ; i++ {
 		if i == maxSyncsPerInstant {
-			return fmt.Errorf("predict: deployment %s: no fixed point after %d syncs at %s", w.d.Name, i, w.now.Sub(w.start))
+			return fmt.Errorf("predict: deployment %s: no fixed point after %d syncs at %s", w.d.Name, i, w.clock.Elapsed())
 		}
 		w.refreshStatus()
 		w.dc.wrote = false
@@ -466,16 +483,18 @@ func (w *world) Settle() error {
 			break
 		}
 	}
-	for _, at := range w.dc.requeue {
-		// The work queue keeps the earliest pending time for a key.
-		if at.After(w.now) && (!w.hasRequeue || at.Before(w.requeueAt)) {
+	for _, t := range w.dc.requeue {
+		// The work queue keeps the earliest pending time for a key. The requeue follows from
+		// this sync.
+		at := Instant{Time: t, Cause: w.clock.Now().Cause}
+		if at.After(w.clock.Now()) && (!w.hasRequeue || at.Before(w.requeueAt)) {
 			w.requeueAt, w.hasRequeue = at, true
 		}
 	}
 	w.dc.requeue = w.dc.requeue[:0]
 	complete := deploymentutil.DeploymentComplete(w.d, &w.d.Status)
 	if complete && !w.wasComplete {
-		w.completedAt = w.now.Sub(w.start)
+		w.completedAt = w.clock.Elapsed()
 	}
 	w.wasComplete = complete
 	return nil
@@ -525,53 +544,50 @@ func (w *world) observe() {
 }
 
 // NextEventTime is the earliest future pod transition, deadline check or change.
-func (w *world) NextEventTime() (time.Time, bool) {
-	var next time.Time
-	found := false
-	consider := func(t time.Time) {
-		if !found || t.Before(next) {
-			next, found = t, true
-		}
-	}
+func (w *world) NextEventTime() (Instant, bool) {
+	e := NewEarliest(w.clock.Now())
 	for _, rs := range w.rsList {
 		p := w.pods[rs.UID]
 		for _, g := range p.pending {
 			switch {
 			case !g.ready && !g.neverReady:
-				consider(g.readyAt)
+				e.Consider(g.readyAt)
 			case g.ready:
-				consider(g.availableAt)
+				e.Consider(g.availableAt)
 			}
 		}
 		for _, g := range p.terminating {
-			consider(g.goneAt)
+			e.Consider(g.goneAt)
 		}
 	}
 	if w.hasRequeue {
-		consider(w.requeueAt)
+		e.Consider(w.requeueAt)
 	}
 	if len(w.changes) > 0 {
-		consider(w.start.Add(w.changes[0].At))
+		e.Consider(w.changeAt(w.changes[0]))
 	}
-	if found && next.Before(w.now) {
-		next = w.now
-	}
-	return next, found
+	return e.Result()
 }
 
-// advance applies every pod transition due at the current time: all pods due together change
-// together (the "wave becomes ready together" model).
+// changeAt is when a change is made: after everything the controllers caused at that time.
+func (w *world) changeAt(c Change) Instant {
+	return Instant{Time: w.clock.Start().Time.Add(c.At), Cause: LastCause}
+}
+
+// advance applies every pod transition due at the current instant. Pods of one batch (one
+// sync's creations) turn Ready together; pods of different batches never do.
 func (w *world) advance() {
 	changed := false
+	now := w.clock.Now()
 	for _, rs := range w.rsList {
 		p := w.pods[rs.UID]
 		kept := p.pending[:0]
 		for _, g := range p.pending {
-			if !g.ready && !g.neverReady && !g.readyAt.After(w.now) {
+			if !g.ready && !g.neverReady && !g.readyAt.After(now) {
 				g.ready = true
 				changed = true
 			}
-			if g.ready && !g.availableAt.After(w.now) {
+			if g.ready && !g.availableAt.After(now) {
 				p.available += g.count
 				changed = true
 				continue
@@ -581,7 +597,7 @@ func (w *world) advance() {
 		p.pending = kept
 		keptT := p.terminating[:0]
 		for _, g := range p.terminating {
-			if g.goneAt.After(w.now) {
+			if g.goneAt.After(now) {
 				keptT = append(keptT, g)
 			} else {
 				changed = true
@@ -590,7 +606,7 @@ func (w *world) advance() {
 		p.terminating = keptT
 	}
 	if changed {
-		w.lastPodChange = w.now
+		w.lastPodChange = now.Time
 	}
 	w.observe()
 }
@@ -602,7 +618,7 @@ func (w *world) Finish() {
 	if s.Completed {
 		s.Duration = w.completedAt
 	} else {
-		s.Duration = w.now.Sub(w.start)
+		s.Duration = w.clock.Elapsed()
 		if s.StallReason == "" {
 			switch {
 			case s.DeadlineExceeded:
@@ -620,7 +636,7 @@ func (w *world) Finish() {
 		w.plan.NewReplicaSet = rs.Name
 	}
 	// The end is the last pod transition, not a deadline check requeued long after.
-	w.plan.End = max(w.lastPodChange.Sub(w.start), 0)
+	w.plan.End = max(w.lastPodChange.Sub(w.clock.Start().Time), 0)
 	if n := len(w.plan.Steps); n > 0 {
 		w.plan.End = max(w.plan.End, w.plan.Steps[n-1].At)
 	}

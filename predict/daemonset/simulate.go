@@ -71,20 +71,20 @@ type Input struct {
 type pod struct {
 	name        string
 	hash        string
-	created     time.Time
+	created     predict.Instant
 	neverReady  bool
-	readyAt     time.Time
-	availableAt time.Time
+	readyAt     predict.Instant
+	availableAt predict.Instant
 	deleted     bool
-	goneAt      time.Time
+	goneAt      predict.Instant
 }
 
-func (p *pod) ready(now time.Time) bool {
+func (p *pod) ready(now predict.Instant) bool {
 	return !p.deleted && !p.neverReady && !now.Before(p.readyAt)
 }
 
 // available mirrors podutil.IsPodAvailable with the DaemonSet's minReadySeconds.
-func (p *pod) available(now time.Time) bool {
+func (p *pod) available(now predict.Instant) bool {
 	return p.ready(now) && !now.Before(p.availableAt)
 }
 
@@ -98,7 +98,8 @@ type node struct {
 
 type world struct {
 	ds          *apps.DaemonSet
-	start, now  time.Time
+	clock       *predict.Clock
+	calls       *predict.SyncCalls
 	timing      predict.Timing
 	minReady    time.Duration
 	hash        string
@@ -139,12 +140,12 @@ func Simulate(in Input) (*predict.Plan, error) {
 	if maxEvents == 0 {
 		maxEvents = defaultMaxEvents
 	}
-	return predict.Drive(w, maxEvents)
+	return predict.Drive(w, maxEvents, in.Timing.Spread.Window())
 }
 
 // Advance moves the clock to t and applies the pod transitions due.
-func (w *world) Advance(t time.Time) {
-	w.now = t
+func (w *world) Advance(t predict.Instant) {
+	w.clock.Set(t)
 	w.advance()
 }
 
@@ -168,8 +169,7 @@ func newWorld(in Input) (*world, error) {
 	}
 	w := &world{
 		ds:       ds.DeepCopy(),
-		start:    start,
-		now:      start,
+		clock:    predict.NewClock(start),
 		timing:   in.Timing,
 		minReady: time.Duration(ds.Spec.MinReadySeconds) * time.Second,
 		hash:     RevisionHash(ds),
@@ -208,7 +208,7 @@ func newWorld(in Input) (*world, error) {
 	switch {
 	case in.Old != nil:
 		oldHash := RevisionHash(in.Old)
-		since := start.Add(-time.Hour)
+		since := predict.At(start.Add(-time.Hour))
 		for _, e := range Eligible(in.Old, in.Nodes) {
 			if !e.ShouldRun {
 				continue
@@ -236,18 +236,18 @@ func newWorld(in Input) (*world, error) {
 			} else {
 				oldHashCount[hash]++
 			}
-			sp := &pod{name: p.Name, hash: hash, created: p.CreationTimestamp.Time}
+			sp := &pod{name: p.Name, hash: hash, created: predict.At(p.CreationTimestamp.Time)}
 			switch {
 			case p.DeletionTimestamp != nil:
-				sp.deleted, sp.goneAt = true, start.Add(in.Timing.TerminateAfter)
+				sp.deleted, sp.goneAt = true, predict.At(start).Add(in.Timing.TerminateAfter)
 			case p.Status.Phase == v1.PodRunning && podutil.IsPodReady(p):
-				readyAt := start
+				readyAt := predict.At(start)
 				if c := podutil.GetPodReadyCondition(p.Status); c != nil && !c.LastTransitionTime.IsZero() && c.LastTransitionTime.Time.Before(start) {
-					readyAt = c.LastTransitionTime.Time
+					readyAt = predict.At(c.LastTransitionTime.Time)
 				}
 				sp.readyAt, sp.availableAt = readyAt, readyAt.Add(w.minReady)
 			default:
-				sp.readyAt = start.Add(in.Timing.ReadyAfter)
+				sp.readyAt = predict.At(start).Add(in.Timing.ReadyAfter)
 				sp.availableAt = sp.readyAt.Add(w.minReady)
 				sp.neverReady = (in.Timing.FailNew && hash == w.hash) || !n.ready
 			}
@@ -308,7 +308,8 @@ type wave struct {
 }
 
 func (w *world) create(n *node, wv *wave) {
-	p := &pod{name: w.podName(), hash: w.hash, created: w.now, readyAt: w.now.Add(w.timing.ReadyAfter)}
+	created := w.calls.Create()
+	p := &pod{name: w.podName(), hash: w.hash, created: created, readyAt: created.Add(w.timing.ReadyAfter + w.timing.Spread.Draw())}
 	p.availableAt = p.readyAt.Add(w.minReady)
 	p.neverReady = w.timing.FailNew && len(w.oldHashes) > 0 || !n.ready
 	if w.hostPort && w.surge > 0 && w.hasLiveOldPod(n) {
@@ -335,7 +336,7 @@ func (w *world) remove(n *node, p *pod, wv *wave) {
 		return
 	}
 	p.deleted = true
-	p.goneAt = w.now.Add(w.timing.TerminateAfter)
+	p.goneAt = w.calls.Delete().Add(w.timing.TerminateAfter)
 	wv.deleted++
 	if p.hash != w.hash {
 		wv.deletedOld++
@@ -386,7 +387,7 @@ func (w *world) manage(wv *wave) {
 					w.remove(n, p, wv)
 				}
 			}
-			if oldestNew != nil && oldestOld != nil && (!oldestOld.ready(w.now) || oldestNew.available(w.now)) {
+			if oldestNew != nil && oldestOld != nil && (!oldestOld.ready(w.clock.Now()) || oldestNew.available(w.clock.Now())) {
 				w.remove(n, oldestOld, wv)
 			}
 		case exists:
@@ -449,12 +450,12 @@ func (w *world) rollingUpdate(wv *wave) {
 			case oldPod == nil && newPod == nil, oldPod != nil && newPod != nil:
 				numUnavailable++
 			case newPod != nil:
-				if !newPod.available(w.now) {
+				if !newPod.available(w.clock.Now()) {
 					numUnavailable++
 				}
 			default:
 				switch {
-				case !oldPod.available(w.now):
+				case !oldPod.available(w.clock.Now()):
 					allowed = append(allowed, oldPod)
 					allowedNodes = append(allowedNodes, n)
 					numUnavailable++
@@ -494,17 +495,17 @@ func (w *world) rollingUpdate(wv *wave) {
 			continue
 		}
 		if oldPod != nil {
-			if oldPod.available(w.now) {
+			if oldPod.available(w.clock.Now()) {
 				numAvailable++
 			}
-		} else if newPod != nil && newPod.available(w.now) {
+		} else if newPod != nil && newPod.available(w.clock.Now()) {
 			numAvailable++
 		}
 		switch {
 		case oldPod == nil:
 		case newPod == nil:
 			switch {
-			case !oldPod.available(w.now):
+			case !oldPod.available(w.clock.Now()):
 				if !n.shouldRun {
 					oldToDelete = append(oldToDelete, oldPod)
 					oldToDeleteNodes = append(oldToDeleteNodes, n)
@@ -523,7 +524,7 @@ func (w *world) rollingUpdate(wv *wave) {
 				candidateNodes = append(candidateNodes, n)
 			}
 		default:
-			if !newPod.available(w.now) {
+			if !newPod.available(w.clock.Now()) {
 				numSurge++
 				continue
 			}
@@ -552,6 +553,7 @@ func (w *world) rollingUpdate(wv *wave) {
 // when manage did nothing, since the informer sees its actions at once), the rolling update.
 func (w *world) sync() bool {
 	wv := &wave{}
+	w.calls = w.clock.NewSync()
 	w.manage(wv)
 	if wv.created+wv.deleted == 0 && w.ds.Spec.UpdateStrategy.Type == apps.RollingUpdateDaemonSetStrategyType {
 		w.rollingUpdate(wv)
@@ -560,7 +562,12 @@ func (w *world) sync() bool {
 	return wv.created+wv.deleted > 0
 }
 
+// recordWave records one sync's wave in the order syncNodes (daemon_controller.go) issues its
+// calls: creations first, then deletions.
 func (w *world) recordWave(wv *wave) {
+	if wv.created > 0 {
+		w.record(ReasonSuccessfulCreate, fmt.Sprintf("Created %d new pods (%s at a time)", wv.created, nodesText(wv.created)))
+	}
 	if wv.deleted > 0 {
 		what := "old pods"
 		switch {
@@ -570,9 +577,6 @@ func (w *world) recordWave(wv *wave) {
 			what = "pods"
 		}
 		w.record(ReasonSuccessfulDelete, fmt.Sprintf("Deleted %d %s (%s at a time)", wv.deleted, what, nodesText(wv.deleted)))
-	}
-	if wv.created > 0 {
-		w.record(ReasonSuccessfulCreate, fmt.Sprintf("Created %d new pods (%s at a time)", wv.created, nodesText(wv.created)))
 	}
 }
 
@@ -585,7 +589,7 @@ func nodesText(n int) string {
 
 func (w *world) record(reason, message string) {
 	w.seq++
-	step := predict.Step{At: w.now.Sub(w.start), Seq: w.seq, Reason: reason, Message: message, ReplicaSets: w.sizes()}
+	step := predict.Step{At: w.clock.Elapsed(), Seq: w.seq, Reason: reason, Message: message, ReplicaSets: w.sizes()}
 	for _, s := range step.ReplicaSets {
 		step.Pods += s.Pods
 		step.Available += s.Available
@@ -608,7 +612,7 @@ func (w *world) sizes() []predict.ReplicaSetSize {
 				if !p.deleted {
 					s.Replicas++
 				}
-				if p.available(w.now) {
+				if p.available(w.clock.Now()) {
 					s.Available++
 				}
 			}
@@ -630,7 +634,7 @@ func (w *world) countAvailable() int32 {
 	n := int32(0)
 	for _, nd := range w.nodes {
 		for _, p := range nd.pods {
-			if p.available(w.now) {
+			if p.available(w.clock.Now()) {
 				n++
 			}
 		}
@@ -648,7 +652,7 @@ func (w *world) observe() {
 func (w *world) Settle() error {
 	for i := 0; ; i++ {
 		if i == maxSyncsPerInstant {
-			return fmt.Errorf("daemonset %s: no fixed point after %d syncs at %s", w.ds.Name, i, w.now.Sub(w.start))
+			return fmt.Errorf("daemonset %s: no fixed point after %d syncs at %s", w.ds.Name, i, w.clock.Elapsed())
 		}
 		if !w.sync() {
 			break
@@ -656,7 +660,7 @@ func (w *world) Settle() error {
 	}
 	w.observe()
 	if done := w.complete(); done && !w.done {
-		w.done, w.completedAt = true, w.now.Sub(w.start)
+		w.done, w.completedAt = true, w.clock.Elapsed()
 	}
 	return nil
 }
@@ -671,7 +675,7 @@ func (w *world) complete() bool {
 			}
 			continue
 		}
-		if len(n.pods) != 1 || !n.pods[0].available(w.now) {
+		if len(n.pods) != 1 || !n.pods[0].available(w.clock.Now()) {
 			return false
 		}
 		if n.pods[0].hash != w.hash {
@@ -682,37 +686,27 @@ func (w *world) complete() bool {
 }
 
 // NextEventTime is the earliest future readiness, availability or disappearance of a pod.
-func (w *world) NextEventTime() (time.Time, bool) {
-	var next time.Time
-	found := false
-	consider := func(t time.Time) {
-		if !t.Before(w.now) && (!found || t.Before(next)) {
-			next, found = t, true
-		}
-	}
+func (w *world) NextEventTime() (predict.Instant, bool) {
+	e := predict.NewEarliest(w.clock.Now())
 	for _, n := range w.nodes {
 		for _, p := range n.pods {
 			switch {
 			case p.deleted:
-				consider(p.goneAt)
+				e.Consider(p.goneAt)
 			case !p.neverReady:
-				if p.readyAt.After(w.now) {
-					consider(p.readyAt)
-				}
-				if p.availableAt.After(w.now) {
-					consider(p.availableAt)
-				}
+				e.ConsiderAfter(p.readyAt)
+				e.ConsiderAfter(p.availableAt)
 			}
 		}
 	}
-	return next, found
+	return e.Result()
 }
 
 func (w *world) advance() {
 	for _, n := range w.nodes {
 		kept := n.pods[:0]
 		for _, p := range n.pods {
-			if p.deleted && !p.goneAt.After(w.now) {
+			if p.deleted && !p.goneAt.After(w.clock.Now()) {
 				continue
 			}
 			kept = append(kept, p)
@@ -729,7 +723,7 @@ func (w *world) Finish() {
 	if w.done {
 		s.Duration = w.completedAt
 	} else {
-		s.Duration = w.now.Sub(w.start)
+		s.Duration = w.clock.Elapsed()
 		if s.StallReason == "" {
 			s.StallReason = w.blocked
 		}

@@ -144,7 +144,7 @@ func (w *world) Finish() {
 	if w.done {
 		s.Duration = w.completedAt
 	} else {
-		s.Duration = w.now.Sub(w.start)
+		s.Duration = w.clock.Elapsed()
 		if s.StallReason == "" {
 			s.StallReason = w.blocked
 		}

@@ -64,31 +64,32 @@ type pod struct {
 	// failed pods (phase Failed or Succeeded) are deleted and recreated by processReplica.
 	failed      bool
 	neverReady  bool
-	readyAt     time.Time
-	availableAt time.Time
+	readyAt     predict.Instant
+	availableAt predict.Instant
 	deleted     bool
-	goneAt      time.Time
+	goneAt      predict.Instant
 }
 
 // runningAndReady mirrors isRunningAndReady: created, not terminating, past its ready time.
 // A terminating pod counts as not ready (its containers are being stopped).
-func (p *pod) runningAndReady(now time.Time) bool {
+func (p *pod) runningAndReady(now predict.Instant) bool {
 	return p.created && !p.failed && !p.deleted && !p.neverReady && !now.Before(p.readyAt)
 }
 
 // available mirrors isRunningAndAvailable: ready for at least minReadySeconds.
-func (p *pod) available(now time.Time) bool {
+func (p *pod) available(now predict.Instant) bool {
 	return p.runningAndReady(now) && !now.Before(p.availableAt)
 }
 
 // unavailable mirrors isUnavailable: not available, or terminating.
-func (p *pod) unavailable(now time.Time) bool {
+func (p *pod) unavailable(now predict.Instant) bool {
 	return !p.available(now) || p.deleted
 }
 
 type world struct {
 	set           *apps.StatefulSet
-	start, now    time.Time
+	clock         *predict.Clock
+	calls         *predict.SyncCalls
 	timing        predict.Timing
 	minReady      time.Duration
 	gate          bool
@@ -126,12 +127,12 @@ func Simulate(in Input) (*predict.Plan, error) {
 	if maxEvents == 0 {
 		maxEvents = defaultMaxEvents
 	}
-	return predict.Drive(w, maxEvents)
+	return predict.Drive(w, maxEvents, in.Timing.Spread.Window())
 }
 
 // Advance moves the clock to t and applies the pod transitions due.
-func (w *world) Advance(t time.Time) {
-	w.now = t
+func (w *world) Advance(t predict.Instant) {
+	w.clock.Set(t)
 	w.advance()
 }
 
@@ -159,8 +160,7 @@ func newWorld(in Input) (*world, error) {
 	}
 	w := &world{
 		set:       set.DeepCopy(),
-		start:     start,
-		now:       start,
+		clock:     predict.NewClock(start),
 		timing:    in.Timing,
 		minReady:  time.Duration(set.Spec.MinReadySeconds) * time.Second,
 		gate:      in.MaxUnavailableGate == nil || *in.MaxUnavailableGate,
@@ -179,7 +179,7 @@ func newWorld(in Input) (*world, error) {
 		}
 		w.currentRev = oldRev
 		first := startOrdinal(in.Old)
-		readyAt := start.Add(-time.Hour)
+		readyAt := predict.At(start.Add(-time.Hour))
 		for ord := first; ord < first+int(*in.Old.Spec.Replicas); ord++ {
 			w.pods[ord] = &pod{ordinal: ord, name: podName(set, ord), revision: oldRev, created: true, readyAt: readyAt, availableAt: readyAt}
 		}
@@ -222,17 +222,17 @@ func (w *world) addPods(pods []*v1.Pod, currentRevision string) error {
 		sp := &pod{ordinal: ord, name: p.Name, revision: rev, created: true}
 		switch {
 		case p.DeletionTimestamp != nil:
-			sp.deleted, sp.goneAt = true, w.start.Add(w.timing.TerminateAfter)
+			sp.deleted, sp.goneAt = true, w.clock.Start().Add(w.timing.TerminateAfter)
 		case p.Status.Phase == v1.PodFailed || p.Status.Phase == v1.PodSucceeded:
 			sp.failed = true
 		case p.Status.Phase == v1.PodRunning && podutil.IsPodReady(p):
-			readyAt := w.start
-			if c := podutil.GetPodReadyCondition(p.Status); c != nil && !c.LastTransitionTime.IsZero() && c.LastTransitionTime.Time.Before(w.start) {
-				readyAt = c.LastTransitionTime.Time
+			readyAt := w.clock.Start()
+			if c := podutil.GetPodReadyCondition(p.Status); c != nil && !c.LastTransitionTime.IsZero() && c.LastTransitionTime.Time.Before(readyAt.Time) {
+				readyAt = predict.At(c.LastTransitionTime.Time)
 			}
 			sp.readyAt, sp.availableAt = readyAt, readyAt.Add(w.minReady)
 		default:
-			sp.readyAt = w.start.Add(w.timing.ReadyAfter)
+			sp.readyAt = w.clock.Start().Add(w.timing.ReadyAfter)
 			sp.availableAt = sp.readyAt.Add(w.minReady)
 			sp.neverReady = w.timing.FailNew && rev == w.updateRev
 		}
@@ -313,11 +313,11 @@ func (w *world) versionFor(ordinal int) string {
 	return w.updateRev
 }
 
-// create starts a pod: created now, Ready after Timing.ReadyAfter, available minReadySeconds
-// later.
+// create starts a pod: created by this sync's creations, Ready Timing.ReadyAfter later (plus
+// its draw from the ready spread), available minReadySeconds after that.
 func (w *world) create(p *pod) {
 	p.created = true
-	p.readyAt = w.now.Add(w.timing.ReadyAfter)
+	p.readyAt = w.calls.Create().Add(w.timing.ReadyAfter + w.timing.Spread.Draw())
 	p.availableAt = p.readyAt.Add(w.minReady)
 	p.neverReady = w.failNew && p.revision == w.updateRev
 	w.pods[p.ordinal] = p
@@ -327,7 +327,7 @@ func (w *world) create(p *pod) {
 // remove deletes a pod: it terminates for Timing.TerminateAfter, then it is gone.
 func (w *world) remove(p *pod) {
 	p.deleted = true
-	p.goneAt = w.now.Add(w.timing.TerminateAfter)
+	p.goneAt = w.calls.Delete().Add(w.timing.TerminateAfter)
 	w.record(ReasonSuccessfulDelete, fmt.Sprintf("Delete Pod %s in StatefulSet %s successful", p.name, w.set.Name))
 }
 
@@ -349,6 +349,7 @@ func (w *world) block(format string, args ...interface{}) {
 //     to the partition, one at a time (gate off) or up to maxUnavailable (gate on).
 func (w *world) sync() bool {
 	set := w.set
+	w.calls = w.clock.NewSync()
 	if set.Spec.UpdateStrategy.Type == apps.RecreateStatefulSetStrategyType {
 		// StatefulSetRecreateStrategy is alpha and off in v1.37: updateStatefulSet records
 		// UnknownStrategy and returns before touching any pod, scaling included.
@@ -376,12 +377,12 @@ func (w *world) sync() bool {
 	sort.Slice(condemned, func(i, j int) bool { return condemned[i].ordinal > condemned[j].ordinal })
 	var firstUnavailable *pod
 	for _, p := range replicas {
-		if p.unavailable(w.now) && firstUnavailable == nil {
+		if p.unavailable(w.clock.Now()) && firstUnavailable == nil {
 			firstUnavailable = p
 		}
 	}
 	for i := len(condemned) - 1; i >= 0; i-- {
-		if condemned[i].unavailable(w.now) && firstUnavailable == nil {
+		if condemned[i].unavailable(w.clock.Now()) && firstUnavailable == nil {
 			firstUnavailable = condemned[i]
 		}
 	}
@@ -414,13 +415,13 @@ func (w *world) sync() bool {
 		case p.deleted:
 			w.block("waiting for pod %s to terminate", p.name)
 			return acted
-		case !p.runningAndReady(w.now):
+		case !p.runningAndReady(w.clock.Now()):
 			w.block("waiting for pod %s to be Running and Ready", p.name)
 			if p.neverReady {
 				w.stuckPod = p.name
 			}
 			return acted
-		case !p.available(w.now):
+		case !p.available(w.clock.Now()):
 			w.block("waiting for pod %s to be available (minReadySeconds %d)", p.name, set.Spec.MinReadySeconds)
 			return acted
 		}
@@ -435,7 +436,7 @@ func (w *world) sync() bool {
 			}
 			continue
 		}
-		if monotonic && p != firstUnavailable && !p.available(w.now) {
+		if monotonic && p != firstUnavailable && !p.available(w.clock.Now()) {
 			w.block("waiting for pod %s to be Running and available before scaling down", firstUnavailable.name)
 			return acted
 		}
@@ -459,7 +460,7 @@ func (w *world) sync() bool {
 			w.remove(p)
 			return true
 		}
-		if p.unavailable(w.now) {
+		if p.unavailable(w.clock.Now()) {
 			w.noteWaiting(p)
 			return acted
 		}
@@ -505,7 +506,7 @@ func (w *world) updateAfterInvariantEstablished(replicas []*pod) bool {
 	parallel := w.set.Spec.PodManagementPolicy == apps.ParallelPodManagement
 	unavailablePods, needingUpdate := 0, 0
 	for _, p := range replicas {
-		if p.unavailable(w.now) {
+		if p.unavailable(w.clock.Now()) {
 			unavailablePods++
 			if parallel && p.revision != w.updateRev && !p.deleted {
 				needingUpdate++
@@ -514,7 +515,7 @@ func (w *world) updateAfterInvariantEstablished(replicas []*pod) bool {
 	}
 	if unavailablePods >= maxUnavail && needingUpdate == 0 {
 		for target := len(replicas) - 1; target >= w.partition(); target-- {
-			if p := replicas[target]; p.unavailable(w.now) {
+			if p := replicas[target]; p.unavailable(w.clock.Now()) {
 				w.noteWaiting(p)
 				break
 			}
@@ -526,7 +527,7 @@ func (w *world) updateAfterInvariantEstablished(replicas []*pod) bool {
 	if parallel {
 		for target := len(replicas) - 1; target >= updateMin; target-- {
 			p := replicas[target]
-			if p.revision != w.updateRev && !p.available(w.now) && !p.deleted {
+			if p.revision != w.updateRev && !p.available(w.clock.Now()) && !p.deleted {
 				w.remove(p)
 				acted = true
 			}
@@ -534,7 +535,7 @@ func (w *world) updateAfterInvariantEstablished(replicas []*pod) bool {
 		budget := maxUnavail - unavailablePods
 		for target := len(replicas) - 1; target >= updateMin && budget > 0; target-- {
 			p := replicas[target]
-			if p.revision != w.updateRev && !p.unavailable(w.now) {
+			if p.revision != w.updateRev && !p.unavailable(w.clock.Now()) {
 				w.remove(p)
 				acted = true
 				budget--
@@ -569,7 +570,7 @@ func (w *world) ordinals() []int {
 func (w *world) Settle() error {
 	for i := 0; ; i++ {
 		if i == maxSyncsPerInstant {
-			return fmt.Errorf("statefulset %s: no fixed point after %d syncs at %s", w.set.Name, i, w.now.Sub(w.start))
+			return fmt.Errorf("statefulset %s: no fixed point after %d syncs at %s", w.set.Name, i, w.clock.Elapsed())
 		}
 		if !w.sync() {
 			break
@@ -578,7 +579,7 @@ func (w *world) Settle() error {
 	w.completeUpdate()
 	w.observe()
 	if done := w.complete(); done && !w.done {
-		w.completedAt = w.now.Sub(w.start)
+		w.completedAt = w.clock.Elapsed()
 		w.done = true
 	}
 	return nil
@@ -597,7 +598,7 @@ func (w *world) completeUpdate() {
 		if !p.deleted && p.revision == w.updateRev {
 			updated++
 		}
-		if p.runningAndReady(w.now) {
+		if p.runningAndReady(w.clock.Now()) {
 			ready++
 		}
 	}
@@ -617,7 +618,7 @@ func (w *world) complete() bool {
 	}
 	for ord := first; ord < first+replicas; ord++ {
 		p, ok := w.pods[ord]
-		if !ok || p.deleted || !p.available(w.now) {
+		if !ok || p.deleted || !p.available(w.clock.Now()) {
 			return false
 		}
 		if ord-first >= w.partition() && p.revision != w.updateRev {
@@ -630,7 +631,7 @@ func (w *world) complete() bool {
 // record appends a step with the sizes after the action.
 func (w *world) record(reason, message string) {
 	w.seq++
-	at := w.now.Sub(w.start)
+	at := w.clock.Elapsed()
 	w.lastActionAt = at
 	step := predict.Step{At: at, Seq: w.seq, Reason: reason, Message: message}
 	step.ReplicaSets = w.sizes()
@@ -654,7 +655,7 @@ func (w *world) sizes() []predict.ReplicaSetSize {
 			if !p.deleted {
 				s.Replicas++
 			}
-			if p.available(w.now) && !p.deleted {
+			if p.available(w.clock.Now()) && !p.deleted {
 				s.Available++
 			}
 		}
@@ -666,7 +667,7 @@ func (w *world) sizes() []predict.ReplicaSetSize {
 func (w *world) countAvailable() int32 {
 	n := int32(0)
 	for _, p := range w.pods {
-		if p.available(w.now) && !p.deleted {
+		if p.available(w.clock.Now()) && !p.deleted {
 			n++
 		}
 	}
@@ -680,34 +681,25 @@ func (w *world) observe() {
 }
 
 // NextEventTime is the earliest future readiness, availability or disappearance.
-func (w *world) NextEventTime() (time.Time, bool) {
-	var next time.Time
-	found := false
-	consider := func(t time.Time) {
-		if t.After(w.now) && (!found || t.Before(next)) {
-			next, found = t, true
-		}
-	}
+func (w *world) NextEventTime() (predict.Instant, bool) {
+	e := predict.NewEarliest(w.clock.Now())
 	for _, p := range w.pods {
 		switch {
 		case p.deleted:
-			consider(p.goneAt)
-			if !p.goneAt.After(w.now) {
-				// Due now: removed by advance at this same instant.
-				next, found = w.now, true
-			}
+			// Due now or later: advance removes it at that instant.
+			e.Consider(p.goneAt)
 		case p.created && !p.failed && !p.neverReady:
-			consider(p.readyAt)
-			consider(p.availableAt)
+			e.ConsiderAfter(p.readyAt)
+			e.ConsiderAfter(p.availableAt)
 		}
 	}
-	return next, found
+	return e.Result()
 }
 
 // advance removes pods whose termination has finished.
 func (w *world) advance() {
 	for ord, p := range w.pods {
-		if p.deleted && !p.goneAt.After(w.now) {
+		if p.deleted && !p.goneAt.After(w.clock.Now()) {
 			delete(w.pods, ord)
 		}
 	}
