@@ -171,7 +171,6 @@ func (s *Spread) Window() time.Duration {
 	return s.D / 4
 }
 
-
 // Active reports whether pods get different Ready times.
 func (s *Spread) Active() bool { return s != nil && s.D > 0 }
 
