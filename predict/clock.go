@@ -249,3 +249,20 @@ func (s *Spread) Batches(n int32) []SpreadBatch {
 	}
 	return out
 }
+
+// AvailableAt is when a pod Ready at readyAt becomes available with minReadySeconds minReady,
+// as podutil.IsPodAvailable decides it: without minReadySeconds, at once (the same instant);
+// with it, minReady after the Ready condition's lastTransitionTime, which the API server stores
+// in whole seconds. The controllers re-check at that wall-clock time
+// (FindMinNextPodAvailabilityCheck), so every pod whose Ready condition carries the same
+// second becomes available in the same sync, whichever sync created it: the moment has no
+// cause of its own.
+//
+// Example: pods Ready at 10.30s (cause 1) and 10.45s (cause 3) with minReadySeconds 1 carry
+// lastTransitionTime 10s and both become available at {11s, 0}.
+func AvailableAt(readyAt Instant, minReady time.Duration) Instant {
+	if minReady <= 0 {
+		return readyAt
+	}
+	return At(readyAt.Time.Truncate(time.Second).Add(minReady))
+}

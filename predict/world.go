@@ -390,12 +390,12 @@ func (w *world) manageReplicas() bool {
 func (w *world) addPending(p *rsPods, n int32, created Instant, minReady time.Duration, neverReady bool) {
 	if !w.timing.Spread.Active() || neverReady {
 		readyAt := created.Add(w.timing.ReadyAfter)
-		p.pending = append(p.pending, &podGroup{count: n, readyAt: readyAt, availableAt: readyAt.Add(minReady), neverReady: neverReady})
+		p.pending = append(p.pending, &podGroup{count: n, readyAt: readyAt, availableAt: AvailableAt(readyAt, minReady), neverReady: neverReady})
 		return
 	}
 	for _, b := range w.timing.Spread.Batches(n) {
 		readyAt := created.Add(w.timing.ReadyAfter + b.Extra)
-		p.pending = append(p.pending, &podGroup{count: b.Count, readyAt: readyAt, availableAt: readyAt.Add(minReady)})
+		p.pending = append(p.pending, &podGroup{count: b.Count, readyAt: readyAt, availableAt: AvailableAt(readyAt, minReady)})
 	}
 }
 

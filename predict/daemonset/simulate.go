@@ -245,10 +245,10 @@ func newWorld(in Input) (*world, error) {
 				if c := podutil.GetPodReadyCondition(p.Status); c != nil && !c.LastTransitionTime.IsZero() && c.LastTransitionTime.Time.Before(start) {
 					readyAt = predict.At(c.LastTransitionTime.Time)
 				}
-				sp.readyAt, sp.availableAt = readyAt, readyAt.Add(w.minReady)
+				sp.readyAt, sp.availableAt = readyAt, predict.AvailableAt(readyAt, w.minReady)
 			default:
 				sp.readyAt = predict.At(start).Add(in.Timing.ReadyAfter)
-				sp.availableAt = sp.readyAt.Add(w.minReady)
+				sp.availableAt = predict.AvailableAt(sp.readyAt, w.minReady)
 				sp.neverReady = (in.Timing.FailNew && hash == w.hash) || !n.ready
 			}
 			n.pods = append(n.pods, sp)
@@ -310,7 +310,7 @@ type wave struct {
 func (w *world) create(n *node, wv *wave) {
 	created := w.calls.Create()
 	p := &pod{name: w.podName(), hash: w.hash, created: created, readyAt: created.Add(w.timing.ReadyAfter + w.timing.Spread.Draw())}
-	p.availableAt = p.readyAt.Add(w.minReady)
+	p.availableAt = predict.AvailableAt(p.readyAt, w.minReady)
 	p.neverReady = w.timing.FailNew && len(w.oldHashes) > 0 || !n.ready
 	if w.hostPort && w.surge > 0 && w.hasLiveOldPod(n) {
 		// The scheduler's NodePorts filter rejects the new pod while the old one holds the port.

@@ -230,10 +230,10 @@ func (w *world) addPods(pods []*v1.Pod, currentRevision string) error {
 			if c := podutil.GetPodReadyCondition(p.Status); c != nil && !c.LastTransitionTime.IsZero() && c.LastTransitionTime.Time.Before(readyAt.Time) {
 				readyAt = predict.At(c.LastTransitionTime.Time)
 			}
-			sp.readyAt, sp.availableAt = readyAt, readyAt.Add(w.minReady)
+			sp.readyAt, sp.availableAt = readyAt, predict.AvailableAt(readyAt, w.minReady)
 		default:
 			sp.readyAt = w.clock.Start().Add(w.timing.ReadyAfter)
-			sp.availableAt = sp.readyAt.Add(w.minReady)
+			sp.availableAt = predict.AvailableAt(sp.readyAt, w.minReady)
 			sp.neverReady = w.timing.FailNew && rev == w.updateRev
 		}
 		w.pods[ord] = sp
@@ -318,7 +318,7 @@ func (w *world) versionFor(ordinal int) string {
 func (w *world) create(p *pod) {
 	p.created = true
 	p.readyAt = w.calls.Create().Add(w.timing.ReadyAfter + w.timing.Spread.Draw())
-	p.availableAt = p.readyAt.Add(w.minReady)
+	p.availableAt = predict.AvailableAt(p.readyAt, w.minReady)
 	p.neverReady = w.failNew && p.revision == w.updateRev
 	w.pods[p.ordinal] = p
 	w.record(ReasonSuccessfulCreate, fmt.Sprintf("Create Pod %s in StatefulSet %s successful", p.name, w.set.Name))
