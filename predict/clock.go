@@ -54,6 +54,41 @@ func (i Instant) Equal(j Instant) bool { return i.Time.Equal(j.Time) && i.Cause 
 // Ready ReadyAfter later, still of cause c.
 func (i Instant) Add(d time.Duration) Instant { return Instant{Time: i.Time.Add(d), Cause: i.Cause} }
 
+// NoteSmallerSteps is the plan note of a plan in which several pods are created together: the
+// deterministic causal plan has each sync's pods turn Ready together, and a real cluster may
+// not.
+const NoteSmallerSteps = "The real controller may take smaller steps than these: the pods created together turn Ready " +
+	"milliseconds apart, and a sync may see some of them before the rest. The first sync's steps, the " +
+	"bounds and the final state do not change. --ready-spread D --runs N shows the range."
+
+// Batching records when a simulation first created or deleted several pods in one sync, for
+// NoteSmallerSteps: the real controller can take smaller steps only after such a batch.
+type Batching struct {
+	seen bool
+	at   time.Duration
+}
+
+// Saw records a sync at elapsed time at that created or deleted n pods.
+func (b *Batching) Saw(n int, at time.Duration) {
+	if n > 1 && !b.seen {
+		b.seen, b.at = true, at
+	}
+}
+
+// Note appends NoteSmallerSteps to p's notes when a batch of several pods came before a later
+// step (the only steps a split batch can change), and the plan is the deterministic one.
+func (b *Batching) Note(p *Plan, spread *Spread) {
+	if !b.seen || spread.Active() {
+		return
+	}
+	for _, s := range p.Steps {
+		if s.At > b.at {
+			p.Notes = append(p.Notes, NoteSmallerSteps)
+			return
+		}
+	}
+}
+
 // Clock is a simulation's clock: the current instant, and the sequence of API-call batches.
 // Every simulator owns one; none reads the real clock.
 type Clock struct {

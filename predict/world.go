@@ -97,6 +97,8 @@ type world struct {
 	lastPodChange time.Time
 	// calls are the API-call batches of the current sync's pod creations and deletions.
 	calls *SyncCalls
+	// batching records the first sync that created several pods that may turn Ready apart.
+	batching Batching
 }
 
 // Simulate predicts the rollout of in.Deployment from the starting state in in, and returns the
@@ -388,6 +390,9 @@ func (w *world) manageReplicas() bool {
 // addPending adds n pods created at the instant created, Ready ReadyAfter later (plus each pod's
 // draw from the ready spread, when there is one) and available minReady after that.
 func (w *world) addPending(p *rsPods, n int32, created Instant, minReady time.Duration, neverReady bool) {
+	if !neverReady {
+		w.batching.Saw(int(n), w.clock.Elapsed())
+	}
 	if !w.timing.Spread.Active() || neverReady {
 		readyAt := created.Add(w.timing.ReadyAfter)
 		p.pending = append(p.pending, &podGroup{count: n, readyAt: readyAt, availableAt: AvailableAt(readyAt, minReady), neverReady: neverReady})
@@ -647,6 +652,7 @@ func (w *world) Finish() {
 	if s.DeadlineExceeded && w.d.Spec.Strategy.Type == apps.RecreateDeploymentStrategyType {
 		w.plan.Notes = append(w.plan.Notes, NoteRecreateDeadlineRace)
 	}
+	w.batching.Note(w.plan, w.timing.Spread)
 	h := DeploymentHeader(w.d)
 	h.OldRevision = w.plan.Header.OldRevision
 	h.NewRevision = w.d.Annotations[deploymentutil.RevisionAnnotation]

@@ -116,6 +116,9 @@ type world struct {
 	desired     int
 	deadlocked  bool
 	blocked     string
+	// batching records the first sync that created or deleted pods on several nodes, which a
+	// real cluster may see change one by one.
+	batching predict.Batching
 }
 
 // RevisionHash is the hash the DaemonSet controller gives ds's template (snapshot in
@@ -559,6 +562,7 @@ func (w *world) sync() bool {
 		w.rollingUpdate(wv)
 	}
 	w.recordWave(wv)
+	w.batching.Saw(max(wv.created, wv.deleted), w.clock.Elapsed())
 	return wv.created+wv.deleted > 0
 }
 
@@ -764,4 +768,5 @@ func (w *world) Finish() {
 		notes = append(notes, fmt.Sprintf("Nodes not Ready (%s): their pods are assumed never to become Ready.", strings.Join(notReady, ", ")))
 	}
 	w.plan.Notes = notes
+	w.batching.Note(w.plan, w.timing.Spread)
 }

@@ -190,6 +190,7 @@ func (w *world) Finish() {
 		}
 	}
 	w.plan.Notes = notes
+	w.batching.Note(w.plan, w.timing.Spread)
 	sort.SliceStable(w.plan.Steps, func(i, j int) bool {
 		if w.plan.Steps[i].At != w.plan.Steps[j].At {
 			return w.plan.Steps[i].At < w.plan.Steps[j].At

@@ -106,6 +106,10 @@ type world struct {
 	lastActionAt  time.Duration
 	stuckPod      string
 	startReplicas int32
+	// created and deleted count the current sync's calls, for batching: a real cluster may see
+	// several pods of one sync change one by one.
+	created, deleted int
+	batching         predict.Batching
 }
 
 // Simulate predicts how the StatefulSet controller takes in.StatefulSet from the starting state
@@ -320,6 +324,8 @@ func (w *world) create(p *pod) {
 	p.readyAt = w.calls.Create().Add(w.timing.ReadyAfter + w.timing.Spread.Draw())
 	p.availableAt = predict.AvailableAt(p.readyAt, w.minReady)
 	p.neverReady = w.failNew && p.revision == w.updateRev
+	w.created++
+	w.batching.Saw(w.created, w.clock.Elapsed())
 	w.pods[p.ordinal] = p
 	w.record(ReasonSuccessfulCreate, fmt.Sprintf("Create Pod %s in StatefulSet %s successful", p.name, w.set.Name))
 }
@@ -328,6 +334,8 @@ func (w *world) create(p *pod) {
 func (w *world) remove(p *pod) {
 	p.deleted = true
 	p.goneAt = w.calls.Delete().Add(w.timing.TerminateAfter)
+	w.deleted++
+	w.batching.Saw(w.deleted, w.clock.Elapsed())
 	w.record(ReasonSuccessfulDelete, fmt.Sprintf("Delete Pod %s in StatefulSet %s successful", p.name, w.set.Name))
 }
 
@@ -350,6 +358,7 @@ func (w *world) block(format string, args ...interface{}) {
 func (w *world) sync() bool {
 	set := w.set
 	w.calls = w.clock.NewSync()
+	w.created, w.deleted = 0, 0
 	if set.Spec.UpdateStrategy.Type == apps.RecreateStatefulSetStrategyType {
 		// StatefulSetRecreateStrategy is alpha and off in v1.37: updateStatefulSet records
 		// UnknownStrategy and returns before touching any pod, scaling included.
