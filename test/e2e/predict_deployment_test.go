@@ -486,14 +486,14 @@ var predictScenarios = []predictScenario{
 		name:  "no-min-ready-10-surge3-unavailable2",
 		old:   withMinReady(webManifest(10, "nginx:1.0", surge3unavailable2, ""), 0),
 		steps: next(withMinReady(webManifest(10, "nginx:2.0", surge3unavailable2, ""), 0)),
-		runs:  8,
+		runs:  16,
 	},
 	{
 		// No minReadySeconds, 8 replicas at 3/1: controllers.md's checkout example.
 		name:  "no-min-ready-8-surge3-unavailable1",
 		old:   withMinReady(webManifest(8, "nginx:1.0", surge3unavailable1, ""), 0),
 		steps: next(withMinReady(webManifest(8, "nginx:2.0", surge3unavailable1, ""), 0)),
-		runs:  8,
+		runs:  16,
 	},
 	{
 		// No minReadySeconds, percentages that round: 30% of 7 = 2.1 → 3 surge (up), 20% of
@@ -501,7 +501,7 @@ var predictScenarios = []predictScenario{
 		name:  "no-min-ready-7-percent-rounding",
 		old:   withMinReady(webManifest(7, "nginx:1.0", "  strategy:\n    rollingUpdate:\n      maxSurge: 30%\n      maxUnavailable: 20%\n", ""), 0),
 		steps: next(withMinReady(webManifest(7, "nginx:2.0", "  strategy:\n    rollingUpdate:\n      maxSurge: 30%\n      maxUnavailable: 20%\n", ""), 0)),
-		runs:  8,
+		runs:  16,
 	},
 	{
 		// No minReadySeconds, but every step waits for one pod (surge 1, unavailable 0):

@@ -55,6 +55,9 @@ type stsScenario struct {
 	// version … is not as new as written version") and delete a recreated pod by name a second
 	// time, an interleaving the plan does not model.
 	livePods bool
+	// runs, for a scenario whose real rollouts vary (pods of one sync turn Ready milliseconds
+	// apart), is how many may be recorded; the plan must equal one of them (matchOneOf).
+	runs int
 }
 
 // stsManifest is a StatefulSet named web with replicas, image and extra spec lines (indented
@@ -85,7 +88,15 @@ spec:
 
 const parallelStrategy = "  minReadySeconds: 1\n  podManagementPolicy: Parallel\n  updateStrategy:\n    rollingUpdate:\n      partition: 1\n      maxUnavailable: 2"
 
+// parallelNoMinReady is parallelStrategy without minReadySeconds.
+const parallelNoMinReady = "  podManagementPolicy: Parallel\n  updateStrategy:\n    rollingUpdate:\n      partition: 1\n      maxUnavailable: 2"
+
 var stsScenarios = []stsScenario{
+	// Parallel with maxUnavailable and no minReadySeconds: the two pods of a wave are
+	// recreated, and turn Ready, milliseconds apart.
+	{name: "parallel-5-maxunavailable-2-no-min-ready", runs: 16,
+		old:  stsManifest(5, "nginx:1", parallelNoMinReady, ""),
+		next: stsManifest(5, "nginx:2", parallelNoMinReady, "")},
 	{name: "ordered-3", old: stsManifest(3, "nginx:1", "", ""), next: stsManifest(3, "nginx:2", "", "")},
 	{name: "ordered-4-partition-2",
 		old:  stsManifest(4, "nginx:1", "  updateStrategy:\n    rollingUpdate:\n      partition: 2", ""),
@@ -126,92 +137,130 @@ func TestPredictStatefulSetDifferential(t *testing.T) {
 	for _, sc := range stsScenarios {
 		t.Run(sc.name, func(t *testing.T) {
 			t.Parallel()
-			ns := "sts-" + sc.name
-			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-			defer cancel()
-			if err := c.EnsureNamespace(ctx, ns); err != nil {
-				t.Fatal(err)
-			}
-			old := decodeStatefulSet(t, sc.old, ns)
-			next := decodeStatefulSet(t, sc.next, ns)
-			timing := predict.Timing{ReadyAfter: time.Second, TerminateAfter: 100 * time.Millisecond, FailNew: sc.broken}
-			plan, err := statefulset.Simulate(statefulset.Input{StatefulSet: next, Old: old, Timing: timing})
-			if err != nil {
-				t.Fatalf("Simulate: %v", err)
-			}
-			want := stsPlanActions(plan)
-
-			created, err := cs.AppsV1().StatefulSets(ns).Create(ctx, old, metav1.CreateOptions{})
-			if err != nil {
-				t.Fatalf("create: %v", err)
-			}
-			waitStatefulSetSettled(ctx, t, cs, created, !sc.livePods)
-			if sc.livePods {
-				pods, err := cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "app=web"})
-				if err != nil {
-					t.Fatal(err)
+			if sc.runs == 0 {
+				actions, want := runStatefulSet(t, c, cs, sc, "sts-"+sc.name)
+				if sc.livePods {
+					if first, wantFirst := firstRun(actions), firstRun(want); !slices.Equal(first, wantFirst) {
+						t.Errorf("first wave:\n  controller: %s\n  plan:       %s", strings.Join(first, ", "), strings.Join(wantFirst, ", "))
+					}
+					t.Logf("pod actions (first wave compared):\n  controller: %s\n  plan:       %s", strings.Join(actions, ", "), strings.Join(want, ", "))
+				} else if !slices.Equal(actions, want) {
+					t.Errorf("pod actions:\n  controller: %s\n  plan:       %s", strings.Join(actions, ", "), strings.Join(want, ", "))
+				} else {
+					t.Logf("pod actions agree: %s", strings.Join(actions, ", "))
 				}
-				in := statefulset.Input{StatefulSet: next, Timing: timing, Start: time.Now()}
-				for i := range pods.Items {
-					in.Pods = append(in.Pods, &pods.Items[i])
-				}
-				if plan, err = statefulset.Simulate(in); err != nil {
-					t.Fatalf("Simulate from live pods: %v", err)
-				}
-				want = stsPlanActions(plan)
+				return
 			}
-			got, err := cs.AppsV1().StatefulSets(ns).Get(ctx, "web", metav1.GetOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got.Status.UpdateRevision != plan.Header.OldRevision {
-				t.Errorf("old revision: controller %s, predicted %s", got.Status.UpdateRevision, plan.Header.OldRevision)
-			}
-
-			rec := watchPodActions(ctx, t, cs, ns, "app=web")
-			err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
-				cur, err := cs.AppsV1().StatefulSets(ns).Get(ctx, "web", metav1.GetOptions{})
-				if err != nil {
-					return err
-				}
-				cur.Spec = next.Spec
-				_, err = cs.AppsV1().StatefulSets(ns).Update(ctx, cur, metav1.UpdateOptions{})
-				return err
+			matchOneOf(t, sc.runs, func(k int) ([]string, []string) {
+				return runStatefulSet(t, c, cs, sc, fmt.Sprintf("sts-%s-%d", sc.name, k))
 			})
-			if err != nil {
-				t.Fatalf("update: %v", err)
-			}
-			actions := rec.waitQuiet(ctx, stsQuiet, stsTimeout)
-			if next.Spec.PodManagementPolicy == appsv1.ParallelPodManagement {
-				actions, want = sortRuns(actions), sortRuns(want)
-			}
-			final, err := cs.AppsV1().StatefulSets(ns).Get(ctx, "web", metav1.GetOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if final.Status.UpdateRevision != plan.Header.NewRevision {
-				t.Errorf("new revision: controller %s, predicted %s", final.Status.UpdateRevision, plan.Header.NewRevision)
-			}
-			if sc.livePods {
-				if first, wantFirst := firstRun(actions), firstRun(want); !slices.Equal(first, wantFirst) {
-					t.Errorf("first wave:\n  controller: %s\n  plan:       %s", strings.Join(first, ", "), strings.Join(wantFirst, ", "))
-				}
-				t.Logf("pod actions (first wave compared):\n  controller: %s\n  plan:       %s", strings.Join(actions, ", "), strings.Join(want, ", "))
-			} else if !slices.Equal(actions, want) {
-				t.Errorf("pod actions:\n  controller: %s\n  plan:       %s", strings.Join(actions, ", "), strings.Join(want, ", "))
-			} else {
-				t.Logf("pod actions agree: %s", strings.Join(actions, ", "))
-			}
-			if sc.broken {
-				if plan.Summary.Completed || final.Status.UpdatedReplicas == *final.Spec.Replicas && final.Status.ReadyReplicas == *final.Spec.Replicas {
-					t.Errorf("broken revision: plan completed %v, controller updated %d ready %d; want both stuck",
-						plan.Summary.Completed, final.Status.UpdatedReplicas, final.Status.ReadyReplicas)
-				}
-			} else if !plan.Summary.Completed {
-				t.Errorf("plan did not complete: %s", plan.Summary.StallReason)
-			}
 		})
 	}
+}
+
+// matchOneOf records real runs of a scenario whose rollouts vary, at least predictMinRuns and
+// up to runs, stopping at the first that equals the plan after the minimum, and requires one
+// to equal the plan exactly. run(k) performs run k and returns the real and the predicted
+// actions, in the same form. The log says which runs matched, and every run's actions.
+func matchOneOf(t *testing.T, runs int, run func(k int) (got, want []string)) {
+	t.Helper()
+	var seen []string
+	var matched []int
+	var want []string
+	for k := 1; k <= runs && (len(matched) == 0 || k <= predictMinRuns); k++ {
+		got, w := run(k)
+		want = w
+		seen = append(seen, fmt.Sprintf("run %d: %s", k, strings.Join(got, ", ")))
+		if slices.Equal(got, w) {
+			matched = append(matched, k)
+		}
+	}
+	if len(matched) == 0 {
+		t.Errorf("the plan equals none of %d real runs:\n  %s\nplan:   %s", len(seen), strings.Join(seen, "\n  "), strings.Join(want, ", "))
+		return
+	}
+	t.Logf("the plan equals run %v of %d:\n  %s\nplan:   %s", matched, len(seen), strings.Join(seen, "\n  "), strings.Join(want, ", "))
+}
+
+// runStatefulSet runs one StatefulSet scenario in namespace ns and returns the controller's pod
+// actions and the plan's, in the watcher's form (runs of one verb sorted for Parallel). The
+// revision names and the completion (or stall) are checked here.
+func runStatefulSet(t *testing.T, c *Cluster, cs kubernetes.Interface, sc stsScenario, ns string) (actions, want []string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	if err := c.EnsureNamespace(ctx, ns); err != nil {
+		t.Fatal(err)
+	}
+	old := decodeStatefulSet(t, sc.old, ns)
+	next := decodeStatefulSet(t, sc.next, ns)
+	timing := predict.Timing{ReadyAfter: time.Second, TerminateAfter: 100 * time.Millisecond, FailNew: sc.broken}
+	plan, err := statefulset.Simulate(statefulset.Input{StatefulSet: next, Old: old, Timing: timing})
+	if err != nil {
+		t.Fatalf("Simulate: %v", err)
+	}
+	want = stsPlanActions(plan)
+
+	created, err := cs.AppsV1().StatefulSets(ns).Create(ctx, old, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("create: %v", err)
+	}
+	waitStatefulSetSettled(ctx, t, cs, created, !sc.livePods)
+	if sc.livePods {
+		pods, err := cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "app=web"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := statefulset.Input{StatefulSet: next, Timing: timing, Start: time.Now()}
+		for i := range pods.Items {
+			in.Pods = append(in.Pods, &pods.Items[i])
+		}
+		if plan, err = statefulset.Simulate(in); err != nil {
+			t.Fatalf("Simulate from live pods: %v", err)
+		}
+		want = stsPlanActions(plan)
+	}
+	got, err := cs.AppsV1().StatefulSets(ns).Get(ctx, "web", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Status.UpdateRevision != plan.Header.OldRevision {
+		t.Errorf("old revision: controller %s, predicted %s", got.Status.UpdateRevision, plan.Header.OldRevision)
+	}
+
+	rec := watchPodActions(ctx, t, cs, ns, "app=web")
+	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		cur, err := cs.AppsV1().StatefulSets(ns).Get(ctx, "web", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		cur.Spec = next.Spec
+		_, err = cs.AppsV1().StatefulSets(ns).Update(ctx, cur, metav1.UpdateOptions{})
+		return err
+	})
+	if err != nil {
+		t.Fatalf("update: %v", err)
+	}
+	actions = rec.waitQuiet(ctx, stsQuiet, stsTimeout)
+	if next.Spec.PodManagementPolicy == appsv1.ParallelPodManagement {
+		actions, want = sortRuns(actions), sortRuns(want)
+	}
+	final, err := cs.AppsV1().StatefulSets(ns).Get(ctx, "web", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if final.Status.UpdateRevision != plan.Header.NewRevision {
+		t.Errorf("new revision: controller %s, predicted %s", final.Status.UpdateRevision, plan.Header.NewRevision)
+	}
+	if sc.broken {
+		if plan.Summary.Completed || final.Status.UpdatedReplicas == *final.Spec.Replicas && final.Status.ReadyReplicas == *final.Spec.Replicas {
+			t.Errorf("broken revision: plan completed %v, controller updated %d ready %d; want both stuck",
+				plan.Summary.Completed, final.Status.UpdatedReplicas, final.Status.ReadyReplicas)
+		}
+	} else if !plan.Summary.Completed {
+		t.Errorf("plan did not complete: %s", plan.Summary.StallReason)
+	}
+	return actions, want
 }
 
 func decodeStatefulSet(t *testing.T, manifest, ns string) *appsv1.StatefulSet {
@@ -369,8 +418,10 @@ func (r *podActions) waitQuiet(ctx context.Context, quiet, timeout time.Duration
 
 // dsScenario is one DaemonSet rollout over the shared kwok nodes.
 //
-// Scenarios without surge use minReadySeconds 1 so that, with kwok's quantized Ready times, a
-// wave becomes available together, as the simulation's waves do. Surge scenarios use 0: the
+// Some scenarios without surge use minReadySeconds 1: with kwok's quantized Ready times, the pods
+// of a wave then carry the same Ready second and become available together, as they do in the
+// simulation (predict.AvailableAt). The same strategies without minReadySeconds run several
+// times (runs), since their waves may split. Surge scenarios use 0: the
 // DaemonSet controller re-checks a surged pod's availability only minReadySeconds + 1s after
 // it turns Ready (updatePod), and kwok's quantized stages date Ready up to 2s in the future, so
 // with minReadySeconds > 0 the real controller would wait for an unrelated event (a kwok
@@ -382,11 +433,10 @@ type dsScenario struct {
 	podExtra        string
 	// stalls marks a scenario whose rollout never completes.
 	stalls bool
-	// splitWaves marks a scenario whose later waves the real controller may split: with
-	// minReadySeconds 0, pods created together turn available a few milliseconds apart, and a
-	// surging controller reacts to each (the plan's "wave becomes available together" is one of
-	// the possible real sequences). Only the first wave and the totals are compared.
-	splitWaves bool
+	// runs, for a scenario whose real rollouts vary (with minReadySeconds 0, pods created
+	// together turn available milliseconds apart, and the controller may react to each), is
+	// how many may be recorded; the plan must equal one of them (matchOneOf).
+	runs int
 }
 
 // dsManifest is a DaemonSet named agent with image, strategy (indented under spec:),
@@ -417,8 +467,10 @@ spec:
 var dsScenarios = []dsScenario{
 	{name: "default-maxunavailable-1", minReadySeconds: 1},
 	{name: "maxunavailable-50pct-rounds-up", minReadySeconds: 1, strategy: "  updateStrategy:\n    rollingUpdate:\n      maxUnavailable: 50%"},
+	{name: "default-maxunavailable-1-no-min-ready"},
+	{name: "maxunavailable-2-no-min-ready", runs: 16, strategy: "  updateStrategy:\n    rollingUpdate:\n      maxUnavailable: 2"},
 	{name: "maxsurge-1", strategy: "  updateStrategy:\n    rollingUpdate:\n      maxUnavailable: 0\n      maxSurge: 1"},
-	{name: "maxsurge-50pct-rounds-up", splitWaves: true, strategy: "  updateStrategy:\n    rollingUpdate:\n      maxUnavailable: 0\n      maxSurge: 50%"},
+	{name: "maxsurge-50pct-rounds-up", runs: 24, strategy: "  updateStrategy:\n    rollingUpdate:\n      maxUnavailable: 0\n      maxSurge: 50%"},
 	{name: "hostport-surge-deadlock", stalls: true,
 		strategy: "  updateStrategy:\n    rollingUpdate:\n      maxUnavailable: 0\n      maxSurge: 1",
 		podExtra: "        ports:\n        - containerPort: 9100\n          hostPort: 9100\n"},
@@ -439,72 +491,82 @@ func TestPredictDaemonSetDifferential(t *testing.T) {
 	for _, sc := range dsScenarios {
 		t.Run(sc.name, func(t *testing.T) {
 			t.Parallel()
-			ns := "ds-" + sc.name
-			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-			defer cancel()
-			if err := c.EnsureNamespace(ctx, ns); err != nil {
-				t.Fatal(err)
-			}
-			nodeList, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			var nodes []*corev1.Node
-			for i := range nodeList.Items {
-				nodes = append(nodes, &nodeList.Items[i])
-			}
-			old := decodeDaemonSet(t, dsManifest("agent:1", sc), ns)
-			next := decodeDaemonSet(t, dsManifest("agent:2", sc), ns)
-			plan, err := daemonset.Simulate(daemonset.Input{DaemonSet: next, Old: old, Nodes: nodes,
-				Timing: predict.Timing{ReadyAfter: time.Second, TerminateAfter: 100 * time.Millisecond}})
-			if err != nil {
-				t.Fatalf("Simulate: %v", err)
-			}
-			want := dsPlanWaves(plan)
-
-			if _, err := cs.AppsV1().DaemonSets(ns).Create(ctx, old, metav1.CreateOptions{}); err != nil {
-				t.Fatalf("create: %v", err)
-			}
-			waitDaemonSetSettled(ctx, t, cs, ns, len(nodes))
-			rec := watchPodActions(ctx, t, cs, ns, "app=agent")
-			err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
-				cur, err := cs.AppsV1().DaemonSets(ns).Get(ctx, "agent", metav1.GetOptions{})
-				if err != nil {
-					return err
-				}
-				cur.Spec = next.Spec
-				_, err = cs.AppsV1().DaemonSets(ns).Update(ctx, cur, metav1.UpdateOptions{})
-				return err
-			})
-			if err != nil {
-				t.Fatalf("update: %v", err)
-			}
-			rec.waitQuiet(ctx, stsQuiet, stsTimeout)
-			got := rec.waves()
-			if sc.splitWaves {
-				if len(got) == 0 || got[0] != want[0] || !slices.Equal(waveTotals(got), waveTotals(want)) {
-					t.Errorf("waves (first wave and totals compared):\n  controller: %s\n  plan:       %s", strings.Join(got, ", "), strings.Join(want, ", "))
+			if sc.runs == 0 {
+				got, want := runDaemonSet(t, c, cs, sc, "ds-"+sc.name)
+				if !slices.Equal(got, want) {
+					t.Errorf("waves:\n  controller: %s\n  plan:       %s", strings.Join(got, ", "), strings.Join(want, ", "))
 				} else {
-					t.Logf("first wave and totals agree: controller %s; plan %s", strings.Join(got, ", "), strings.Join(want, ", "))
+					t.Logf("waves agree: %s", strings.Join(got, ", "))
 				}
-			} else if !slices.Equal(got, want) {
-				t.Errorf("waves:\n  controller: %s\n  plan:       %s", strings.Join(got, ", "), strings.Join(want, ", "))
-			} else {
-				t.Logf("waves agree: %s", strings.Join(got, ", "))
+				return
 			}
-			if plan.Summary.Completed == sc.stalls {
-				t.Errorf("plan completed = %v (%s), want %v", plan.Summary.Completed, plan.Summary.StallReason, !sc.stalls)
-			}
-			newHash := daemonset.RevisionHash(next)
-			rec.mu.Lock()
-			for i, a := range rec.actions {
-				if strings.HasPrefix(a, "create ") && rec.revisions[i] != newHash {
-					t.Errorf("%s has controller-revision-hash %s, predicted %s", a, rec.revisions[i], newHash)
-				}
-			}
-			rec.mu.Unlock()
+			matchOneOf(t, sc.runs, func(k int) ([]string, []string) {
+				return runDaemonSet(t, c, cs, sc, fmt.Sprintf("ds-%s-%d", sc.name, k))
+			})
 		})
 	}
+}
+
+// runDaemonSet runs one DaemonSet scenario in namespace ns and returns the controller's waves
+// and the plan's. The completion (or stall) and the new pods' revision hash are checked here.
+func runDaemonSet(t *testing.T, c *Cluster, cs kubernetes.Interface, sc dsScenario, ns string) (got, want []string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	if err := c.EnsureNamespace(ctx, ns); err != nil {
+		t.Fatal(err)
+	}
+	nodeList, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var nodes []*corev1.Node
+	for i := range nodeList.Items {
+		nodes = append(nodes, &nodeList.Items[i])
+	}
+	old := decodeDaemonSet(t, dsManifest("agent:1", sc), ns)
+	next := decodeDaemonSet(t, dsManifest("agent:2", sc), ns)
+	plan, err := daemonset.Simulate(daemonset.Input{DaemonSet: next, Old: old, Nodes: nodes,
+		Timing: predict.Timing{ReadyAfter: time.Second, TerminateAfter: 100 * time.Millisecond}})
+	if err != nil {
+		t.Fatalf("Simulate: %v", err)
+	}
+	want = dsPlanWaves(plan)
+
+	if _, err := cs.AppsV1().DaemonSets(ns).Create(ctx, old, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("create: %v", err)
+	}
+	waitDaemonSetSettled(ctx, t, cs, ns, len(nodes))
+	rec := watchPodActions(ctx, t, cs, ns, "app=agent")
+	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		cur, err := cs.AppsV1().DaemonSets(ns).Get(ctx, "agent", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		cur.Spec = next.Spec
+		_, err = cs.AppsV1().DaemonSets(ns).Update(ctx, cur, metav1.UpdateOptions{})
+		return err
+	})
+	if err != nil {
+		t.Fatalf("update: %v", err)
+	}
+	rec.waitQuiet(ctx, stsQuiet, stsTimeout)
+	got = rec.waves()
+	if len(got) == 0 || got[0] != want[0] || !slices.Equal(waveTotals(got), waveTotals(want)) {
+		t.Errorf("waves: the first wave and the totals never vary, but\n  controller: %s\n  plan:       %s", strings.Join(got, ", "), strings.Join(want, ", "))
+	}
+	if plan.Summary.Completed == sc.stalls {
+		t.Errorf("plan completed = %v (%s), want %v", plan.Summary.Completed, plan.Summary.StallReason, !sc.stalls)
+	}
+	newHash := daemonset.RevisionHash(next)
+	rec.mu.Lock()
+	for i, a := range rec.actions {
+		if strings.HasPrefix(a, "create ") && rec.revisions[i] != newHash {
+			t.Errorf("%s has controller-revision-hash %s, predicted %s", a, rec.revisions[i], newHash)
+		}
+	}
+	rec.mu.Unlock()
+	return got, want
 }
 
 func decodeDaemonSet(t *testing.T, manifest, ns string) *appsv1.DaemonSet {
