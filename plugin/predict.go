@@ -81,6 +81,8 @@ type PredictOptions struct {
 	FailFirst      int
 	FailRate       float64
 	Seed           int64
+	ReadySpread    time.Duration
+	Runs           int
 
 	live bool
 	// clock is the real clock: a CronJob's default start time.
@@ -176,7 +178,9 @@ errors.`,
 	f.DurationVar(&o.RunFor, "run-for", 0, "CronJobs: each Job runs this long (shows concurrencyPolicy at work); Jobs: each pod runs this long (default 10s)")
 	f.IntVar(&o.FailFirst, "fail-first", 0, "Jobs: the first N pods fail, the rest succeed")
 	f.Float64Var(&o.FailRate, "fail-rate", 0, "Jobs: each pod fails with this probability, 0 to 1")
-	f.Int64Var(&o.Seed, "seed", 0, "Jobs: with --fail-rate, the random seed (the same seed gives the same run)")
+	f.Int64Var(&o.Seed, "seed", 0, "the random seed of --fail-rate (Jobs) or --ready-spread (the same seed gives the same run)")
+	f.DurationVar(&o.ReadySpread, "ready-spread", 0, "Deployments, StatefulSets, DaemonSets: spread each pod's Ready time over this long, as in a real cluster (default: the deterministic plan)")
+	f.IntVar(&o.Runs, "runs", 0, "with --ready-spread: simulate N times and report the distribution (completion time, bounds, step sequences)")
 	f.BoolVar(&o.Live, "live", false, "start from the cluster's current state of each -f Deployment, StatefulSet and DaemonSet (implied by TYPE/NAME without --state)")
 	return cmd
 }
@@ -186,6 +190,7 @@ func (o *PredictOptions) Complete(cmd *cobra.Command, args []string) error {
 	r := runner.Request{
 		Files: o.Filenames, Stdin: o.In, From: o.From, StateFiles: o.StateFiles, BaseRef: o.BaseRef,
 		ReadyAfter: o.ReadyAfter, TerminateAfter: o.TerminateAfter, FailNew: o.FailNew,
+		ReadySpread: o.ReadySpread, Runs: o.Runs, Seed: uint64(o.Seed),
 	}
 	if f := cmd.Flags().Lookup("namespace"); f != nil && f.Changed && o.configFlags.Namespace != nil {
 		r.Namespace = *o.configFlags.Namespace
@@ -360,6 +365,9 @@ func (o *PredictOptions) Validate() error {
 	return o.validateBatch()
 }
 
+// maxRuns bounds --runs: each run is a whole simulation.
+const maxRuns = 10_000
+
 // validateBatch checks the CronJob, Job and scale-down flags.
 func (o *PredictOptions) validateBatch() error {
 	switch {
@@ -373,8 +381,18 @@ func (o *PredictOptions) validateBatch() error {
 		return fmt.Errorf("--fail-rate %g: want a probability from 0 to 1", o.FailRate)
 	case o.FailFirst > 0 && o.FailRate > 0:
 		return errors.New("give --fail-first or --fail-rate, not both")
-	case o.Seed != 0 && o.FailRate == 0:
-		return errors.New("--seed needs --fail-rate: it seeds the random failures")
+	case o.Seed != 0 && o.FailRate == 0 && o.ReadySpread == 0:
+		return errors.New("--seed needs --fail-rate or --ready-spread: it seeds their random draws")
+	case o.Seed < 0:
+		return fmt.Errorf("--seed %d: must not be negative", o.Seed)
+	case o.ReadySpread < 0:
+		return fmt.Errorf("--ready-spread %s: must not be negative", o.ReadySpread)
+	case o.Runs < 0:
+		return fmt.Errorf("--runs %d: must be positive", o.Runs)
+	case o.Runs > 0 && o.ReadySpread == 0:
+		return errors.New("--runs needs --ready-spread: without a spread every run is the same plan")
+	case o.Runs > maxRuns:
+		return fmt.Errorf("--runs %d: at most %d", o.Runs, maxRuns)
 	}
 	if t := o.request.Targets; len(t) > 0 && t[0].Kind != "" && o.request.WhatIf.Replicas == nil {
 		return fmt.Errorf("%s/%s: a scale-down needs --replicas N", strings.ToLower(t[0].Kind), t[0].Name)

@@ -38,6 +38,8 @@ type prediction struct {
 	Rejected  []rejection `json:"rejected"`
 	Timing    *timing     `json:"timing,omitempty"`
 	Plan      *plan       `json:"plan,omitempty"`
+	// Distribution is set with --ready-spread and --runs.
+	Distribution *distribution `json:"distribution,omitempty"`
 	// Schedule, Job and ScaleDown are set for CronJobs, Jobs, and ReplicaSets or
 	// ReplicationControllers (cronjob.go, job.go, scaledown.go).
 	Schedule  *scheduleDoc  `json:"schedule,omitempty"`
@@ -51,6 +53,32 @@ type rejection struct {
 	Message string `json:"message"`
 	Line    int    `json:"line"`
 	Column  int    `json:"column"`
+}
+
+// distribution is predict.Distribution: --runs N spread runs of the plan.
+type distribution struct {
+	Runs                 int      `json:"runs"`
+	Seed                 uint64   `json:"seed"`
+	ReadySpreadSeconds   float64  `json:"readySpreadSeconds"`
+	Completed            int      `json:"completed"`
+	CompletionP50Seconds float64  `json:"completionP50Seconds"`
+	CompletionP95Seconds float64  `json:"completionP95Seconds"`
+	PeakPods             int32    `json:"peakPods"`
+	MinAvailable         int32    `json:"minAvailable"`
+	Sequences            int      `json:"sequences"`
+	PlanRuns             int      `json:"planRuns"`
+	MostCommon           []string `json:"mostCommon"`
+	MostCommonRuns       int      `json:"mostCommonRuns"`
+}
+
+func toDistribution(d *predict.Distribution) *distribution {
+	if d == nil {
+		return nil
+	}
+	return &distribution{Runs: d.Runs, Seed: d.Seed, ReadySpreadSeconds: secs(d.Spread), Completed: d.Completed,
+		CompletionP50Seconds: secs(d.CompletionP50), CompletionP95Seconds: secs(d.CompletionP95), PeakPods: d.PeakPods,
+		MinAvailable: d.MinAvailable, Sequences: d.Sequences, PlanRuns: d.DeterministicRuns,
+		MostCommon: append([]string{}, d.MostCommon...), MostCommonRuns: d.MostCommonRuns}
 }
 
 type timing struct {
@@ -141,6 +169,7 @@ func toDoc(res *runner.Result, kubernetesVersion string) doc {
 			jp.Timing = &timing{ReadyAfterSeconds: secs(p.Timing.ReadyAfter), ReadySource: p.Timing.ReadySource,
 				TerminateAfterSeconds: secs(p.Timing.TerminateAfter), TerminateSource: p.Timing.TerminateSource, FailNew: p.Timing.FailNew}
 			jp.Plan = toPlan(p.Plan)
+			jp.Distribution = toDistribution(p.Distribution)
 		}
 		jp.Schedule, jp.Job, jp.ScaleDown = toSchedule(p.Schedule), toJob(p.Job), toScaleDown(p.ScaleDown)
 		out.Predictions = append(out.Predictions, jp)

@@ -146,6 +146,27 @@ func writePrediction(b *strings.Builder, p runner.Prediction, chart bool) {
 		fmt.Fprintf(b, "  note: %s\n", n)
 	}
 	fmt.Fprintf(b, "  summary: %s\n", summaryText(plan))
+	if d := p.Distribution; d != nil {
+		writeDistribution(b, d)
+	}
+}
+
+// writeDistribution prints what --ready-spread D --runs N found.
+func writeDistribution(b *strings.Builder, d *predict.Distribution) {
+	fmt.Fprintf(b, "\n  %d runs with each pod's Ready time spread over %s (seeds %d to %d):\n", d.Runs, seconds(d.Spread), d.Seed, d.Seed+uint64(d.Runs)-1)
+	row := func(k, v string) { fmt.Fprintf(b, "    %-16s %s\n", k, v) }
+	if d.Completed > 0 {
+		row("completes", fmt.Sprintf("p50 %s, p95 %s (%d of %d runs complete)", seconds(d.CompletionP50), seconds(d.CompletionP95), d.Completed, d.Runs))
+	} else {
+		row("completes", fmt.Sprintf("in none of %d runs", d.Runs))
+	}
+	row("peak pods", fmt.Sprintf("%d (terminating ones included)", d.PeakPods))
+	row("min available", fmt.Sprintf("%d", d.MinAvailable))
+	row("step sequences", fmt.Sprintf("%d distinct; the plan above in %d of %d runs", d.Sequences, d.DeterministicRuns, d.Runs))
+	row("most common", fmt.Sprintf("%d of %d runs:", d.MostCommonRuns, d.Runs))
+	for _, m := range d.MostCommon {
+		fmt.Fprintf(b, "      %s\n", m)
+	}
 }
 
 func orNone(s string) string {

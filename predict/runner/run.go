@@ -62,6 +62,13 @@ type Request struct {
 	ReadyAfter     time.Duration
 	TerminateAfter time.Duration
 	FailNew        bool
+	// ReadySpread spreads each Deployment, StatefulSet or DaemonSet pod's Ready time over
+	// [0, ReadySpread) (--ready-spread); Runs simulations (--runs) then give a Distribution,
+	// run i drawn from Seed+i. With a spread and no Runs, the plan is the one spread run of
+	// Seed. Zero spread: the deterministic causal plan.
+	ReadySpread time.Duration
+	Runs        int
+	Seed        uint64
 	// Start is the simulated time of the first sync; zero means a fixed epoch, or the state's
 	// time when there is a state.
 	Start time.Time
@@ -128,6 +135,8 @@ type Prediction struct {
 	Rejected []Rejection
 	Plan     *predict.Plan
 	Timing   TimingInfo
+	// Distribution summarizes Request.Runs spread runs of the plan; nil without --runs.
+	Distribution *predict.Distribution
 	// Schedule is a CronJob's schedule, Job a Job's run, ScaleDown a ReplicaSet's or
 	// ReplicationController's scale-down order; each is set only for its kind, and Plan is nil
 	// then.
@@ -514,14 +523,41 @@ func simulate(req Request, in predict.Input, d *apps.Deployment, baseline string
 		}
 	}
 	in.Timing = predict.Timing{ReadyAfter: ti.ReadyAfter, TerminateAfter: ti.TerminateAfter, FailNew: req.FailNew}
-	plan, err := predict.Simulate(in)
+	plan, dist, err := spreadRuns(req, func(s *predict.Spread) (*predict.Plan, error) {
+		in := in
+		in.Timing.Spread = s
+		return predict.Simulate(in)
+	})
 	if err != nil {
 		return Prediction{}, err
 	}
 	plan.Header.NameNote = HashNote
 	plan.Notes = append(plan.Notes, notes...)
 	sort.Strings(plan.Notes)
-	return Prediction{Kind: "Deployment", Namespace: d.Namespace, Name: d.Name, Baseline: baseline, Plan: plan, Timing: ti}, nil
+	return Prediction{Kind: "Deployment", Namespace: d.Namespace, Name: d.Name, Baseline: baseline, Plan: plan, Timing: ti, Distribution: dist}, nil
+}
+
+// spreadRuns runs sim as the request asks: without a ready spread once, deterministically;
+// with --ready-spread alone once, with the spread drawn from the seed; with --runs as well,
+// the deterministic plan and the Distribution of the spread runs.
+func spreadRuns(req Request, sim func(*predict.Spread) (*predict.Plan, error)) (*predict.Plan, *predict.Distribution, error) {
+	if req.ReadySpread <= 0 {
+		p, err := sim(nil)
+		return p, nil, err
+	}
+	if req.Runs == 0 {
+		p, err := sim(predict.NewSpread(req.ReadySpread, req.Seed))
+		return p, nil, err
+	}
+	det, err := sim(nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	dist, err := predict.Distribute(req.Runs, req.Seed, req.ReadySpread, det, sim)
+	if err != nil {
+		return nil, nil, err
+	}
+	return det, &dist, nil
 }
 
 func plural(n int, one, many string) string {

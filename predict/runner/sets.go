@@ -90,6 +90,7 @@ func predictSet(ctx context.Context, req Request, checker *apicheck.Checker, sta
 	p.Baseline = baseline
 	ti := TimingInfo{FailNew: req.FailNew}
 	var plan *predict.Plan
+	var dist *predict.Distribution
 	var err error
 	switch next := checked.(type) {
 	case *apps.StatefulSet:
@@ -111,7 +112,11 @@ func predictSet(ctx context.Context, req Request, checker *apicheck.Checker, sta
 		} else if o, ok := old.(*apps.StatefulSet); ok {
 			in.Old = o
 		}
-		plan, err = statefulset.Simulate(in)
+		plan, dist, err = spreadRuns(req, func(s *predict.Spread) (*predict.Plan, error) {
+			in := in
+			in.Timing.Spread = s
+			return statefulset.Simulate(in)
+		})
 	case *apps.DaemonSet:
 		next.Namespace = p.Namespace
 		ti = timingFor(req, &next.Spec.Template)
@@ -135,7 +140,11 @@ func predictSet(ctx context.Context, req Request, checker *apicheck.Checker, sta
 		} else if o, ok := old.(*apps.DaemonSet); ok {
 			in.Old = o
 		}
-		plan, err = daemonset.Simulate(in)
+		plan, dist, err = spreadRuns(req, func(s *predict.Spread) (*predict.Plan, error) {
+			in := in
+			in.Timing.Spread = s
+			return daemonset.Simulate(in)
+		})
 		if err == nil && len(req.Nodes) == 0 && (objState == nil || len(objState.Nodes) == 0) {
 			plan.Notes = append(plan.Notes, fmt.Sprintf("no nodes given: %d Ready nodes assumed (--nodes N or --nodes-file)", DefaultNodes))
 		}
@@ -146,7 +155,7 @@ func predictSet(ctx context.Context, req Request, checker *apicheck.Checker, sta
 		return Prediction{}, fmt.Errorf("%s: document %d: %s: %w", obj.File, obj.Document, obj.Ref(), err)
 	}
 	sort.Strings(plan.Notes)
-	p.Plan, p.Timing = plan, ti
+	p.Plan, p.Timing, p.Distribution = plan, ti, dist
 	return p, nil
 }
 
