@@ -348,11 +348,11 @@ func (w *world) block(format string, args ...interface{}) {
 //  1. split pods into replicas (ordinals in [start, start+replicas)) and condemned (the rest,
 //     highest ordinal first); a missing ordinal gets a placeholder at the revision
 //     newVersionedStatefulSetPod would give it;
-//  2. processReplica for each replica: OrderedReady creates one pod and returns, and blocks on
-//     any pod that is terminating, not Running and Ready, or not available; Parallel creates
-//     every missing pod at once;
-//  3. processCondemned, highest ordinal first: OrderedReady deletes one pod per pass and only
-//     while every replica is healthy (scaling before updates);
+//  2. processReplica for each replica (runForAll): OrderedReady creates one pod and returns, and
+//     blocks on any pod that is terminating, not Running and Ready, or not available; Parallel
+//     creates every missing pod at once;
+//  3. processCondemned, highest ordinal first (runForAll): OrderedReady deletes one pod per pass
+//     and only while every replica is healthy (scaling before updates);
 //  4. OnDelete stops here; RollingUpdate deletes old-revision pods, highest ordinal first, down
 //     to the partition, one at a time (gate off) or up to maxUnavailable (gate on).
 func (w *world) sync() bool {
@@ -396,64 +396,14 @@ func (w *world) sync() bool {
 		}
 	}
 	monotonic := set.Spec.PodManagementPolicy != apps.ParallelPodManagement
-	acted := false
-
-	// processReplica
-	for _, p := range replicas {
-		if p.failed {
-			if !p.deleted {
-				w.remove(p)
-				acted = true
-			}
-			if monotonic {
-				return acted
-			}
-			continue
-		}
-		if !p.created {
-			w.create(p)
-			acted = true
-			if monotonic {
-				return true
-			}
-		}
-		if !monotonic {
-			continue
-		}
-		switch {
-		case p.deleted:
-			w.block("waiting for pod %s to terminate", p.name)
-			return acted
-		case !p.runningAndReady(w.clock.Now()):
-			w.block("waiting for pod %s to be Running and Ready", p.name)
-			if p.neverReady {
-				w.stuckPod = p.name
-			}
-			return acted
-		case !p.available(w.clock.Now()):
-			w.block("waiting for pod %s to be available (minReadySeconds %d)", p.name, set.Spec.MinReadySeconds)
-			return acted
-		}
+	exit, acted := runForAll(replicas, func(p *pod) (bool, bool) { return w.processReplica(p, monotonic) }, monotonic)
+	if exit {
+		return acted
 	}
-
-	// processCondemned
-	for _, p := range condemned {
-		if p.deleted {
-			if monotonic {
-				w.block("waiting for pod %s to terminate before scaling down", p.name)
-				return acted
-			}
-			continue
-		}
-		if monotonic && p != firstUnavailable && !p.available(w.clock.Now()) {
-			w.block("waiting for pod %s to be Running and available before scaling down", firstUnavailable.name)
-			return acted
-		}
-		w.remove(p)
-		acted = true
-		if monotonic {
-			return true
-		}
+	exit, actedCondemned := runForAll(condemned, func(p *pod) (bool, bool) { return w.processCondemned(p, firstUnavailable, monotonic) }, monotonic)
+	acted = acted || actedCondemned
+	if exit {
+		return acted
 	}
 
 	if set.Spec.UpdateStrategy.Type != apps.RollingUpdateStatefulSetStrategyType {
@@ -475,6 +425,81 @@ func (w *world) sync() bool {
 		}
 	}
 	return acted
+}
+
+// runForAll mirrors runForAll (stateful_set_control.go): OrderedReady runs fn over the pods
+// in order and stops at the first that says to exit; Parallel runs it over all of them (upstream
+// in slow-start batches of goroutines, whose calls are one batch here). It returns whether to
+// exit the sync and whether any pod was created or deleted.
+func runForAll(pods []*pod, fn func(*pod) (exit, acted bool), monotonic bool) (bool, bool) {
+	actedAny := false
+	for _, p := range pods {
+		exit, acted := fn(p)
+		actedAny = actedAny || acted
+		if exit && monotonic {
+			return true, actedAny
+		}
+	}
+	return false, actedAny
+}
+
+// processReplica mirrors processReplica (stateful_set_control.go) for one replica: a failed pod
+// is deleted (and recreated once gone); a missing one is created, and OrderedReady then exits
+// the sync; OrderedReady also exits on a pod that is terminating, not Running and Ready, or not
+// available (minReadySeconds), which is where a rollout waits.
+func (w *world) processReplica(p *pod, monotonic bool) (exit, acted bool) {
+	if p.failed {
+		if !p.deleted {
+			w.remove(p)
+			acted = true
+		}
+		return monotonic, acted
+	}
+	if !p.created {
+		w.create(p)
+		if monotonic {
+			return true, true
+		}
+		acted = true
+	}
+	if !monotonic {
+		return false, acted
+	}
+	switch {
+	case p.deleted:
+		w.block("waiting for pod %s to terminate", p.name)
+		return true, acted
+	case !p.runningAndReady(w.clock.Now()):
+		w.block("waiting for pod %s to be Running and Ready", p.name)
+		if p.neverReady {
+			w.stuckPod = p.name
+		}
+		return true, acted
+	case !p.available(w.clock.Now()):
+		w.block("waiting for pod %s to be available (minReadySeconds %d)", p.name, w.set.Spec.MinReadySeconds)
+		return true, acted
+	}
+	return false, acted
+}
+
+// processCondemned mirrors processCondemned (stateful_set_control.go) for one pod beyond the
+// replicas, highest ordinal first: OrderedReady waits for a terminating pod, and deletes only
+// while every pod is healthy (firstUnavailable being this pod itself or none), one per sync;
+// Parallel deletes them all at once.
+func (w *world) processCondemned(p *pod, firstUnavailable *pod, monotonic bool) (exit, acted bool) {
+	if p.deleted {
+		if monotonic {
+			w.block("waiting for pod %s to terminate before scaling down", p.name)
+			return true, false
+		}
+		return false, false
+	}
+	if monotonic && p != firstUnavailable && !p.available(w.clock.Now()) {
+		w.block("waiting for pod %s to be Running and available before scaling down", firstUnavailable.name)
+		return true, false
+	}
+	w.remove(p)
+	return monotonic, true
 }
 
 func (w *world) noteWaiting(p *pod) {
