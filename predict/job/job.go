@@ -16,6 +16,8 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	v1 "k8s.io/api/core/v1"
 	jobcontroller "k8s.io/kubernetes/pkg/controller/job"
+
+	"github.com/kubectl-workload/kubectl-workload/predict"
 )
 
 // Outcomes and the condition reasons the controller writes.
@@ -144,7 +146,8 @@ type running struct {
 type sim struct {
 	in        Input
 	job       *batchv1.Job
-	now       time.Time
+	clock     *predict.Clock
+	now       time.Time // clock's wall-clock time, read once per sync
 	start     time.Time
 	rng       *rand.Rand
 	res       *Result
@@ -194,7 +197,7 @@ func Simulate(in Input) (*Result, error) {
 		start = defaultStart
 	}
 	s := &sim{
-		in: in, job: j, now: start, start: start,
+		in: in, job: j, clock: predict.NewClock(start), now: start, start: start,
 		rng:       rand.New(rand.NewSource(in.Failure.Seed)),
 		res:       &Result{Outcome: OutcomeRunning},
 		succeeded: map[int]bool{}, idxFail: map[int]int{}, idxLast: map[int]time.Time{}, failedIdx: map[int]bool{},
@@ -221,7 +224,8 @@ func Simulate(in Input) (*Result, error) {
 			s.res.Notes = append(s.res.Notes, "no further progress possible")
 			break
 		}
-		s.now = next
+		s.clock.Set(next)
+		s.now = next.Time
 	}
 	s.res.Duration = s.now.Sub(start)
 	for i := range s.failedIdx {
@@ -245,21 +249,16 @@ func (s *sim) perIndex() bool {
 
 func (s *sim) since() time.Duration { return s.now.Sub(s.start) }
 
-func (s *sim) next() (time.Time, bool) {
-	var next time.Time
-	found := false
-	consider := func(t time.Time) {
-		if t.After(s.now) && (!found || t.Before(next)) {
-			next, found = t, true
-		}
-	}
+// next is the earliest future event: a pod finishing, a backoff or the deadline expiring.
+func (s *sim) next() (predict.Instant, bool) {
+	e := predict.NewEarliest(s.clock.Now())
 	for _, a := range s.active {
-		consider(a.endsAt)
+		e.ConsiderAfter(predict.At(a.endsAt))
 	}
 	for _, t := range s.wakeAt {
-		consider(t)
+		e.ConsiderAfter(predict.At(t))
 	}
-	return next, found
+	return e.Result()
 }
 
 // fails draws the outcome of the next run.
@@ -353,7 +352,29 @@ func (s *sim) sync() bool {
 		}
 	}
 
-	// manageJob
+	s.manageJob(succeeded, completions)
+
+	// Success scenarios.
+	if j.Spec.Completions == nil {
+		if succeeded > 0 && len(s.active) == 0 {
+			return s.finish(OutcomeComplete, ReasonCompletionsReached, "Reached expected number of succeeded pods")
+		}
+	} else if succeeded >= completions && len(s.active) == 0 {
+		return s.finish(OutcomeComplete, ReasonCompletionsReached, "Reached expected number of succeeded pods")
+	}
+	return false
+}
+
+// manageJob mirrors manageJob (pkg/controller/job/job_controller.go) with succeeded pods (or
+// indexes) out of completions: it keeps min(parallelism, completions − succeeded) pods active
+// (parallelism, until the first success, without completions), creating the missing ones as one
+// wave once the pod-failure backoff has passed (per index with backoffLimitPerIndex), Indexed
+// Jobs at their lowest pending indexes.
+//
+// Example: parallelism 3, completions 5, 4 succeeded and 1 active: nothing is created; with 2
+// failures since the last success, the next pod waits BackoffDelay(2) = 20s after the last one.
+func (s *sim) manageJob(succeeded, completions int) {
+	j := s.job
 	active := len(s.active)
 	parallelism := int(*j.Spec.Parallelism)
 	var wantActive int
@@ -401,16 +422,6 @@ func (s *sim) sync() bool {
 			s.res.Waves = append(s.res.Waves, w)
 		}
 	}
-
-	// Success scenarios.
-	if j.Spec.Completions == nil {
-		if succeeded > 0 && len(s.active) == 0 {
-			return s.finish(OutcomeComplete, ReasonCompletionsReached, "Reached expected number of succeeded pods")
-		}
-	} else if succeeded >= completions && len(s.active) == 0 {
-		return s.finish(OutcomeComplete, ReasonCompletionsReached, "Reached expected number of succeeded pods")
-	}
-	return false
 }
 
 // pastBackoffLimitOnFailure mirrors pastBackoffLimitOnFailure: the running pods' container
