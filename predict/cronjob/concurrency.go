@@ -76,10 +76,13 @@ func Concurrency(cj *batchv1.CronJob, from time.Time, runFor time.Duration, n in
 	}
 	res := ConcurrencyResult{Policy: policy}
 	runs := make([]Run, len(times))
-	index := map[time.Time]int{}
+	// Keyed by the instant, not by time.Time: NextTimes and MissedSchedule each load the
+	// timeZone, and two time.Times of the same instant with different *Location pointers are
+	// different map keys.
+	index := map[int64]int{}
 	for i, t := range times {
 		runs[i] = Run{Scheduled: t, Outcome: Skipped}
-		index[t] = i
+		index[t.UnixNano()] = i
 	}
 	if len(times) == 0 {
 		return res, nil
@@ -113,7 +116,7 @@ func Concurrency(cj *batchv1.CronJob, from time.Time, runFor time.Duration, n in
 		if m.ScheduledTime == nil {
 			continue
 		}
-		i, tracked := index[*m.ScheduledTime]
+		i, tracked := index[m.ScheduledTime.UnixNano()]
 		if m.TooLate {
 			if tracked {
 				runs[i].Events = append(runs[i].Events, m.Events...)

@@ -236,3 +236,28 @@ func TestConcurrency(t *testing.T) {
 		})
 	}
 }
+
+// TestConcurrencyInNamedTimeZone: a CronJob with a timeZone starts its Jobs as one without.
+// The scheduled times of NextTimes and MissedSchedule come from separate LoadLocation calls,
+// so they must be matched by instant, not as time.Time values.
+func TestConcurrencyInNamedTimeZone(t *testing.T) {
+	for _, zone := range []string{"UTC", "Etc/UTC", "Europe/Berlin", "Asia/Tokyo", "America/New_York"} {
+		t.Run(zone, func(t *testing.T) {
+			cj := newCronJob("30 2 * * *", ptr(zone))
+			cj.Spec.ConcurrencyPolicy = batchv1.ForbidConcurrent
+			cj.Spec.StartingDeadlineSeconds = ptr(int64(3600))
+			res, err := Concurrency(cj, utc("2026-05-01T00:00:00Z"), 30*time.Minute, 3)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range res.Runs {
+				if r.Outcome != Started {
+					t.Errorf("Concurrency(%s) run %v, want Started", zone, r)
+				}
+			}
+			if res.MaxConcurrent != 1 {
+				t.Errorf("Concurrency(%s).MaxConcurrent = %d, want 1", zone, res.MaxConcurrent)
+			}
+		})
+	}
+}
