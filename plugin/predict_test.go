@@ -52,6 +52,13 @@ func TestPredictGolden(t *testing.T) {
 		{name: "predict-scaledown.txt", args: []string{"replicaset/cache", "--replicas", "3", "--state", dir + "scaledown.yaml"}, wantExit: 0},
 		{name: "predict-scaledown.json", args: []string{"replicaset/cache", "--replicas", "3", "--state", dir + "scaledown.yaml", "-o", "json"}, wantExit: 0},
 		{name: "predict-scaledown-file.txt", args: []string{"-f", dir + "rs.yaml", "--state", dir + "scaledown.yaml"}, wantExit: 0},
+		// A named timeZone (issue 16, item 1): every run starts, none is Skipped.
+		{name: "predict-cronjob-timezone-run-for.txt", args: []string{"-f", "../examples/good/nightly-report.json", "--now", "2026-05-01T00:00:00Z", "--run-for", "30m", "--next", "3"}, wantExit: 0},
+		// Suspended workloads (issue 16, item 2): nothing runs until they are resumed.
+		{name: "predict-job-suspended.txt", args: []string{"-f", dir + "job-suspended.yaml"}, wantExit: 0},
+		{name: "predict-cronjob-suspended.txt", args: []string{"-f", dir + "cronjob-suspended.yaml", "--now", "2026-03-09T05:40:00Z", "--run-for", "35m"}, wantExit: 0},
+		{name: "predict-cronjob-suspended-missed.txt", args: []string{"-f", dir + "cronjob-suspended.yaml", "--now", "2026-03-09T07:32:00Z",
+			"--last-schedule", "2026-03-09T05:00:00Z"}, wantExit: 0},
 		{name: "predict-batch.svg", args: []string{"-f", dir + "job.yaml", "-f", dir + "cronjob.yaml", "--now", "2026-03-08T05:40:00Z", "-o", "svg"}, wantExit: 0},
 	}
 	for _, tt := range tests {

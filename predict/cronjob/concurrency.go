@@ -24,6 +24,9 @@ const (
 	Skipped Outcome = "Skipped"
 	// Replaced: the Job started, deleting the still-running previous Job (Replace).
 	Replaced Outcome = "Replaced"
+	// Suspended: spec.suspend is true; syncCronJob returns before it looks at the schedule,
+	// so no Job starts and no event is recorded.
+	Suspended Outcome = "Suspended"
 )
 
 // Run is one scheduled time and its fate.
@@ -65,6 +68,8 @@ type activeJob struct {
 //     the Job finishes, the most recent unmet time starts at once (late) if it is still within
 //     startingDeadlineSeconds; earlier unmet times are lost.
 //   - Replace: the active Job is deleted and the new one starts.
+//
+// A suspended CronJob starts nothing: every time is Suspended.
 func Concurrency(cj *batchv1.CronJob, from time.Time, runFor time.Duration, n int) (ConcurrencyResult, error) {
 	times, err := NextTimes(cj, from, n)
 	if err != nil {
@@ -85,6 +90,13 @@ func Concurrency(cj *batchv1.CronJob, from time.Time, runFor time.Duration, n in
 		index[t.UnixNano()] = i
 	}
 	if len(times) == 0 {
+		return res, nil
+	}
+	if suspended(cj) {
+		for i := range runs {
+			runs[i].Outcome = Suspended
+		}
+		res.Runs = runs
 		return res, nil
 	}
 	horizon := times[len(times)-1]

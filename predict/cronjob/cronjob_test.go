@@ -261,3 +261,46 @@ func TestConcurrencyInNamedTimeZone(t *testing.T) {
 		})
 	}
 }
+
+// TestSuspendedCronJobStartsNothing: syncCronJob returns before the schedule when suspend is
+// true, so neither --run-for nor a missed schedule starts a Job.
+func TestSuspendedCronJobStartsNothing(t *testing.T) {
+	cj := newCronJob("*/10 * * * *", ptr("Europe/Berlin"))
+	cj.Spec.Suspend = ptr(true)
+	res, err := Concurrency(cj, utc("2026-01-01T00:00:00Z"), 5*time.Minute, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res.Runs {
+		if r.Outcome != Suspended || r.Job != "" || len(r.Events) != 0 {
+			t.Errorf("Concurrency(suspended) run %v with %d events, want Suspended, no Job, no events", r, len(r.Events))
+		}
+	}
+	if res.MaxConcurrent != 0 {
+		t.Errorf("Concurrency(suspended).MaxConcurrent = %d, want 0", res.MaxConcurrent)
+	}
+	last := utc("2026-01-01T00:00:00Z")
+	m, err := MissedSchedule(cj, &last, utc("2026-01-01T01:05:00Z"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.StartsJob || !m.Suspended || len(m.Events) != 0 {
+		t.Errorf("MissedSchedule(suspended) = %+v, want no Job, Suspended, no events", m)
+	}
+}
+
+// TestExplanationInTimeZone: the explanation names times in the CronJob's zone, as the rest of
+// the output does, even when the last schedule is given in UTC.
+func TestExplanationInTimeZone(t *testing.T) {
+	cj := newCronJob("30 * * * *", ptr("America/New_York"))
+	last := utc("2026-03-09T05:30:00Z")
+	for _, now := range []time.Time{utc("2026-03-09T06:40:00Z"), utc("2026-03-09T05:40:00Z")} {
+		m, err := MissedSchedule(cj, &last, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(m.Explanation, "Z") || !strings.Contains(m.Explanation, "-04:00") {
+			t.Errorf("MissedSchedule(now %s).Explanation = %q, want times in -04:00", now, m.Explanation)
+		}
+	}
+}
