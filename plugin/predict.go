@@ -187,8 +187,17 @@ func (o *PredictOptions) Complete(cmd *cobra.Command, args []string) error {
 		Files: o.Filenames, Stdin: o.In, From: o.From, StateFiles: o.StateFiles, BaseRef: o.BaseRef,
 		ReadyAfter: o.ReadyAfter, TerminateAfter: o.TerminateAfter, FailNew: o.FailNew,
 	}
+	// As kubectl: -n, else the namespace of the kubeconfig's context, else default.
+	explicitNS := ""
 	if f := cmd.Flags().Lookup("namespace"); f != nil && f.Changed && o.configFlags.Namespace != nil {
-		r.Namespace = *o.configFlags.Namespace
+		explicitNS = *o.configFlags.Namespace
+		r.Namespace, r.NamespaceExplicit = explicitNS, true
+	} else {
+		ns, _, err := o.configFlags.ToRawKubeConfigLoader().Namespace()
+		if err != nil {
+			return fmt.Errorf("the namespace of the kubeconfig's context: %w", err)
+		}
+		r.Namespace = ns
 	}
 	for _, s := range o.Images {
 		name, image, ok := strings.Cut(s, "=")
@@ -205,7 +214,7 @@ func (o *PredictOptions) Complete(cmd *cobra.Command, args []string) error {
 	// The restartedAt value changes the template hash, so it is fixed: the prediction's own
 	// clock, not the wall clock.
 	r.WhatIf.RestartAt = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	targets, err := parseTargets(args, r.Namespace)
+	targets, err := parseTargets(args, explicitNS)
 	if err != nil {
 		return err
 	}

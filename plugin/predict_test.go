@@ -59,6 +59,11 @@ func TestPredictGolden(t *testing.T) {
 		{name: "predict-cronjob-suspended.txt", args: []string{"-f", dir + "cronjob-suspended.yaml", "--now", "2026-03-09T05:40:00Z", "--run-for", "35m"}, wantExit: 0},
 		{name: "predict-cronjob-suspended-missed.txt", args: []string{"-f", dir + "cronjob-suspended.yaml", "--now", "2026-03-09T07:32:00Z",
 			"--last-schedule", "2026-03-09T05:00:00Z"}, wantExit: 0},
+		// A dump taken in namespace shop, a manifest and targets naming none (issue 16, item 3).
+		{name: "predict-state-shop-file.txt", args: []string{"--state", dir + "state-shop.yaml", "-f", dir + "new.yaml"}, wantExit: 0},
+		{name: "predict-state-shop-file-n.txt", args: []string{"-n", "shop", "--state", dir + "state-shop.yaml", "-f", dir + "new.yaml"}, wantExit: 0},
+		{name: "predict-state-shop-image.txt", args: []string{"--state", dir + "state-shop.yaml", "deployment/web", "--image", "web=nginx:3.0"}, wantExit: 0},
+		{name: "predict-scaledown-shop.txt", args: []string{"replicaset/cache", "--replicas", "3", "--state", dir + "scaledown-shop.yaml"}, wantExit: 0},
 		{name: "predict-batch.svg", args: []string{"-f", dir + "job.yaml", "-f", dir + "cronjob.yaml", "--now", "2026-03-08T05:40:00Z", "-o", "svg"}, wantExit: 0},
 	}
 	for _, tt := range tests {
@@ -122,7 +127,11 @@ func TestPredictUsageErrors(t *testing.T) {
 		{name: "bad image", args: []string{"--state", "testdata/predict/state.yaml", "--image", "nginx"}, want: "want NAME=IMAGE"},
 		{name: "unknown container", args: []string{"--state", "testdata/predict/state.yaml", "--image", "db=postgres"}, want: `unable to find container named "db"`},
 		{name: "not a deployment", args: []string{"--state", "testdata/predict/state.yaml", "statefulset/web", "--replicas", "2"}, want: "predict models Deployments"},
-		{name: "missing deployment", args: []string{"--state", "testdata/predict/state.yaml", "deployment/api", "--replicas", "2"}, want: "deployment /api: not found in testdata/predict/state.yaml"},
+		{name: "missing deployment", args: []string{"--state", "testdata/predict/state.yaml", "deployment/api", "--replicas", "2"}, want: "deployment default/api: not found in testdata/predict/state.yaml"},
+		{name: "two namespaces", args: []string{"--state", "testdata/predict/state-shop.yaml", "--state", "testdata/predict/state-staging.yaml", "-f", "testdata/predict/new.yaml"},
+			want: "deployment/web: not in namespace default of [testdata/predict/state-shop.yaml testdata/predict/state-staging.yaml], but in namespaces shop, staging: name one with -n"},
+		{name: "two namespaces by name", args: []string{"--state", "testdata/predict/state-shop.yaml", "--state", "testdata/predict/state-staging.yaml", "deployment/web", "--replicas", "2"},
+			want: "in namespaces shop, staging: name one with -n"},
 		{name: "undo without history", args: []string{"-f", "testdata/predict/new.yaml", "--from", "testdata/predict/old.yaml", "--undo"}, want: "no rollout history found"},
 		{name: "resume not paused", args: []string{"--state", "testdata/predict/state.yaml", "--resume"}, want: "is not paused"},
 		{name: "bad output", args: []string{"-f", "x.yaml", "-o", "png"}, want: `--output "png"`},
@@ -209,5 +218,38 @@ func TestPredictBaseRef(t *testing.T) {
 	_, errOut, code = run(t, "", "predict", "-f", file, "--base-ref", "no-such-ref")
 	if code != 2 || !strings.Contains(errOut, "no-such-ref") {
 		t.Errorf("predict --base-ref no-such-ref = exit %d, stderr %q; want 2 naming the ref", code, errOut)
+	}
+}
+
+// TestPredictNamespaceFromContext: a manifest without a namespace is in the kubeconfig
+// context's namespace, as kubectl puts it, so a dump of that namespace is its baseline.
+func TestPredictNamespaceFromContext(t *testing.T) {
+	kubeconfig := filepath.Join(t.TempDir(), "config")
+	const config = `apiVersion: v1
+kind: Config
+clusters:
+- name: c
+  cluster: {server: "https://127.0.0.1:1"}
+users:
+- name: u
+  user: {token: t}
+contexts:
+- name: shop
+  context: {cluster: c, user: u, namespace: shop}
+current-context: shop
+`
+	if err := os.WriteFile(kubeconfig, []byte(config), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := run(t, "", "predict", "--kubeconfig", kubeconfig, "--state", "testdata/predict/state-shop.yaml", "-f", "testdata/predict/new.yaml")
+	if code != 0 || errOut != "" {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	if !strings.HasPrefix(out, "Deployment shop/web") || !strings.Contains(out, "baseline            testdata/predict/state-shop.yaml: 2 ReplicaSets\n") {
+		t.Errorf("predict with the context's namespace shop =\n%s\nwant shop/web from the dump, with no note", out)
+	}
+	out, _, code = run(t, "", "predict", "--kubeconfig", kubeconfig, "replicaset/cache", "--replicas", "3", "--state", "testdata/predict/scaledown-shop.yaml")
+	if code != 0 || !strings.HasPrefix(out, "ReplicaSet shop/cache") || strings.Contains(out, "none was named") {
+		t.Errorf("predict replicaset/cache with the context's namespace shop = exit %d\n%s\nwant shop/cache, with no note", code, out)
 	}
 }
