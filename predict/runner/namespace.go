@@ -82,4 +82,3 @@ func resolveNamespace(st *predict.State, kind, ns, name string, explicit bool) (
 	}
 	return found[0], fmt.Sprintf("%s is in namespace %s there, the only one holding it (none was named, and %s holds none)", ref, found[0], ns), nil
 }
-

@@ -62,7 +62,7 @@ type Request struct {
 	// that the state holds in exactly one other namespace is looked up there (see
 	// resolveNamespace).
 	NamespaceExplicit bool
-	WhatIf    predict.WhatIf
+	WhatIf            predict.WhatIf
 	// ReadyAfter and TerminateAfter override the derived timings when not zero.
 	ReadyAfter     time.Duration
 	TerminateAfter time.Duration
