@@ -253,3 +253,28 @@ current-context: shop
 		t.Errorf("predict replicaset/cache with the context's namespace shop = exit %d\n%s\nwant shop/cache, with no note", code, out)
 	}
 }
+
+// TestPredictTerminateAfterBoundedByGracePeriod: the kubelet kills a pod at the end of
+// terminationGracePeriodSeconds (30s by default), however long --terminate-after says it runs.
+func TestPredictTerminateAfterBoundedByGracePeriod(t *testing.T) {
+	tests := []struct {
+		name, flag, want string
+	}{
+		{name: "beyond the grace period", flag: "2m", want: "pods terminate      30s after deletion (--terminate-after 2m0s, cut to terminationGracePeriodSeconds 30)"},
+		{name: "within it", flag: "20s", want: "pods terminate      20s after deletion (--terminate-after)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, files := range [][]string{{"-f", "testdata/predict/new.yaml", "--from", "testdata/predict/old.yaml"},
+				{"-f", "testdata/predict/sts-new.yaml", "--from", "testdata/predict/sts-old.yaml"}} {
+				out, errOut, code := run(t, "", append(append([]string{"predict"}, files...), "--terminate-after", tt.flag)...)
+				if code != 0 || errOut != "" {
+					t.Fatalf("%v: exit %d, stderr %q", files, code, errOut)
+				}
+				if !strings.Contains(out, tt.want) {
+					t.Errorf("predict %v --terminate-after %s =\n%s\nwant %q", files, tt.flag, out, tt.want)
+				}
+			}
+		})
+	}
+}
