@@ -157,7 +157,7 @@ errors.`,
 	f.StringSliceVar(&o.StateFiles, "state", nil, "current state: a dump of kubectl get deploy,rs,pods -o yaml (repeatable)")
 	f.StringVar(&o.BaseRef, "base-ref", "", "git ref whose version of each -f file is the old version")
 	f.StringArrayVar(&o.Images, "image", nil, "NAME=IMAGE: change a container's image, as kubectl set image does (NAME * for all; repeatable)")
-	f.Int32Var(&o.Replicas, "replicas", -1, "change spec.replicas, as kubectl scale does")
+	f.Int32Var(&o.Replicas, "replicas", 0, "change spec.replicas, as kubectl scale does (0 scales to zero)")
 	f.BoolVar(&o.Undo, "undo", false, "roll back to the previous revision, as kubectl rollout undo does")
 	f.Int64Var(&o.ToRevision, "to-revision", 0, "with --undo: the revision to roll back to")
 	f.BoolVar(&o.Resume, "resume", false, "resume a paused Deployment, as kubectl rollout resume does")
@@ -183,6 +183,21 @@ errors.`,
 
 // Complete turns the flags into a runner.Request.
 func (o *PredictOptions) Complete(cmd *cobra.Command, args []string) error {
+	// A zero given explicitly is refused rather than read as "the default".
+	for _, zero := range []struct {
+		flag   string
+		isZero bool
+		why    string
+	}{
+		{"run-for", o.RunFor == 0, "each Job or pod runs a positive time; omit the flag for a Job's default of 10s"},
+		{"nodes", o.Nodes == 0, "a DaemonSet needs nodes; omit the flag to use the state's or the cluster's nodes"},
+		{"ready-after", o.ReadyAfter == 0, "omit the flag to derive it from the probes"},
+		{"terminate-after", o.TerminateAfter == 0, "omit the flag to derive it from the preStop sleep and the grace period"},
+	} {
+		if f := cmd.Flags().Lookup(zero.flag); f != nil && f.Changed && zero.isZero {
+			return fmt.Errorf("--%s %s: must be positive (%s)", zero.flag, f.Value.String(), zero.why)
+		}
+	}
 	r := runner.Request{
 		Files: o.Filenames, Stdin: o.In, From: o.From, StateFiles: o.StateFiles, BaseRef: o.BaseRef,
 		ReadyAfter: o.ReadyAfter, TerminateAfter: o.TerminateAfter, FailNew: o.FailNew,

@@ -141,6 +141,11 @@ func TestPredictUsageErrors(t *testing.T) {
 		{name: "bad last schedule", args: []string{"-f", "testdata/predict/cronjob.yaml", "--last-schedule", "2026-03-09"}, want: `--last-schedule "2026-03-09"`},
 		{name: "down one time", args: []string{"-f", "testdata/predict/cronjob.yaml", "--down", "2026-03-09T05:10:00Z"}, want: "want FROM,TO"},
 		{name: "down reversed", args: []string{"-f", "testdata/predict/cronjob.yaml", "--down", "2026-03-09T08:00:00Z,2026-03-09T05:10:00Z"}, want: "TO is before FROM"},
+		{name: "run-for zero with a CronJob", args: []string{"-f", "../examples/good/nightly-report.json", "--run-for", "0s"}, want: "--run-for 0s: must be positive"},
+		{name: "run-for zero with a Job", args: []string{"-f", "testdata/predict/job.yaml", "--run-for", "0"}, want: "--run-for 0s: must be positive"},
+		{name: "nodes zero", args: []string{"-f", "testdata/predict/ds-new.yaml", "--nodes", "0"}, want: "--nodes 0: must be positive"},
+		{name: "ready-after zero", args: []string{"-f", "testdata/predict/new.yaml", "--ready-after", "0s"}, want: "--ready-after 0s: must be positive"},
+		{name: "terminate-after zero", args: []string{"-f", "testdata/predict/new.yaml", "--terminate-after", "0s"}, want: "--terminate-after 0s: must be positive"},
 		{name: "negative run-for", args: []string{"-f", "testdata/predict/job.yaml", "--run-for", "-1s"}, want: "--run-for must not be negative"},
 		{name: "fail-first and fail-rate", args: []string{"-f", "testdata/predict/job.yaml", "--fail-first", "1", "--fail-rate", "0.5"}, want: "--fail-first or --fail-rate, not both"},
 		{name: "fail-rate above 1", args: []string{"-f", "testdata/predict/job.yaml", "--fail-rate", "1.5"}, want: "--fail-rate 1.5: want a probability from 0 to 1"},
@@ -276,5 +281,17 @@ func TestPredictTerminateAfterBoundedByGracePeriod(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestPredictHelpShowsNoSentinels: a flag's help shows no internal sentinel such as
+// "(default -1)".
+func TestPredictHelpShowsNoSentinels(t *testing.T) {
+	out, _, code := run(t, "", "predict", "--help")
+	if code != 0 {
+		t.Fatalf("predict --help: exit %d", code)
+	}
+	if strings.Contains(out, "(default -1)") || !strings.Contains(out, "--replicas int32") {
+		t.Errorf("predict --help shows a sentinel default or lacks --replicas:\n%s", out)
 	}
 }
