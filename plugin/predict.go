@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
@@ -83,6 +84,9 @@ type PredictOptions struct {
 	Seed           int64
 
 	live bool
+	// changed names the flags given on the command line, for the check that each applies to
+	// something predicted (checkFlagsApply).
+	changed map[string]bool
 	// clock is the real clock: a CronJob's default start time.
 	clock func() time.Time
 
@@ -198,6 +202,8 @@ func (o *PredictOptions) Complete(cmd *cobra.Command, args []string) error {
 			return fmt.Errorf("--%s %s: must be positive (%s)", zero.flag, f.Value.String(), zero.why)
 		}
 	}
+	o.changed = map[string]bool{}
+	cmd.Flags().Visit(func(f *pflag.Flag) { o.changed[f.Name] = true })
 	r := runner.Request{
 		Files: o.Filenames, Stdin: o.In, From: o.From, StateFiles: o.StateFiles, BaseRef: o.BaseRef,
 		ReadyAfter: o.ReadyAfter, TerminateAfter: o.TerminateAfter, FailNew: o.FailNew,
@@ -406,6 +412,77 @@ func (o *PredictOptions) validateBatch() error {
 	return nil
 }
 
+// rolloutKinds are the kinds whose rollout predict simulates.
+var rolloutKinds = []string{"Deployment", "StatefulSet", "DaemonSet"}
+
+// flagKinds lists, for each flag that concerns only some kinds, the kinds it applies to.
+var flagKinds = []struct {
+	flag  string
+	kinds []string
+}{
+	{"fail-first", []string{"Job"}},
+	{"fail-rate", []string{"Job"}},
+	{"seed", []string{"Job"}},
+	{"next", []string{"CronJob"}},
+	{"last-schedule", []string{"CronJob"}},
+	{"down", []string{"CronJob"}},
+	{"run-for", []string{"CronJob", "Job"}},
+	{"now", []string{"CronJob", runner.KindReplicaSet, runner.KindReplicationController}},
+	{"chart", rolloutKinds},
+	{"fail-new", rolloutKinds},
+	{"ready-after", rolloutKinds},
+	{"terminate-after", rolloutKinds},
+	{"nodes", []string{"DaemonSet"}},
+	{"nodes-file", []string{"DaemonSet"}},
+	{"image", []string{"Deployment"}},
+	{"undo", []string{"Deployment"}},
+	{"to-revision", []string{"Deployment"}},
+	{"resume", []string{"Deployment"}},
+	{"restart", []string{"Deployment"}},
+	{"replicas", []string{"Deployment", runner.KindReplicaSet, runner.KindReplicationController}},
+}
+
+// checkFlagsApply refuses a flag given for kinds that none of the predictions has: it would
+// be silently ignored (--fail-first with a Deployment, --chart with a Job).
+func (o *PredictOptions) checkFlagsApply(res *runner.Result) error {
+	if len(res.Predictions) == 0 {
+		return nil
+	}
+	kinds := map[string]bool{}
+	var refs []string
+	for _, p := range res.Predictions {
+		if !kinds[p.Kind] {
+			refs = append(refs, fmt.Sprintf("%s %s/%s", p.Kind, p.Namespace, p.Name))
+		}
+		kinds[p.Kind] = true
+	}
+	for _, fk := range flagKinds {
+		if !o.changed[fk.flag] {
+			continue
+		}
+		applies := false
+		for _, k := range fk.kinds {
+			applies = applies || kinds[k]
+		}
+		if !applies {
+			return fmt.Errorf("--%s applies to %s, and none is predicted here (%s)", fk.flag, kindList(fk.kinds), strings.Join(refs, ", "))
+		}
+	}
+	return nil
+}
+
+// kindList names kinds in the plural: "Jobs", "CronJobs and Jobs", "Deployments, StatefulSets and DaemonSets".
+func kindList(kinds []string) string {
+	plural := make([]string, len(kinds))
+	for i, k := range kinds {
+		plural[i] = k + "s"
+	}
+	if len(plural) == 1 {
+		return plural[0]
+	}
+	return strings.Join(plural[:len(plural)-1], ", ") + " and " + plural[len(plural)-1]
+}
+
 func contains(list []string, s string) bool {
 	for _, v := range list {
 		if v == s {
@@ -445,6 +522,9 @@ func (o *PredictOptions) Run(ctx context.Context) error {
 	}
 	res, err := runner.Run(ctx, o.request)
 	if err != nil {
+		return err
+	}
+	if err := o.checkFlagsApply(res); err != nil {
 		return err
 	}
 	if err := report.Write(o.Out, o.Output, res, version.KubernetesRelease, o.Chart); err != nil {
