@@ -64,6 +64,11 @@ func TestPredictGolden(t *testing.T) {
 		{name: "predict-state-shop-file-n.txt", args: []string{"-n", "shop", "--state", dir + "state-shop.yaml", "-f", dir + "new.yaml"}, wantExit: 0},
 		{name: "predict-state-shop-image.txt", args: []string{"--state", dir + "state-shop.yaml", "deployment/web", "--image", "web=nginx:3.0"}, wantExit: 0},
 		{name: "predict-scaledown-shop.txt", args: []string{"replicaset/cache", "--replicas", "3", "--state", dir + "scaledown-shop.yaml"}, wantExit: 0},
+		// Exit codes a CI gate can trust (issue 16, item 11): a rollout past its progress
+		// deadline fails even when it completes later; OnDelete is not a stall.
+		{name: "predict-deadline-then-complete.txt", args: []string{"-f", dir + "new.yaml", "--from", dir + "old.yaml", "--ready-after", "700s"}, wantExit: 1},
+		{name: "predict-statefulset-ondelete.txt", args: []string{"-f", dir + "sts-ondelete.yaml", "--from", dir + "sts-ondelete-old.yaml"}, wantExit: 0},
+		{name: "predict-daemonset-ondelete.txt", args: []string{"-f", dir + "ds-ondelete.yaml", "--from", dir + "ds-old.yaml", "--nodes", "3"}, wantExit: 0},
 		{name: "predict-batch.svg", args: []string{"-f", dir + "job.yaml", "-f", dir + "cronjob.yaml", "--now", "2026-03-08T05:40:00Z", "-o", "svg"}, wantExit: 0},
 	}
 	for _, tt := range tests {

@@ -152,6 +152,10 @@ type Summary struct {
 	DeadlineExceeded bool
 	DeadlineAt       time.Duration
 	LastProgressAt   time.Duration
+	// WaitsForDeletion is true when the update strategy is OnDelete and old pods remain: the
+	// controller replaces a pod only once someone deletes it. That is the user's choice, not a
+	// stall: the rollout is not Completed, and not a failure either.
+	WaitsForDeletion bool
 }
 
 // Plan is the predicted rollout: a header describing the workload and its resolved strategy,

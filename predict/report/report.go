@@ -222,9 +222,12 @@ func stepText(s predict.Step) string {
 func summaryText(plan *predict.Plan) string {
 	s := plan.Summary
 	var parts []string
-	if s.Completed {
+	switch {
+	case s.Completed:
 		parts = append(parts, "completes in "+seconds(s.Duration))
-	} else {
+	case s.WaitsForDeletion:
+		parts = append(parts, "OnDelete: nothing changes until pods are deleted")
+	default:
 		parts = append(parts, fmt.Sprintf("stalls (%s) after %s", s.StallReason, seconds(s.Duration)))
 	}
 	parts = append(parts, fmt.Sprintf("peak %d pods (terminating ones included)", s.PeakPods), fmt.Sprintf("minimum %d available", s.MinAvailable))

@@ -158,10 +158,16 @@ type TimingInfo struct {
 	FailNew         bool
 }
 
-// Failed reports whether any prediction was rejected or does not complete.
+// Failed reports whether any prediction was rejected, stalls, or passes its progress deadline.
 func (r *Result) Failed() bool {
 	for _, p := range r.Predictions {
-		if len(p.Rejected) > 0 || (p.Plan != nil && !p.Plan.Summary.Completed) {
+		if len(p.Rejected) > 0 {
+			return true
+		}
+		// A rollout fails when it stalls, and when it passes progressDeadlineSeconds even if it
+		// completes later (kubectl rollout status fails on the deadline); OnDelete waiting for
+		// pods to be deleted is what the user chose.
+		if s := p.Plan; s != nil && (s.Summary.DeadlineExceeded || (!s.Summary.Completed && !s.Summary.WaitsForDeletion)) {
 			return true
 		}
 		if (p.Job != nil && p.Job.Failed()) || (p.Schedule != nil && p.Schedule.Failed()) {

@@ -178,6 +178,7 @@ func (w *world) Finish() {
 				strings.Join(stale, ", "), w.updateRev))
 			if !w.done && s.StallReason == "" {
 				s.StallReason = "OnDelete: pods keep their revision until they are deleted"
+				s.WaitsForDeletion = true
 			}
 		}
 	}
