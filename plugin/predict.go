@@ -305,6 +305,13 @@ func (o *PredictOptions) completeBatch(r *runner.Request) error {
 			return err
 		}
 		r.LastSchedule = &t
+		now, flag := r.Now, "--now"
+		if now.IsZero() && o.clock != nil {
+			now, flag = o.clock(), "the current time"
+		}
+		if !now.IsZero() && t.After(now) {
+			return fmt.Errorf("--last-schedule %s is after %s (%s): the last schedule is in the past", t.Format(time.RFC3339), flag, now.Format(time.RFC3339))
+		}
 	}
 	if o.Down != "" {
 		from, to, ok := strings.Cut(o.Down, ",")

@@ -69,6 +69,9 @@ func TestPredictGolden(t *testing.T) {
 		{name: "predict-deadline-then-complete.txt", args: []string{"-f", dir + "new.yaml", "--from", dir + "old.yaml", "--ready-after", "700s"}, wantExit: 1},
 		{name: "predict-statefulset-ondelete.txt", args: []string{"-f", dir + "sts-ondelete.yaml", "--from", dir + "sts-ondelete-old.yaml"}, wantExit: 0},
 		{name: "predict-daemonset-ondelete.txt", args: []string{"-f", dir + "ds-ondelete.yaml", "--from", dir + "ds-old.yaml", "--nodes", "3"}, wantExit: 0},
+		// Created workloads (issue 16, item 12): no "(unchanged)" revision, no deletion notes.
+		{name: "predict-statefulset-created-parallel.txt", args: []string{"-f", dir + "sts-parallel.yaml"}, wantExit: 0},
+		{name: "predict-daemonset-created.txt", args: []string{"-f", dir + "ds-new.yaml", "--nodes", "2"}, wantExit: 0},
 		{name: "predict-batch.svg", args: []string{"-f", dir + "job.yaml", "-f", dir + "cronjob.yaml", "--now", "2026-03-08T05:40:00Z", "-o", "svg"}, wantExit: 0},
 	}
 	for _, tt := range tests {
@@ -159,6 +162,8 @@ func TestPredictUsageErrors(t *testing.T) {
 		{name: "nodes with a StatefulSet", args: []string{"-f", "testdata/predict/sts-new.yaml", "--nodes", "4"}, want: "--nodes applies to DaemonSets"},
 		{name: "fail-new with a CronJob", args: []string{"-f", "testdata/predict/cronjob.yaml", "--fail-new"}, want: "--fail-new applies to Deployments, StatefulSets and DaemonSets"},
 		{name: "next with a Job", args: []string{"-f", "testdata/predict/job.yaml", "--next", "3"}, want: "--next applies to CronJobs"},
+		{name: "last schedule after now", args: []string{"-f", "testdata/predict/cronjob.yaml", "--now", "2026-03-09T05:00:00Z", "--last-schedule", "2026-03-09T06:00:00Z"},
+			want: "--last-schedule 2026-03-09T06:00:00Z is after --now (2026-03-09T05:00:00Z)"},
 		{name: "negative run-for", args: []string{"-f", "testdata/predict/job.yaml", "--run-for", "-1s"}, want: "--run-for must not be negative"},
 		{name: "fail-first and fail-rate", args: []string{"-f", "testdata/predict/job.yaml", "--fail-first", "1", "--fail-rate", "0.5"}, want: "--fail-first or --fail-rate, not both"},
 		{name: "fail-rate above 1", args: []string{"-f", "testdata/predict/job.yaml", "--fail-rate", "1.5"}, want: "--fail-rate 1.5: want a probability from 0 to 1"},

@@ -50,7 +50,12 @@ func seconds(d time.Duration) string {
 	if d == 0 {
 		return "0s"
 	}
-	return d.Round(time.Millisecond).String()
+	if d < time.Second && d > -time.Second {
+		return d.Round(time.Millisecond).String()
+	}
+	// Whole seconds: simulated instants differ below the second (causal order), which the
+	// rows' order shows; milliseconds would only break the columns.
+	return d.Round(time.Second).String()
 }
 
 // Text writes each prediction: a header with the resolved arithmetic, the table of steps, and
