@@ -25,8 +25,8 @@ import (
 	"github.com/kubectl-workload/kubectl-workload/version"
 )
 
-const predictExample = `  # How will applying web.yaml roll out, starting from what old.yaml deployed?
-  kubectl workload predict -f web.yaml --from old.yaml
+const predictExample = `  # How will applying web.yaml roll out, starting from what web-v1.yaml deployed?
+  kubectl workload predict -f examples/good/web.yaml --from examples/predict/web-v1.yaml
 
   # The same, with the old version taken from git (pre-commit, PR review)
   kubectl workload predict -f k8s/web.yaml --base-ref origin/main
@@ -36,14 +36,14 @@ const predictExample = `  # How will applying web.yaml roll out, starting from w
   kubectl workload predict --state state.yaml deployment/web --image web=nginx:1.27
 
   # Where does the rollout stall if the new pods never become ready?
-  kubectl workload predict -f web.yaml --from old.yaml --fail-new --chart
+  kubectl workload predict -f examples/good/web.yaml --from examples/predict/web-v1.yaml --fail-new --chart
 
   # A picture of the timeline
-  kubectl workload predict -f web.yaml --from old.yaml -o svg > rollout.svg
+  kubectl workload predict -f examples/good/web.yaml --from examples/predict/web-v1.yaml -o svg > rollout.svg
 
   # When does a CronJob run next, and does a Job start after the controller was down?
-  kubectl workload predict -f report-cronjob.yaml --next 10
-  kubectl workload predict -f report-cronjob.yaml --down 2026-03-08T05:00:00Z,2026-03-08T09:00:00Z
+  kubectl workload predict -f examples/predict/report-cronjob.yaml --next 10
+  kubectl workload predict -f examples/predict/report-cronjob.yaml --down 2026-03-08T05:00:00Z,2026-03-08T09:00:00Z
 
   # How does a Job end when its first 3 pods fail?
   kubectl workload predict -f batch-job.yaml --fail-first 3 --run-for 1m
