@@ -140,10 +140,12 @@ StatefulSets and DaemonSets in -f are predicted the same way. Other kinds:
                       pods of --state or the cluster: replicaset/NAME --replicas N,
                       or -f rs.yaml with a smaller spec.replicas
 
-Exit status: 0 when every rollout completes; 1 when one is rejected or stalls, a
-Job fails (BackoffLimitExceeded, DeadlineExceeded, failed indexes), or a CronJob's
-missed schedule starts no Job (past startingDeadlineSeconds); 2 for usage or tool
-errors.`,
+Exit status: 0 when every rollout completes (OnDelete waiting for pods to be
+deleted included); 1 when one is rejected, stalls or passes progressDeadlineSeconds
+(even if it completes later), a Job fails (BackoffLimitExceeded, DeadlineExceeded,
+failed indexes), or a CronJob's missed schedule starts no Job (past
+startingDeadlineSeconds); 2 for usage or tool errors, a flag that applies to none of
+the kinds predicted included.`,
 		Example: predictExample,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.Complete(cmd, args); err != nil {
