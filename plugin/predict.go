@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
@@ -24,8 +25,8 @@ import (
 	"github.com/kubectl-workload/kubectl-workload/version"
 )
 
-const predictExample = `  # How will applying web.yaml roll out, starting from what old.yaml deployed?
-  kubectl workload predict -f web.yaml --from old.yaml
+const predictExample = `  # How will applying web.yaml roll out, starting from what web-v1.yaml deployed?
+  kubectl workload predict -f examples/good/web.yaml --from examples/predict/web-v1.yaml
 
   # The same, with the old version taken from git (pre-commit, PR review)
   kubectl workload predict -f k8s/web.yaml --base-ref origin/main
@@ -35,14 +36,14 @@ const predictExample = `  # How will applying web.yaml roll out, starting from w
   kubectl workload predict --state state.yaml deployment/web --image web=nginx:1.27
 
   # Where does the rollout stall if the new pods never become ready?
-  kubectl workload predict -f web.yaml --from old.yaml --fail-new --chart
+  kubectl workload predict -f examples/good/web.yaml --from examples/predict/web-v1.yaml --fail-new --chart
 
   # A picture of the timeline
-  kubectl workload predict -f web.yaml --from old.yaml -o svg > rollout.svg
+  kubectl workload predict -f examples/good/web.yaml --from examples/predict/web-v1.yaml -o svg > rollout.svg
 
   # When does a CronJob run next, and does a Job start after the controller was down?
-  kubectl workload predict -f report-cronjob.yaml --next 10
-  kubectl workload predict -f report-cronjob.yaml --down 2026-03-08T05:00:00Z,2026-03-08T09:00:00Z
+  kubectl workload predict -f examples/predict/report-cronjob.yaml --next 10
+  kubectl workload predict -f examples/predict/report-cronjob.yaml --down 2026-03-08T05:00:00Z,2026-03-08T09:00:00Z
 
   # How does a Job end when its first 3 pods fail?
   kubectl workload predict -f batch-job.yaml --fail-first 3 --run-for 1m
@@ -85,6 +86,9 @@ type PredictOptions struct {
 	Runs           int
 
 	live bool
+	// changed names the flags given on the command line, for the check that each applies to
+	// something predicted (checkFlagsApply).
+	changed map[string]bool
 	// clock is the real clock: a CronJob's default start time.
 	clock func() time.Time
 
@@ -138,10 +142,12 @@ StatefulSets and DaemonSets in -f are predicted the same way. Other kinds:
                       pods of --state or the cluster: replicaset/NAME --replicas N,
                       or -f rs.yaml with a smaller spec.replicas
 
-Exit status: 0 when every rollout completes; 1 when one is rejected or stalls, a
-Job fails (BackoffLimitExceeded, DeadlineExceeded, failed indexes), or a CronJob's
-missed schedule starts no Job (past startingDeadlineSeconds); 2 for usage or tool
-errors.`,
+Exit status: 0 when every rollout completes (OnDelete waiting for pods to be
+deleted included); 1 when one is rejected, stalls or passes progressDeadlineSeconds
+(even if it completes later), a Job fails (BackoffLimitExceeded, DeadlineExceeded,
+failed indexes), or a CronJob's missed schedule starts no Job (past
+startingDeadlineSeconds); 2 for usage or tool errors, a flag that applies to none of
+the kinds predicted included.`,
 		Example: predictExample,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.Complete(cmd, args); err != nil {
@@ -159,7 +165,7 @@ errors.`,
 	f.StringSliceVar(&o.StateFiles, "state", nil, "current state: a dump of kubectl get deploy,rs,pods -o yaml (repeatable)")
 	f.StringVar(&o.BaseRef, "base-ref", "", "git ref whose version of each -f file is the old version")
 	f.StringArrayVar(&o.Images, "image", nil, "NAME=IMAGE: change a container's image, as kubectl set image does (NAME * for all; repeatable)")
-	f.Int32Var(&o.Replicas, "replicas", -1, "change spec.replicas, as kubectl scale does")
+	f.Int32Var(&o.Replicas, "replicas", 0, "change spec.replicas, as kubectl scale does (0 scales to zero)")
 	f.BoolVar(&o.Undo, "undo", false, "roll back to the previous revision, as kubectl rollout undo does")
 	f.Int64Var(&o.ToRevision, "to-revision", 0, "with --undo: the revision to roll back to")
 	f.BoolVar(&o.Resume, "resume", false, "resume a paused Deployment, as kubectl rollout resume does")
@@ -187,13 +193,39 @@ errors.`,
 
 // Complete turns the flags into a runner.Request.
 func (o *PredictOptions) Complete(cmd *cobra.Command, args []string) error {
+	// A zero given explicitly is refused rather than read as "the default".
+	for _, zero := range []struct {
+		flag   string
+		isZero bool
+		why    string
+	}{
+		{"run-for", o.RunFor == 0, "each Job or pod runs a positive time; omit the flag for a Job's default of 10s"},
+		{"nodes", o.Nodes == 0, "a DaemonSet needs nodes; omit the flag to use the state's or the cluster's nodes"},
+		{"ready-after", o.ReadyAfter == 0, "omit the flag to derive it from the probes"},
+		{"terminate-after", o.TerminateAfter == 0, "omit the flag to derive it from the preStop sleep and the grace period"},
+	} {
+		if f := cmd.Flags().Lookup(zero.flag); f != nil && f.Changed && zero.isZero {
+			return fmt.Errorf("--%s %s: must be positive (%s)", zero.flag, f.Value.String(), zero.why)
+		}
+	}
+	o.changed = map[string]bool{}
+	cmd.Flags().Visit(func(f *pflag.Flag) { o.changed[f.Name] = true })
 	r := runner.Request{
 		Files: o.Filenames, Stdin: o.In, From: o.From, StateFiles: o.StateFiles, BaseRef: o.BaseRef,
 		ReadyAfter: o.ReadyAfter, TerminateAfter: o.TerminateAfter, FailNew: o.FailNew,
 		ReadySpread: o.ReadySpread, Runs: o.Runs, Seed: uint64(o.Seed),
 	}
+	// As kubectl: -n, else the namespace of the kubeconfig's context, else default.
+	explicitNS := ""
 	if f := cmd.Flags().Lookup("namespace"); f != nil && f.Changed && o.configFlags.Namespace != nil {
-		r.Namespace = *o.configFlags.Namespace
+		explicitNS = *o.configFlags.Namespace
+		r.Namespace, r.NamespaceExplicit = explicitNS, true
+	} else {
+		ns, _, err := o.configFlags.ToRawKubeConfigLoader().Namespace()
+		if err != nil {
+			return fmt.Errorf("the namespace of the kubeconfig's context: %w", err)
+		}
+		r.Namespace = ns
 	}
 	for _, s := range o.Images {
 		name, image, ok := strings.Cut(s, "=")
@@ -210,7 +242,7 @@ func (o *PredictOptions) Complete(cmd *cobra.Command, args []string) error {
 	// The restartedAt value changes the template hash, so it is fixed: the prediction's own
 	// clock, not the wall clock.
 	r.WhatIf.RestartAt = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	targets, err := parseTargets(args, r.Namespace)
+	targets, err := parseTargets(args, explicitNS)
 	if err != nil {
 		return err
 	}
@@ -280,6 +312,13 @@ func (o *PredictOptions) completeBatch(r *runner.Request) error {
 			return err
 		}
 		r.LastSchedule = &t
+		now, flag := r.Now, "--now"
+		if now.IsZero() && o.clock != nil {
+			now, flag = o.clock(), "the current time"
+		}
+		if !now.IsZero() && t.After(now) {
+			return fmt.Errorf("--last-schedule %s is after %s (%s): the last schedule is in the past", t.Format(time.RFC3339), flag, now.Format(time.RFC3339))
+		}
 	}
 	if o.Down != "" {
 		from, to, ok := strings.Cut(o.Down, ",")
@@ -400,6 +439,79 @@ func (o *PredictOptions) validateBatch() error {
 	return nil
 }
 
+// rolloutKinds are the kinds whose rollout predict simulates.
+var rolloutKinds = []string{"Deployment", "StatefulSet", "DaemonSet"}
+
+// flagKinds lists, for each flag that concerns only some kinds, the kinds it applies to.
+var flagKinds = []struct {
+	flag  string
+	kinds []string
+}{
+	{"fail-first", []string{"Job"}},
+	{"fail-rate", []string{"Job"}},
+	{"seed", []string{"Job", "Deployment", "StatefulSet", "DaemonSet"}},
+	{"ready-spread", rolloutKinds},
+	{"runs", rolloutKinds},
+	{"next", []string{"CronJob"}},
+	{"last-schedule", []string{"CronJob"}},
+	{"down", []string{"CronJob"}},
+	{"run-for", []string{"CronJob", "Job"}},
+	{"now", []string{"CronJob", runner.KindReplicaSet, runner.KindReplicationController}},
+	{"chart", rolloutKinds},
+	{"fail-new", rolloutKinds},
+	{"ready-after", rolloutKinds},
+	{"terminate-after", rolloutKinds},
+	{"nodes", []string{"DaemonSet"}},
+	{"nodes-file", []string{"DaemonSet"}},
+	{"image", []string{"Deployment"}},
+	{"undo", []string{"Deployment"}},
+	{"to-revision", []string{"Deployment"}},
+	{"resume", []string{"Deployment"}},
+	{"restart", []string{"Deployment"}},
+	{"replicas", []string{"Deployment", runner.KindReplicaSet, runner.KindReplicationController}},
+}
+
+// checkFlagsApply refuses a flag given for kinds that none of the predictions has: it would
+// be silently ignored (--fail-first with a Deployment, --chart with a Job).
+func (o *PredictOptions) checkFlagsApply(res *runner.Result) error {
+	if len(res.Predictions) == 0 {
+		return nil
+	}
+	kinds := map[string]bool{}
+	var refs []string
+	for _, p := range res.Predictions {
+		if !kinds[p.Kind] {
+			refs = append(refs, fmt.Sprintf("%s %s/%s", p.Kind, p.Namespace, p.Name))
+		}
+		kinds[p.Kind] = true
+	}
+	for _, fk := range flagKinds {
+		if !o.changed[fk.flag] {
+			continue
+		}
+		applies := false
+		for _, k := range fk.kinds {
+			applies = applies || kinds[k]
+		}
+		if !applies {
+			return fmt.Errorf("--%s applies to %s, and none is predicted here (%s)", fk.flag, kindList(fk.kinds), strings.Join(refs, ", "))
+		}
+	}
+	return nil
+}
+
+// kindList names kinds in the plural: "Jobs", "CronJobs and Jobs", "Deployments, StatefulSets and DaemonSets".
+func kindList(kinds []string) string {
+	plural := make([]string, len(kinds))
+	for i, k := range kinds {
+		plural[i] = k + "s"
+	}
+	if len(plural) == 1 {
+		return plural[0]
+	}
+	return strings.Join(plural[:len(plural)-1], ", ") + " and " + plural[len(plural)-1]
+}
+
 func contains(list []string, s string) bool {
 	for _, v := range list {
 		if v == s {
@@ -439,6 +551,9 @@ func (o *PredictOptions) Run(ctx context.Context) error {
 	}
 	res, err := runner.Run(ctx, o.request)
 	if err != nil {
+		return err
+	}
+	if err := o.checkFlagsApply(res); err != nil {
 		return err
 	}
 	if err := report.Write(o.Out, o.Output, res, version.KubernetesRelease, o.Chart); err != nil {

@@ -63,6 +63,26 @@ func TestPredictGolden(t *testing.T) {
 			"--ready-spread", "1s", "--runs", "50", "--seed", "3"}, wantExit: 0},
 		{name: "predict-daemonset-spread.txt", args: []string{"-f", dir + "ds-new.yaml", "--from", dir + "ds-old.yaml", "--nodes", "5",
 			"--ready-spread", "3s", "--seed", "2"}, wantExit: 0},
+		// A named timeZone (issue 16, item 1): every run starts, none is Skipped.
+		{name: "predict-cronjob-timezone-run-for.txt", args: []string{"-f", "../examples/good/nightly-report.json", "--now", "2026-05-01T00:00:00Z", "--run-for", "30m", "--next", "3"}, wantExit: 0},
+		// Suspended workloads (issue 16, item 2): nothing runs until they are resumed.
+		{name: "predict-job-suspended.txt", args: []string{"-f", dir + "job-suspended.yaml"}, wantExit: 0},
+		{name: "predict-cronjob-suspended.txt", args: []string{"-f", dir + "cronjob-suspended.yaml", "--now", "2026-03-09T05:40:00Z", "--run-for", "35m"}, wantExit: 0},
+		{name: "predict-cronjob-suspended-missed.txt", args: []string{"-f", dir + "cronjob-suspended.yaml", "--now", "2026-03-09T07:32:00Z",
+			"--last-schedule", "2026-03-09T05:00:00Z"}, wantExit: 0},
+		// A dump taken in namespace shop, a manifest and targets naming none (issue 16, item 3).
+		{name: "predict-state-shop-file.txt", args: []string{"--state", dir + "state-shop.yaml", "-f", dir + "new.yaml"}, wantExit: 0},
+		{name: "predict-state-shop-file-n.txt", args: []string{"-n", "shop", "--state", dir + "state-shop.yaml", "-f", dir + "new.yaml"}, wantExit: 0},
+		{name: "predict-state-shop-image.txt", args: []string{"--state", dir + "state-shop.yaml", "deployment/web", "--image", "web=nginx:3.0"}, wantExit: 0},
+		{name: "predict-scaledown-shop.txt", args: []string{"replicaset/cache", "--replicas", "3", "--state", dir + "scaledown-shop.yaml"}, wantExit: 0},
+		// Exit codes a CI gate can trust (issue 16, item 11): a rollout past its progress
+		// deadline fails even when it completes later; OnDelete is not a stall.
+		{name: "predict-deadline-then-complete.txt", args: []string{"-f", dir + "new.yaml", "--from", dir + "old.yaml", "--ready-after", "700s"}, wantExit: 1},
+		{name: "predict-statefulset-ondelete.txt", args: []string{"-f", dir + "sts-ondelete.yaml", "--from", dir + "sts-ondelete-old.yaml"}, wantExit: 0},
+		{name: "predict-daemonset-ondelete.txt", args: []string{"-f", dir + "ds-ondelete.yaml", "--from", dir + "ds-old.yaml", "--nodes", "3"}, wantExit: 0},
+		// Created workloads (issue 16, item 12): no "(unchanged)" revision, no deletion notes.
+		{name: "predict-statefulset-created-parallel.txt", args: []string{"-f", dir + "sts-parallel.yaml"}, wantExit: 0},
+		{name: "predict-daemonset-created.txt", args: []string{"-f", dir + "ds-new.yaml", "--nodes", "2"}, wantExit: 0},
 		{name: "predict-batch.svg", args: []string{"-f", dir + "job.yaml", "-f", dir + "cronjob.yaml", "--now", "2026-03-08T05:40:00Z", "-o", "svg"}, wantExit: 0},
 	}
 	for _, tt := range tests {
@@ -126,7 +146,11 @@ func TestPredictUsageErrors(t *testing.T) {
 		{name: "bad image", args: []string{"--state", "testdata/predict/state.yaml", "--image", "nginx"}, want: "want NAME=IMAGE"},
 		{name: "unknown container", args: []string{"--state", "testdata/predict/state.yaml", "--image", "db=postgres"}, want: `unable to find container named "db"`},
 		{name: "not a deployment", args: []string{"--state", "testdata/predict/state.yaml", "statefulset/web", "--replicas", "2"}, want: "predict models Deployments"},
-		{name: "missing deployment", args: []string{"--state", "testdata/predict/state.yaml", "deployment/api", "--replicas", "2"}, want: "deployment /api: not found in testdata/predict/state.yaml"},
+		{name: "missing deployment", args: []string{"--state", "testdata/predict/state.yaml", "deployment/api", "--replicas", "2"}, want: "deployment default/api: not found in testdata/predict/state.yaml"},
+		{name: "two namespaces", args: []string{"--state", "testdata/predict/state-shop.yaml", "--state", "testdata/predict/state-staging.yaml", "-f", "testdata/predict/new.yaml"},
+			want: "deployment/web: not in namespace default of [testdata/predict/state-shop.yaml testdata/predict/state-staging.yaml], but in namespaces shop, staging: name one with -n"},
+		{name: "two namespaces by name", args: []string{"--state", "testdata/predict/state-shop.yaml", "--state", "testdata/predict/state-staging.yaml", "deployment/web", "--replicas", "2"},
+			want: "in namespaces shop, staging: name one with -n"},
 		{name: "undo without history", args: []string{"-f", "testdata/predict/new.yaml", "--from", "testdata/predict/old.yaml", "--undo"}, want: "no rollout history found"},
 		{name: "resume not paused", args: []string{"--state", "testdata/predict/state.yaml", "--resume"}, want: "is not paused"},
 		{name: "bad output", args: []string{"-f", "x.yaml", "-o", "png"}, want: `--output "png"`},
@@ -136,11 +160,27 @@ func TestPredictUsageErrors(t *testing.T) {
 		{name: "bad last schedule", args: []string{"-f", "testdata/predict/cronjob.yaml", "--last-schedule", "2026-03-09"}, want: `--last-schedule "2026-03-09"`},
 		{name: "down one time", args: []string{"-f", "testdata/predict/cronjob.yaml", "--down", "2026-03-09T05:10:00Z"}, want: "want FROM,TO"},
 		{name: "down reversed", args: []string{"-f", "testdata/predict/cronjob.yaml", "--down", "2026-03-09T08:00:00Z,2026-03-09T05:10:00Z"}, want: "TO is before FROM"},
+		{name: "run-for zero with a CronJob", args: []string{"-f", "../examples/good/nightly-report.json", "--run-for", "0s"}, want: "--run-for 0s: must be positive"},
+		{name: "run-for zero with a Job", args: []string{"-f", "testdata/predict/job.yaml", "--run-for", "0"}, want: "--run-for 0s: must be positive"},
+		{name: "nodes zero", args: []string{"-f", "testdata/predict/ds-new.yaml", "--nodes", "0"}, want: "--nodes 0: must be positive"},
+		{name: "ready-after zero", args: []string{"-f", "testdata/predict/new.yaml", "--ready-after", "0s"}, want: "--ready-after 0s: must be positive"},
+		{name: "terminate-after zero", args: []string{"-f", "testdata/predict/new.yaml", "--terminate-after", "0s"}, want: "--terminate-after 0s: must be positive"},
+		// Flags that do not apply to anything predicted (issue 16, item 8).
+		{name: "fail-first with a Deployment", args: []string{"-f", "testdata/predict/new.yaml", "--from", "testdata/predict/old.yaml", "--fail-first", "2"},
+			want: "--fail-first applies to Jobs, and none is predicted here (Deployment default/web)"},
+		{name: "down with a Deployment", args: []string{"-f", "testdata/predict/new.yaml", "--down", "2026-03-09T05:10:00Z,2026-03-09T08:00:00Z"}, want: "--down applies to CronJobs"},
+		{name: "chart with a Job", args: []string{"-f", "testdata/predict/job.yaml", "--chart"}, want: "--chart applies to Deployments, StatefulSets and DaemonSets, and none is predicted here (Job default/batch)"},
+		{name: "nodes with a StatefulSet", args: []string{"-f", "testdata/predict/sts-new.yaml", "--nodes", "4"}, want: "--nodes applies to DaemonSets"},
+		{name: "fail-new with a CronJob", args: []string{"-f", "testdata/predict/cronjob.yaml", "--fail-new"}, want: "--fail-new applies to Deployments, StatefulSets and DaemonSets"},
+		{name: "next with a Job", args: []string{"-f", "testdata/predict/job.yaml", "--next", "3"}, want: "--next applies to CronJobs"},
+		{name: "last schedule after now", args: []string{"-f", "testdata/predict/cronjob.yaml", "--now", "2026-03-09T05:00:00Z", "--last-schedule", "2026-03-09T06:00:00Z"},
+			want: "--last-schedule 2026-03-09T06:00:00Z is after --now (2026-03-09T05:00:00Z)"},
 		{name: "negative run-for", args: []string{"-f", "testdata/predict/job.yaml", "--run-for", "-1s"}, want: "--run-for must not be negative"},
 		{name: "fail-first and fail-rate", args: []string{"-f", "testdata/predict/job.yaml", "--fail-first", "1", "--fail-rate", "0.5"}, want: "--fail-first or --fail-rate, not both"},
 		{name: "fail-rate above 1", args: []string{"-f", "testdata/predict/job.yaml", "--fail-rate", "1.5"}, want: "--fail-rate 1.5: want a probability from 0 to 1"},
 		{name: "negative fail-first", args: []string{"-f", "testdata/predict/job.yaml", "--fail-first", "-2"}, want: "--fail-first -2"},
 		{name: "seed without fail-rate", args: []string{"-f", "testdata/predict/job.yaml", "--seed", "3"}, want: "--seed needs --fail-rate or --ready-spread"},
+		{name: "ready-spread with a Job", args: []string{"-f", "testdata/predict/job.yaml", "--ready-spread", "1s"}, want: "--ready-spread applies to Deployments, StatefulSets or DaemonSets"},
 		{name: "runs without spread", args: []string{"-f", "testdata/predict/new.yaml", "--runs", "10"}, want: "--runs needs --ready-spread"},
 		{name: "negative spread", args: []string{"-f", "testdata/predict/new.yaml", "--ready-spread", "-1s"}, want: "--ready-spread -1s: must not be negative"},
 		{name: "too many runs", args: []string{"-f", "testdata/predict/new.yaml", "--ready-spread", "1s", "--runs", "20000"}, want: "--runs 20000: at most 10000"},
@@ -216,5 +256,75 @@ func TestPredictBaseRef(t *testing.T) {
 	_, errOut, code = run(t, "", "predict", "-f", file, "--base-ref", "no-such-ref")
 	if code != 2 || !strings.Contains(errOut, "no-such-ref") {
 		t.Errorf("predict --base-ref no-such-ref = exit %d, stderr %q; want 2 naming the ref", code, errOut)
+	}
+}
+
+// TestPredictNamespaceFromContext: a manifest without a namespace is in the kubeconfig
+// context's namespace, as kubectl puts it, so a dump of that namespace is its baseline.
+func TestPredictNamespaceFromContext(t *testing.T) {
+	kubeconfig := filepath.Join(t.TempDir(), "config")
+	const config = `apiVersion: v1
+kind: Config
+clusters:
+- name: c
+  cluster: {server: "https://127.0.0.1:1"}
+users:
+- name: u
+  user: {token: t}
+contexts:
+- name: shop
+  context: {cluster: c, user: u, namespace: shop}
+current-context: shop
+`
+	if err := os.WriteFile(kubeconfig, []byte(config), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := run(t, "", "predict", "--kubeconfig", kubeconfig, "--state", "testdata/predict/state-shop.yaml", "-f", "testdata/predict/new.yaml")
+	if code != 0 || errOut != "" {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	if !strings.HasPrefix(out, "Deployment shop/web") || !strings.Contains(out, "baseline            testdata/predict/state-shop.yaml: 2 ReplicaSets\n") {
+		t.Errorf("predict with the context's namespace shop =\n%s\nwant shop/web from the dump, with no note", out)
+	}
+	out, _, code = run(t, "", "predict", "--kubeconfig", kubeconfig, "replicaset/cache", "--replicas", "3", "--state", "testdata/predict/scaledown-shop.yaml")
+	if code != 0 || !strings.HasPrefix(out, "ReplicaSet shop/cache") || strings.Contains(out, "none was named") {
+		t.Errorf("predict replicaset/cache with the context's namespace shop = exit %d\n%s\nwant shop/cache, with no note", code, out)
+	}
+}
+
+// TestPredictTerminateAfterBoundedByGracePeriod: the kubelet kills a pod at the end of
+// terminationGracePeriodSeconds (30s by default), however long --terminate-after says it runs.
+func TestPredictTerminateAfterBoundedByGracePeriod(t *testing.T) {
+	tests := []struct {
+		name, flag, want string
+	}{
+		{name: "beyond the grace period", flag: "2m", want: "pods terminate      30s after deletion (--terminate-after 2m0s, cut to terminationGracePeriodSeconds 30)"},
+		{name: "within it", flag: "20s", want: "pods terminate      20s after deletion (--terminate-after)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, files := range [][]string{{"-f", "testdata/predict/new.yaml", "--from", "testdata/predict/old.yaml"},
+				{"-f", "testdata/predict/sts-new.yaml", "--from", "testdata/predict/sts-old.yaml"}} {
+				out, errOut, code := run(t, "", append(append([]string{"predict"}, files...), "--terminate-after", tt.flag)...)
+				if code != 0 || errOut != "" {
+					t.Fatalf("%v: exit %d, stderr %q", files, code, errOut)
+				}
+				if !strings.Contains(out, tt.want) {
+					t.Errorf("predict %v --terminate-after %s =\n%s\nwant %q", files, tt.flag, out, tt.want)
+				}
+			}
+		})
+	}
+}
+
+// TestPredictHelpShowsNoSentinels: a flag's help shows no internal sentinel such as
+// "(default -1)".
+func TestPredictHelpShowsNoSentinels(t *testing.T) {
+	out, _, code := run(t, "", "predict", "--help")
+	if code != 0 {
+		t.Fatalf("predict --help: exit %d", code)
+	}
+	if strings.Contains(out, "(default -1)") || !strings.Contains(out, "--replicas int32") {
+		t.Errorf("predict --help shows a sentinel default or lacks --replicas:\n%s", out)
 	}
 }

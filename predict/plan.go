@@ -131,13 +131,19 @@ type Step struct {
 	// Message is the controller's event text, for example
 	// "Scaled up replica set web-6c5f67b5f7 from 0 to 1".
 	Message string
-	// ReplicaSets lists every ReplicaSet, oldest first, after the ReplicaSet controller has
-	// acted on this sync.
+	// ReplicaSets lists every ReplicaSet, oldest first, as this event leaves it: a ReplicaSet
+	// the event (or an earlier one) resized shows its pods after the ReplicaSet controller
+	// acted on that size; one that a later event of the same sync resizes still shows its
+	// size and pods from before. The last step of a sync shows the state after the sync.
 	ReplicaSets []ReplicaSetSize
 	// Pods counts every pod that exists, terminating ones included.
 	Pods int32
 	// Available counts available pods.
 	Available int32
+
+	// event holds the ReplicaSets as the event left them: spec.replicas at the event, and
+	// the pods before the ReplicaSet controller acted on the sync (see eventSizes).
+	event []ReplicaSetSize
 }
 
 // Summary describes how the rollout ends.
@@ -157,6 +163,10 @@ type Summary struct {
 	DeadlineExceeded bool
 	DeadlineAt       time.Duration
 	LastProgressAt   time.Duration
+	// WaitsForDeletion is true when the update strategy is OnDelete and old pods remain: the
+	// controller replaces a pod only once someone deletes it. That is the user's choice, not a
+	// stall: the rollout is not Completed, and not a failure either.
+	WaitsForDeletion bool
 }
 
 // Plan is the predicted rollout: a header describing the workload and its resolved strategy,

@@ -88,3 +88,17 @@ func DeriveTerminateAfter(tpl *v1.PodTemplateSpec) (time.Duration, string) {
 	}
 	return d, why
 }
+
+// BoundTerminateAfter bounds a terminating time given with --terminate-after by tpl's
+// terminationGracePeriodSeconds, as the kubelet kills a pod at the end of its grace period.
+// It returns the duration and how it was decided.
+//
+// Example: --terminate-after 1m with the default grace period of 30s gives 30s.
+func BoundTerminateAfter(tpl *v1.PodTemplateSpec, d time.Duration) (time.Duration, string) {
+	if g := tpl.Spec.TerminationGracePeriodSeconds; g != nil {
+		if grace := time.Duration(*g) * time.Second; grace < d {
+			return grace, fmt.Sprintf("--terminate-after %s, cut to terminationGracePeriodSeconds %d", d, *g)
+		}
+	}
+	return d, "--terminate-after"
+}

@@ -331,7 +331,7 @@ func (w *world) deleteRS(rs *apps.ReplicaSet) {
 // ReplicaSet controller has acted (fillSteps).
 func (w *world) record(reason, message string) {
 	w.seq++
-	w.plan.Steps = append(w.plan.Steps, Step{At: w.clock.Elapsed(), Seq: w.seq, Reason: reason, Message: message})
+	w.plan.Steps = append(w.plan.Steps, Step{At: w.clock.Elapsed(), Seq: w.seq, Reason: reason, Message: message, event: w.sizes()})
 	if reason == ReasonDeadlineExceeded {
 		w.plan.Summary.DeadlineExceeded = true
 		w.plan.Summary.DeadlineAt = w.clock.Elapsed()
@@ -511,16 +511,10 @@ func (w *world) fillSteps(first int) {
 	if first == len(w.plan.Steps) {
 		return
 	}
-	sizes := make([]ReplicaSetSize, 0, len(w.rsList))
-	for _, rs := range w.rsList {
-		p := w.pods[rs.UID]
-		sizes = append(sizes, ReplicaSetSize{Name: rs.Name, Replicas: *rs.Spec.Replicas, Pods: p.active() + p.terminatingCount(), Available: p.available})
-	}
+	sizes := w.sizes()
 	for i := first; i < len(w.plan.Steps); i++ {
 		s := &w.plan.Steps[i]
-		s.ReplicaSets = sizes
-		s.Pods = w.totalPods()
-		s.Available = w.totalAvailable()
+		s.ReplicaSets, s.Pods, s.Available = eventSizes(s.event, sizes)
 	}
 }
 

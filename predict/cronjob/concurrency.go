@@ -24,6 +24,9 @@ const (
 	Skipped Outcome = "Skipped"
 	// Replaced: the Job started, deleting the still-running previous Job (Replace).
 	Replaced Outcome = "Replaced"
+	// Suspended: spec.suspend is true; syncCronJob returns before it looks at the schedule,
+	// so no Job starts and no event is recorded.
+	Suspended Outcome = "Suspended"
 )
 
 // Run is one scheduled time and its fate.
@@ -65,6 +68,8 @@ type activeJob struct {
 //     the Job finishes, the most recent unmet time starts at once (late) if it is still within
 //     startingDeadlineSeconds; earlier unmet times are lost.
 //   - Replace: the active Job is deleted and the new one starts.
+//
+// A suspended CronJob starts nothing: every time is Suspended.
 func Concurrency(cj *batchv1.CronJob, from time.Time, runFor time.Duration, n int) (ConcurrencyResult, error) {
 	times, err := NextTimes(cj, from, n)
 	if err != nil {
@@ -76,12 +81,22 @@ func Concurrency(cj *batchv1.CronJob, from time.Time, runFor time.Duration, n in
 	}
 	res := ConcurrencyResult{Policy: policy}
 	runs := make([]Run, len(times))
-	index := map[time.Time]int{}
+	// Keyed by the instant, not by time.Time: NextTimes and MissedSchedule each load the
+	// timeZone, and two time.Times of the same instant with different *Location pointers are
+	// different map keys.
+	index := map[int64]int{}
 	for i, t := range times {
 		runs[i] = Run{Scheduled: t, Outcome: Skipped}
-		index[t] = i
+		index[t.UnixNano()] = i
 	}
 	if len(times) == 0 {
+		return res, nil
+	}
+	if suspended(cj) {
+		for i := range runs {
+			runs[i].Outcome = Suspended
+		}
+		res.Runs = runs
 		return res, nil
 	}
 	horizon := times[len(times)-1]
@@ -113,7 +128,7 @@ func Concurrency(cj *batchv1.CronJob, from time.Time, runFor time.Duration, n in
 		if m.ScheduledTime == nil {
 			continue
 		}
-		i, tracked := index[*m.ScheduledTime]
+		i, tracked := index[m.ScheduledTime.UnixNano()]
 		if m.TooLate {
 			if tracked {
 				runs[i].Events = append(runs[i].Events, m.Events...)

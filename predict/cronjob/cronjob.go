@@ -62,10 +62,7 @@ func NextTimes(cj *batchv1.CronJob, from time.Time, n int) ([]time.Time, error) 
 	if err != nil {
 		return nil, err
 	}
-	loc := time.UTC
-	if cj.Spec.TimeZone != nil {
-		loc, _ = time.LoadLocation(*cj.Spec.TimeZone)
-	}
+	loc := location(cj)
 	out := make([]time.Time, 0, n)
 	t := from.In(loc)
 	for len(out) < n {
@@ -115,6 +112,25 @@ type Missed struct {
 	Explanation string
 	// NextRequeue is when the controller looks again (the next schedule + 100ms).
 	NextRequeue time.Time
+	// Suspended is true when spec.suspend is true: the controller returns before it looks at
+	// the schedule, starts no Job and does not requeue.
+	Suspended bool
+}
+
+// suspended reports whether cj's spec.suspend is true.
+func suspended(cj *batchv1.CronJob) bool {
+	return cj.Spec.Suspend != nil && *cj.Spec.Suspend
+}
+
+// location is the zone cj's times are computed in: its timeZone, else UTC (the
+// kube-controller-manager's local zone in most clusters).
+func location(cj *batchv1.CronJob) *time.Location {
+	if cj.Spec.TimeZone != nil {
+		if loc, err := time.LoadLocation(*cj.Spec.TimeZone); err == nil {
+			return loc
+		}
+	}
+	return time.UTC
 }
 
 // mostRecentScheduleTime mirrors mostRecentScheduleTime in pkg/controller/cronjob/utils.go.
@@ -148,7 +164,8 @@ func mostRecentScheduleTime(earliestTime, now time.Time, sched cron.Schedule) (*
 }
 
 // MissedSchedule predicts one syncCronJob at now with the given last schedule time (nil: the
-// CronJob's creation time, as the controller falls back to), no Job active, not suspended. It
+// CronJob's creation time, as the controller falls back to), no Job active. A suspended
+// CronJob starts nothing: syncCronJob returns before nextScheduleTime. Otherwise it
 // mirrors nextScheduleTime and the checks after it: the most recent unmet time starts a Job
 // unless startingDeadlineSeconds has passed since it (MissSchedule). Only one Job starts, for
 // the most recent time, however many were missed.
@@ -162,10 +179,18 @@ func MissedSchedule(cj *batchv1.CronJob, lastScheduleTime *time.Time, now time.T
 	if err != nil {
 		return Missed{}, err
 	}
+	// The explanations name times in the CronJob's zone, as the rest of the prediction does.
+	loc := location(cj)
+	now = now.In(loc)
+	if suspended(cj) {
+		return Missed{Suspended: true, Earliest: now,
+			Explanation: "suspend is true: the controller starts no Job until the CronJob is resumed"}, nil
+	}
 	earliest := cj.CreationTimestamp.Time
 	if lastScheduleTime != nil {
 		earliest = *lastScheduleTime
 	}
+	earliest = earliest.In(loc)
 	if cj.Spec.StartingDeadlineSeconds != nil {
 		if deadline := now.Add(-time.Second * time.Duration(*cj.Spec.StartingDeadlineSeconds)); deadline.After(earliest) {
 			earliest = deadline

@@ -236,3 +236,71 @@ func TestConcurrency(t *testing.T) {
 		})
 	}
 }
+
+// TestConcurrencyInNamedTimeZone: a CronJob with a timeZone starts its Jobs as one without.
+// The scheduled times of NextTimes and MissedSchedule come from separate LoadLocation calls,
+// so they must be matched by instant, not as time.Time values.
+func TestConcurrencyInNamedTimeZone(t *testing.T) {
+	for _, zone := range []string{"UTC", "Etc/UTC", "Europe/Berlin", "Asia/Tokyo", "America/New_York"} {
+		t.Run(zone, func(t *testing.T) {
+			cj := newCronJob("30 2 * * *", ptr(zone))
+			cj.Spec.ConcurrencyPolicy = batchv1.ForbidConcurrent
+			cj.Spec.StartingDeadlineSeconds = ptr(int64(3600))
+			res, err := Concurrency(cj, utc("2026-05-01T00:00:00Z"), 30*time.Minute, 3)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range res.Runs {
+				if r.Outcome != Started {
+					t.Errorf("Concurrency(%s) run %v, want Started", zone, r)
+				}
+			}
+			if res.MaxConcurrent != 1 {
+				t.Errorf("Concurrency(%s).MaxConcurrent = %d, want 1", zone, res.MaxConcurrent)
+			}
+		})
+	}
+}
+
+// TestSuspendedCronJobStartsNothing: syncCronJob returns before the schedule when suspend is
+// true, so neither --run-for nor a missed schedule starts a Job.
+func TestSuspendedCronJobStartsNothing(t *testing.T) {
+	cj := newCronJob("*/10 * * * *", ptr("Europe/Berlin"))
+	cj.Spec.Suspend = ptr(true)
+	res, err := Concurrency(cj, utc("2026-01-01T00:00:00Z"), 5*time.Minute, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res.Runs {
+		if r.Outcome != Suspended || r.Job != "" || len(r.Events) != 0 {
+			t.Errorf("Concurrency(suspended) run %v with %d events, want Suspended, no Job, no events", r, len(r.Events))
+		}
+	}
+	if res.MaxConcurrent != 0 {
+		t.Errorf("Concurrency(suspended).MaxConcurrent = %d, want 0", res.MaxConcurrent)
+	}
+	last := utc("2026-01-01T00:00:00Z")
+	m, err := MissedSchedule(cj, &last, utc("2026-01-01T01:05:00Z"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.StartsJob || !m.Suspended || len(m.Events) != 0 {
+		t.Errorf("MissedSchedule(suspended) = %+v, want no Job, Suspended, no events", m)
+	}
+}
+
+// TestExplanationInTimeZone: the explanation names times in the CronJob's zone, as the rest of
+// the output does, even when the last schedule is given in UTC.
+func TestExplanationInTimeZone(t *testing.T) {
+	cj := newCronJob("30 * * * *", ptr("America/New_York"))
+	last := utc("2026-03-09T05:30:00Z")
+	for _, now := range []time.Time{utc("2026-03-09T06:40:00Z"), utc("2026-03-09T05:40:00Z")} {
+		m, err := MissedSchedule(cj, &last, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(m.Explanation, "Z") || !strings.Contains(m.Explanation, "-04:00") {
+			t.Errorf("MissedSchedule(now %s).Explanation = %q, want times in -04:00", now, m.Explanation)
+		}
+	}
+}

@@ -48,11 +48,17 @@ func (w *world) header(elig []Eligibility) predict.Header {
 		NewRevision: w.revisionName(w.hash),
 		NameNote:    "revision hashes depend on the pod template as this version encodes it",
 	}
-	if len(w.oldHashes) > 0 {
+	pods := 0
+	for _, n := range w.nodes {
+		pods += len(n.pods)
+	}
+	switch {
+	case len(w.oldHashes) > 0:
 		h.OldRevision = w.revisionName(w.oldHashes[0])
-	} else {
+	case pods > 0:
 		h.OldRevision = h.NewRevision
 	}
+	// Otherwise the DaemonSet is created: there is no revision before this one.
 	excluded := []string{}
 	for _, e := range elig {
 		if !e.ShouldRun {

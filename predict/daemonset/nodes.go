@@ -120,3 +120,11 @@ func Eligible(ds *apps.DaemonSet, nodes []*v1.Node) []Eligibility {
 	sort.Slice(out, func(i, j int) bool { return out[i].Node < out[j].Node })
 	return out
 }
+
+// plural picks the singular or plural noun for n.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

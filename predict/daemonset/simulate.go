@@ -570,15 +570,15 @@ func (w *world) sync() bool {
 // calls: creations first, then deletions.
 func (w *world) recordWave(wv *wave) {
 	if wv.created > 0 {
-		w.record(ReasonSuccessfulCreate, fmt.Sprintf("Created %d new pods (%s at a time)", wv.created, nodesText(wv.created)))
+		w.record(ReasonSuccessfulCreate, fmt.Sprintf("Created %d new %s (%s at a time)", wv.created, plural(wv.created, "pod", "pods"), nodesText(wv.created)))
 	}
 	if wv.deleted > 0 {
-		what := "old pods"
+		what := "old " + plural(wv.deleted, "pod", "pods")
 		switch {
 		case wv.ineligible == wv.deleted:
-			what = "pods from nodes that should not run the DaemonSet"
+			what = plural(wv.deleted, "pod", "pods") + " from nodes that should not run the DaemonSet"
 		case wv.deletedOld != wv.deleted:
-			what = "pods"
+			what = plural(wv.deleted, "pod", "pods")
 		}
 		w.record(ReasonSuccessfulDelete, fmt.Sprintf("Deleted %d %s (%s at a time)", wv.deleted, what, nodesText(wv.deleted)))
 	}
@@ -752,9 +752,10 @@ func (w *world) Finish() {
 			}
 		}
 		if old > 0 {
-			notes = append(notes, fmt.Sprintf("%s %d old pods would be replaced.", NoteOnDelete, old))
+			notes = append(notes, fmt.Sprintf("%s %d old %s would be replaced.", NoteOnDelete, old, plural(old, "pod", "pods")))
 			if s.StallReason == "" {
 				s.StallReason = "OnDelete: pods keep their revision until they are deleted"
+				s.WaitsForDeletion = true
 			}
 		}
 	}

@@ -98,9 +98,9 @@ func TestRollingWaves(t *testing.T) {
 			nodes:    3,
 			strategy: "",
 			want: []string{
-				"0s Deleted 1 old pods (1 node at a time)", "5s Created 1 new pods (1 node at a time)",
-				"15s Deleted 1 old pods (1 node at a time)", "20s Created 1 new pods (1 node at a time)",
-				"30s Deleted 1 old pods (1 node at a time)", "35s Created 1 new pods (1 node at a time)",
+				"0s Deleted 1 old pod (1 node at a time)", "5s Created 1 new pod (1 node at a time)",
+				"15s Deleted 1 old pod (1 node at a time)", "20s Created 1 new pod (1 node at a time)",
+				"30s Deleted 1 old pod (1 node at a time)", "35s Created 1 new pod (1 node at a time)",
 			},
 		},
 		{
@@ -110,7 +110,7 @@ func TestRollingWaves(t *testing.T) {
 			want: []string{
 				"0s Deleted 2 old pods (2 nodes at a time)", "5s Created 2 new pods (2 nodes at a time)",
 				"15s Deleted 2 old pods (2 nodes at a time)", "20s Created 2 new pods (2 nodes at a time)",
-				"30s Deleted 1 old pods (1 node at a time)", "35s Created 1 new pods (1 node at a time)",
+				"30s Deleted 1 old pod (1 node at a time)", "35s Created 1 new pod (1 node at a time)",
 			},
 		},
 		{
@@ -118,10 +118,10 @@ func TestRollingWaves(t *testing.T) {
 			nodes:    3,
 			strategy: rolling("0", "1"),
 			want: []string{
-				"0s Created 1 new pods (1 node at a time)",
-				"10s Deleted 1 old pods (1 node at a time)", "10s Created 1 new pods (1 node at a time)",
-				"20s Deleted 1 old pods (1 node at a time)", "20s Created 1 new pods (1 node at a time)",
-				"30s Deleted 1 old pods (1 node at a time)",
+				"0s Created 1 new pod (1 node at a time)",
+				"10s Deleted 1 old pod (1 node at a time)", "10s Created 1 new pod (1 node at a time)",
+				"20s Deleted 1 old pod (1 node at a time)", "20s Created 1 new pod (1 node at a time)",
+				"30s Deleted 1 old pod (1 node at a time)",
 			},
 		},
 		{
@@ -129,9 +129,9 @@ func TestRollingWaves(t *testing.T) {
 			nodes:    2,
 			strategy: rolling("2", "1"),
 			want: []string{
-				"0s Created 1 new pods (1 node at a time)",
-				"10s Deleted 1 old pods (1 node at a time)", "10s Created 1 new pods (1 node at a time)",
-				"20s Deleted 1 old pods (1 node at a time)",
+				"0s Created 1 new pod (1 node at a time)",
+				"10s Deleted 1 old pod (1 node at a time)", "10s Created 1 new pod (1 node at a time)",
+				"20s Deleted 1 old pod (1 node at a time)",
 			},
 		},
 		{
@@ -140,8 +140,8 @@ func TestRollingWaves(t *testing.T) {
 			strategy: rolling("0", "50%"),
 			want: []string{
 				"0s Created 2 new pods (2 nodes at a time)",
-				"10s Deleted 2 old pods (2 nodes at a time)", "10s Created 1 new pods (1 node at a time)",
-				"20s Deleted 1 old pods (1 node at a time)",
+				"10s Deleted 2 old pods (2 nodes at a time)", "10s Created 1 new pod (1 node at a time)",
+				"20s Deleted 1 old pod (1 node at a time)",
 			},
 		},
 	}
@@ -246,7 +246,7 @@ func TestHostPortSurgeDeadlock(t *testing.T) {
 	if p.Summary.Completed {
 		t.Fatal("Completed = true, want the hostPort deadlock")
 	}
-	if got, want := waves(p), []string{"0s Created 1 new pods (1 node at a time)"}; !equal(got, want) {
+	if got, want := waves(p), []string{"0s Created 1 new pod (1 node at a time)"}; !equal(got, want) {
 		t.Errorf("waves = %v, want %v", got, want)
 	}
 	if !strings.Contains(strings.Join(p.Notes, "\n"), NoteHostPortSurge) || !strings.Contains(p.Summary.StallReason, "hostPort") {

@@ -26,6 +26,13 @@ const (
 	OutcomeFailed   = "Failed"
 	// OutcomeRunning means the simulation stopped (MaxPods) before the Job finished.
 	OutcomeRunning = "Running"
+	// OutcomeSuspended means spec.suspend is true: the controller creates no pods until the
+	// Job is resumed.
+	OutcomeSuspended = "Suspended"
+	// ReasonSuspended and MessageSuspended are the reason and message of the Suspended
+	// condition syncJob sets (job_controller.go).
+	ReasonSuspended  = "JobSuspended"
+	MessageSuspended = "Job suspended"
 
 	ReasonCompletionsReached       = batchv1.JobReasonCompletionsReached
 	ReasonBackoffLimitExceeded     = batchv1.JobReasonBackoffLimitExceeded
@@ -191,6 +198,12 @@ func Simulate(in Input) (*Result, error) {
 	}
 	if in.Failure.FailRate < 0 || in.Failure.FailRate > 1 {
 		return nil, fmt.Errorf("job %s: fail rate %v, want 0 to 1", j.Name, in.Failure.FailRate)
+	}
+	if j.Spec.Suspend != nil && *j.Spec.Suspend {
+		// syncJob with suspend true deletes active pods, creates none and sets the Suspended
+		// condition; nothing happens until the Job is resumed.
+		return &Result{Outcome: OutcomeSuspended, Reason: ReasonSuspended, Message: MessageSuspended,
+			Notes: []string{"spec.suspend is true: the controller creates no pods until the Job is resumed (suspend: false); activeDeadlineSeconds counts from then"}}, nil
 	}
 	start := in.Start
 	if start.IsZero() {

@@ -166,3 +166,17 @@ func TestDeadlineKillsRunningPods(t *testing.T) {
 		t.Errorf("killed pods = %d, want the 2 of the second wave", killed)
 	}
 }
+
+// TestSuspendedJobCreatesNoPods: a Job with spec.suspend true is not run; the controller
+// creates no pods until it is resumed.
+func TestSuspendedJobCreatesNoPods(t *testing.T) {
+	j := newJob(t, "  completions: 3\n  suspend: true", "Never")
+	res, err := Simulate(Input{Job: j, RunFor: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != OutcomeSuspended || len(res.Pods) != 0 || len(res.Waves) != 0 || res.Reason != ReasonSuspended {
+		t.Errorf("Simulate(suspended) = outcome %s reason %s, %d pods, %d waves; want Suspended JobSuspended, no pods",
+			res.Outcome, res.Reason, len(res.Pods), len(res.Waves))
+	}
+}

@@ -71,6 +71,11 @@ func writeMissed(b *strings.Builder, r *runner.MissedResult, loc *time.Location)
 	default:
 		row("unmet times", fmt.Sprintf("%d, %s … %s", r.Unmet, clock(r.FirstUnmet.In(loc)), clock(r.LastUnmet.In(loc))))
 	}
+	if m.Suspended {
+		row("starts a Job", "no (suspended)")
+		fmt.Fprintf(b, "    → %s\n\n", m.Explanation)
+		return
+	}
 	row("counting from", clock(m.Earliest.In(loc))+" (the later of the last schedule and the sync − startingDeadlineSeconds)")
 	row("missed", fmt.Sprintf("%d (the controller's estimate)", m.MissedSchedules))
 	if m.ScheduledTime != nil {
@@ -131,7 +136,7 @@ func scheduleSummary(s *runner.ScheduleResult) string {
 			counts[r.Outcome]++
 		}
 		var c []string
-		for _, o := range []cronjob.Outcome{cronjob.Started, cronjob.StartedLate, cronjob.Replaced, cronjob.Skipped} {
+		for _, o := range []cronjob.Outcome{cronjob.Started, cronjob.StartedLate, cronjob.Replaced, cronjob.Skipped, cronjob.Suspended} {
 			if counts[o] > 0 {
 				c = append(c, fmt.Sprintf("%d %s", counts[o], o))
 			}
@@ -145,6 +150,8 @@ func scheduleSummary(s *runner.ScheduleResult) string {
 	for _, m := range []*runner.MissedResult{s.Missed, s.Downtime} {
 		switch {
 		case m == nil:
+		case m.Suspended:
+			parts = append(parts, "suspended: no Job starts")
 		case m.StartsJob:
 			parts = append(parts, fmt.Sprintf("%s starts at %s for the missed time %s", m.JobName, clock(m.SyncAt), clock(m.ScheduledTime.In(m.SyncAt.Location()))))
 		case m.Ignored, m.ScheduledTime != nil:
@@ -205,6 +212,7 @@ type missedDoc struct {
 	TooLate         bool       `json:"tooLate"`
 	Events          []eventDoc `json:"events"`
 	Explanation     string     `json:"explanation"`
+	Suspended       bool       `json:"suspended,omitempty"`
 	NextRequeue     string     `json:"nextRequeue,omitempty"`
 }
 
@@ -239,7 +247,7 @@ func toMissed(r *runner.MissedResult) *missedDoc {
 	}
 	m, loc := &r.Missed, r.SyncAt.Location()
 	d := &missedDoc{SyncAt: stamp(r.SyncAt), Unmet: r.Unmet, Ignored: r.Ignored, Earliest: stamp(m.Earliest.In(loc)), MissedSchedules: m.MissedSchedules, TooManyMissed: m.TooManyMissed,
-		StartsJob: m.StartsJob, JobName: m.JobName, TooLate: m.TooLate, Events: toEvents(m.Events), Explanation: m.Explanation}
+		StartsJob: m.StartsJob, JobName: m.JobName, TooLate: m.TooLate, Events: toEvents(m.Events), Explanation: m.Explanation, Suspended: m.Suspended}
 	if r.Unmet > 0 {
 		d.FirstUnmet, d.LastUnmet = stamp(r.FirstUnmet.In(loc)), stamp(r.LastUnmet.In(loc))
 	}

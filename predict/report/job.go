@@ -46,6 +46,13 @@ func writeJob(b *strings.Builder, p runner.Prediction) {
 	row("failure model", failureText(j.Failure, j.RestartPolicy))
 	row("pods run", fmt.Sprintf("%s each (%s)", seconds(j.RunFor), j.RunForSource))
 	b.WriteString("\n")
+	if r.Outcome == job.OutcomeSuspended {
+		for _, n := range r.Notes {
+			fmt.Fprintf(b, "  note: %s\n", n)
+		}
+		fmt.Fprintf(b, "  summary: %s\n", jobSummary(r))
+		return
+	}
 
 	fmt.Fprintf(b, "  %4s  %8s  %4s  %8s  %s\n", "WAVE", "TIME", "PODS", "BACKOFF", "INDEXES")
 	for i, w := range r.Waves {
@@ -122,6 +129,8 @@ func indexList(indexes []int) string {
 func jobSummary(r *job.Result) string {
 	counts := fmt.Sprintf("%d succeeded, %d failed", r.Succeeded, r.Failed)
 	switch r.Outcome {
+	case job.OutcomeSuspended:
+		return "Suspended (JobSuspended: Job suspended): no pods are created until the Job is resumed"
 	case job.OutcomeComplete, job.OutcomeFailed:
 		return fmt.Sprintf("%s (%s: %s) after %s; %s", r.Outcome, r.Reason, r.Message, seconds(r.Duration), counts)
 	}

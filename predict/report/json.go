@@ -132,6 +132,7 @@ type summary struct {
 	DeadlineExceeded      bool    `json:"deadlineExceeded"`
 	DeadlineAtSeconds     float64 `json:"deadlineAtSeconds,omitempty"`
 	LastProgressAtSeconds float64 `json:"lastProgressAtSeconds,omitempty"`
+	WaitsForDeletion      bool    `json:"waitsForDeletion,omitempty"`
 }
 
 type plan struct {
@@ -193,7 +194,8 @@ func toPlan(p *predict.Plan) *plan {
 		Steps: []step{}, Notes: append([]string{}, p.Notes...),
 		Summary: summary{Completed: p.Summary.Completed, DurationSeconds: secs(p.Summary.Duration), StallReason: p.Summary.StallReason,
 			PeakPods: p.Summary.PeakPods, MinAvailable: p.Summary.MinAvailable, DeadlineExceeded: p.Summary.DeadlineExceeded,
-			DeadlineAtSeconds: secs(p.Summary.DeadlineAt), LastProgressAtSeconds: secs(p.Summary.LastProgressAt)},
+			DeadlineAtSeconds: secs(p.Summary.DeadlineAt), LastProgressAtSeconds: secs(p.Summary.LastProgressAt),
+			WaitsForDeletion: p.Summary.WaitsForDeletion},
 	}
 	for _, s := range h.Settings {
 		jp.Header.Settings = append(jp.Header.Settings, setting(s))

@@ -50,7 +50,12 @@ func seconds(d time.Duration) string {
 	if d == 0 {
 		return "0s"
 	}
-	return d.Round(time.Millisecond).String()
+	if d < time.Second && d > -time.Second {
+		return d.Round(time.Millisecond).String()
+	}
+	// Whole seconds: simulated instants differ below the second (causal order), which the
+	// rows' order shows; milliseconds would only break the columns.
+	return d.Round(time.Second).String()
 }
 
 // Text writes each prediction: a header with the resolved arithmetic, the table of steps, and
@@ -243,9 +248,12 @@ func stepText(s predict.Step) string {
 func summaryText(plan *predict.Plan) string {
 	s := plan.Summary
 	var parts []string
-	if s.Completed {
+	switch {
+	case s.Completed:
 		parts = append(parts, "completes in "+seconds(s.Duration))
-	} else {
+	case s.WaitsForDeletion:
+		parts = append(parts, "OnDelete: nothing changes until pods are deleted")
+	default:
 		parts = append(parts, fmt.Sprintf("stalls (%s) after %s", s.StallReason, seconds(s.Duration)))
 	}
 	parts = append(parts, fmt.Sprintf("peak %d pods (terminating ones included)", s.PeakPods), fmt.Sprintf("minimum %d available", s.MinAvailable))

@@ -222,7 +222,7 @@ func withUnmet(cj *batchv1.CronJob, m cronjob.Missed, since, at time.Time) (*Mis
 		r.Unmet++
 		r.LastUnmet = t
 	}
-	r.Ignored = r.Unmet > 0 && !m.StartsJob && m.ScheduledTime == nil
+	r.Ignored = r.Unmet > 0 && !m.StartsJob && m.ScheduledTime == nil && !m.Suspended
 	return r, nil
 }
 

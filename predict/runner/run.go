@@ -55,9 +55,14 @@ type Request struct {
 	ReadAtRef func(file string) ([]byte, error)
 	// Targets name the Deployments to change with WhatIf when there are no Files.
 	Targets []Target
-	// Namespace is the namespace of manifests that name none; "default" when empty.
+	// Namespace is the namespace of manifests and targets that name none: -n, else the
+	// kubeconfig context's; "default" when empty.
 	Namespace string
-	WhatIf    predict.WhatIf
+	// NamespaceExplicit is true when Namespace comes from -n. Otherwise a manifest or target
+	// that the state holds in exactly one other namespace is looked up there (see
+	// resolveNamespace).
+	NamespaceExplicit bool
+	WhatIf            predict.WhatIf
 	// ReadyAfter and TerminateAfter override the derived timings when not zero.
 	ReadyAfter     time.Duration
 	TerminateAfter time.Duration
@@ -162,10 +167,16 @@ type TimingInfo struct {
 	FailNew         bool
 }
 
-// Failed reports whether any prediction was rejected or does not complete.
+// Failed reports whether any prediction was rejected, stalls, or passes its progress deadline.
 func (r *Result) Failed() bool {
 	for _, p := range r.Predictions {
-		if len(p.Rejected) > 0 || (p.Plan != nil && !p.Plan.Summary.Completed) {
+		if len(p.Rejected) > 0 {
+			return true
+		}
+		// A rollout fails when it stalls, and when it passes progressDeadlineSeconds even if it
+		// completes later (kubectl rollout status fails on the deadline); OnDelete waiting for
+		// pods to be deleted is what the user chose.
+		if s := p.Plan; s != nil && (s.Summary.DeadlineExceeded || (!s.Summary.Completed && !s.Summary.WaitsForDeletion)) {
 			return true
 		}
 		if (p.Job != nil && p.Job.Failed()) || (p.Schedule != nil && p.Schedule.Failed()) {
@@ -223,13 +234,19 @@ func Run(ctx context.Context, req Request) (*Result, error) {
 		for _, t := range targets {
 			st := state
 			var cur *apps.Deployment
+			explicit := t.Namespace != "" || req.NamespaceExplicit
+			if t.Namespace == "" {
+				t.Namespace = ns
+			}
+			resolved, note, err := resolveNamespace(st, "Deployment", t.Namespace, t.Name, explicit)
+			if err != nil {
+				return nil, err
+			}
+			t.Namespace = resolved
 			if st != nil {
 				cur = st.Deployment(t.Namespace, t.Name)
 			}
 			if cur == nil && req.Fetch != nil {
-				if t.Namespace == "" {
-					t.Namespace = ns
-				}
 				fetched, err := req.Fetch(ctx, "Deployment", t.Namespace, t.Name)
 				if err != nil {
 					return nil, err
@@ -250,6 +267,7 @@ func Run(ctx context.Context, req Request) (*Result, error) {
 			if err != nil {
 				return nil, err
 			}
+			addNote(&p, note)
 			res.Predictions = append(res.Predictions, p)
 		}
 		return res, nil
@@ -265,11 +283,20 @@ func Run(ctx context.Context, req Request) (*Result, error) {
 		if p.Namespace == "" {
 			p.Namespace = ns
 		}
+		var nsNote string
+		if obj.Kind == "Deployment" || obj.Kind == "StatefulSet" || obj.Kind == "DaemonSet" || scaleDownKind(obj.APIVersion, obj.Kind) {
+			resolved, note, err := resolveNamespace(state, obj.Kind, p.Namespace, obj.Name, obj.Namespace != "" || req.NamespaceExplicit)
+			if err != nil {
+				return nil, fmt.Errorf("%s: document %d: %w", obj.File, obj.Document, err)
+			}
+			p.Namespace, nsNote = resolved, note
+		}
 		if obj.APIVersion == "apps/v1" && (obj.Kind == "StatefulSet" || obj.Kind == "DaemonSet") {
-			pred, err := predictSet(ctx, req, checker, state, oldSet, obj, p, ns)
+			pred, err := predictSet(ctx, req, checker, state, oldSet, obj, p, p.Namespace)
 			if err != nil {
 				return nil, err
 			}
+			addNote(&pred, nsNote)
 			res.Predictions = append(res.Predictions, pred)
 			continue
 		}
@@ -286,13 +313,14 @@ func Run(ctx context.Context, req Request) (*Result, error) {
 			continue
 		}
 		if scaleDownKind(obj.APIVersion, obj.Kind) {
-			pred, skip, err := predictScaleDown(ctx, req, checker, state, obj, p, ns)
+			pred, skip, err := predictScaleDown(ctx, req, checker, state, obj, p, p.Namespace)
 			if err != nil {
 				return nil, err
 			}
 			if skip != nil {
 				res.Skipped = append(res.Skipped, *skip)
 			} else {
+				addNote(&pred, nsNote)
 				res.Predictions = append(res.Predictions, pred)
 			}
 			continue
@@ -302,7 +330,7 @@ func Run(ctx context.Context, req Request) (*Result, error) {
 				Reason: "predict models apps/v1 Deployments, StatefulSets, DaemonSets and ReplicaSets, batch/v1 Jobs and CronJobs, and v1 ReplicationControllers"})
 			continue
 		}
-		opts := apicheck.Options{Namespace: ns}
+		opts := apicheck.Options{Namespace: p.Namespace}
 		// The baseline: the stored Deployment of the state (or of the cluster), or the old
 		// manifest.
 		var cur *apps.Deployment
@@ -348,7 +376,7 @@ func Run(ctx context.Context, req Request) (*Result, error) {
 				baseline += " (assumed fully rolled out and available)"
 			}
 		}
-		checked, ok := checkAPI(ctx, checker, obj, &p, ns, stored)
+		checked, ok := checkAPI(ctx, checker, obj, &p, p.Namespace, stored)
 		d, isDeployment := checked.(*apps.Deployment)
 		if !ok || !isDeployment {
 			res.Predictions = append(res.Predictions, p)
@@ -366,9 +394,17 @@ func Run(ctx context.Context, req Request) (*Result, error) {
 			return nil, fmt.Errorf("%s: document %d: %s: %w", obj.File, obj.Document, obj.Ref(), err)
 		}
 		pred.File, pred.Document, pred.Pos, pred.Kind = obj.File, obj.Document, obj.Start, obj.Kind
+		addNote(&pred, nsNote)
 		res.Predictions = append(res.Predictions, pred)
 	}
 	return res, nil
+}
+
+// addNote appends a note on how the baseline was found to p's baseline line.
+func addNote(p *Prediction, note string) {
+	if note != "" {
+		p.Baseline += "; " + note
+	}
 }
 
 // loadState merges req.State and req.StateFiles.

@@ -100,9 +100,15 @@ func scaleDownTargets(ctx context.Context, req Request, state *predict.State, re
 		return errors.New("a ReplicaSet or ReplicationController by name takes only --replicas (--image, --undo, --resume and --restart are Deployment changes)")
 	}
 	for _, t := range req.Targets {
+		explicit := t.Namespace != "" || req.NamespaceExplicit
 		if t.Namespace == "" {
 			t.Namespace = ns
 		}
+		resolved, note, err := resolveNamespace(state, t.Kind, t.Namespace, t.Name, explicit)
+		if err != nil {
+			return err
+		}
+		t.Namespace = resolved
 		if !scaleDownKind(apiVersionOf(t.Kind), t.Kind) {
 			return fmt.Errorf("%s %s/%s: give ReplicaSets and ReplicationControllers apart from Deployments", t.Kind, t.Namespace, t.Name)
 		}
@@ -135,6 +141,7 @@ func scaleDownTargets(ctx context.Context, req Request, state *predict.State, re
 			return fmt.Errorf("%s %s/%s: not found in %s (neither the object nor pods it controls)", strings.ToLower(t.Kind), t.Namespace, t.Name, st.Source)
 		}
 		p.Baseline, p.ScaleDown = baseline, sd
+		addNote(&p, note)
 		res.Predictions = append(res.Predictions, p)
 	}
 	return nil

@@ -168,7 +168,7 @@ func timingFor(req Request, tpl *v1.PodTemplateSpec) TimingInfo {
 	}
 	ti.TerminateAfter, ti.TerminateSource = predict.DeriveTerminateAfter(tpl)
 	if req.TerminateAfter > 0 {
-		ti.TerminateAfter, ti.TerminateSource = req.TerminateAfter, "--terminate-after"
+		ti.TerminateAfter, ti.TerminateSource = predict.BoundTerminateAfter(tpl, req.TerminateAfter)
 	}
 	return ti
 }

@@ -76,6 +76,10 @@ func (w *world) header() predict.Header {
 		NameNote:    "revision names hash the pod template as this version encodes it; a server of another version may name them differently",
 		MaxPods:     max(replicas, w.startReplicas),
 	}
+	if w.startReplicas == 0 {
+		// Created: there is no revision before this one.
+		h.OldRevision = ""
+	}
 	h.Settings = append(h.Settings, predict.Setting{Name: "podManagementPolicy", Value: string(set.Spec.PodManagementPolicy),
 		Arithmetic: policyText(set.Spec.PodManagementPolicy)})
 	unavailable := 1
@@ -163,7 +167,7 @@ func (w *world) Finish() {
 				notes = append(notes, NoteGateOff)
 			}
 		}
-		if w.gate && set.Spec.PodManagementPolicy == apps.ParallelPodManagement {
+		if w.gate && set.Spec.PodManagementPolicy == apps.ParallelPodManagement && w.changesTemplate() {
 			notes = append(notes, NoteParallelTwoPhase)
 		}
 		if p := w.partition(); p > 0 && w.changesTemplate() {
@@ -178,6 +182,7 @@ func (w *world) Finish() {
 				strings.Join(stale, ", "), w.updateRev))
 			if !w.done && s.StallReason == "" {
 				s.StallReason = "OnDelete: pods keep their revision until they are deleted"
+				s.WaitsForDeletion = true
 			}
 		}
 	}
@@ -199,9 +204,10 @@ func (w *world) Finish() {
 	})
 }
 
-// changesTemplate reports whether the rollout moves pods to a new revision.
+// changesTemplate reports whether the rollout moves pods to a new revision; a created
+// StatefulSet (no old revision) has none to move from.
 func (w *world) changesTemplate() bool {
-	return w.plan.Header.OldRevision != w.updateRev
+	return w.plan.Header.OldRevision != "" && w.plan.Header.OldRevision != w.updateRev
 }
 
 // stalePods lists the pods, by ordinal, not at the update revision.
