@@ -180,7 +180,7 @@ func TestPredictUsageErrors(t *testing.T) {
 		{name: "fail-rate above 1", args: []string{"-f", "testdata/predict/job.yaml", "--fail-rate", "1.5"}, want: "--fail-rate 1.5: want a probability from 0 to 1"},
 		{name: "negative fail-first", args: []string{"-f", "testdata/predict/job.yaml", "--fail-first", "-2"}, want: "--fail-first -2"},
 		{name: "seed without fail-rate", args: []string{"-f", "testdata/predict/job.yaml", "--seed", "3"}, want: "--seed needs --fail-rate or --ready-spread"},
-		{name: "ready-spread with a Job", args: []string{"-f", "testdata/predict/job.yaml", "--ready-spread", "1s"}, want: "--ready-spread applies to Deployments, StatefulSets or DaemonSets"},
+		{name: "ready-spread with a Job", args: []string{"-f", "testdata/predict/job.yaml", "--ready-spread", "1s"}, want: "--ready-spread applies to Deployments, StatefulSets and DaemonSets"},
 		{name: "runs without spread", args: []string{"-f", "testdata/predict/new.yaml", "--runs", "10"}, want: "--runs needs --ready-spread"},
 		{name: "negative spread", args: []string{"-f", "testdata/predict/new.yaml", "--ready-spread", "-1s"}, want: "--ready-spread -1s: must not be negative"},
 		{name: "too many runs", args: []string{"-f", "testdata/predict/new.yaml", "--ready-spread", "1s", "--runs", "20000"}, want: "--runs 20000: at most 10000"},
