@@ -2,8 +2,6 @@ package predict
 
 import (
 	"fmt"
-	"strconv"
-	"strings"
 
 	apps "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -60,22 +58,9 @@ func resolveArithmetic(v *intstr.IntOrString, replicas int32, roundUp bool) (int
 	if v == nil {
 		return 0, "unset = 0"
 	}
-	n, err := intstr.GetScaledValueFromIntOrPercent(v, int(replicas), roundUp)
+	n, text, err := Scaled(v, int(replicas), roundUp)
 	if err != nil {
 		return 0, fmt.Sprintf("%s is not a number or a percentage", v.String())
-	}
-	if v.Type == intstr.Int {
-		return int32(n), strconv.Itoa(n)
-	}
-	pct, _ := strconv.Atoi(strings.TrimSuffix(v.StrVal, "%"))
-	exact := float64(pct) * float64(replicas) / 100
-	text := fmt.Sprintf("%s of %d = %s", v.StrVal, replicas, strconv.FormatFloat(exact, 'f', -1, 64))
-	if exact != float64(n) {
-		way := "rounded down"
-		if roundUp {
-			way = "rounded up"
-		}
-		text += fmt.Sprintf(" → %d (%s)", n, way)
 	}
 	return int32(n), text
 }

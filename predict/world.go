@@ -651,10 +651,5 @@ func (w *world) Finish() {
 	h.OldRevision = w.plan.Header.OldRevision
 	h.NewRevision = w.d.Annotations[deploymentutil.RevisionAnnotation]
 	w.plan.Header = h
-	sort.SliceStable(w.plan.Steps, func(i, j int) bool {
-		if w.plan.Steps[i].At != w.plan.Steps[j].At {
-			return w.plan.Steps[i].At < w.plan.Steps[j].At
-		}
-		return w.plan.Steps[i].Seq < w.plan.Steps[j].Seq
-	})
+	SortSteps(w.plan.Steps)
 }

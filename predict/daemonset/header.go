@@ -21,18 +21,9 @@ func roundUpText(v *intstr.IntOrString, desired int) string {
 	if v == nil {
 		return "unset = 0"
 	}
-	n, err := intstr.GetScaledValueFromIntOrPercent(v, desired, true)
+	_, text, err := predict.Scaled(v, desired, true)
 	if err != nil {
 		return v.String() + " is not a number or a percentage"
-	}
-	if v.Type == intstr.Int {
-		return strconv.Itoa(n)
-	}
-	pct, _ := strconv.Atoi(strings.TrimSuffix(v.StrVal, "%"))
-	exact := float64(pct) * float64(desired) / 100
-	text := fmt.Sprintf("%s of %d = %s", v.StrVal, desired, strconv.FormatFloat(exact, 'f', -1, 64))
-	if exact != float64(n) {
-		text += fmt.Sprintf(" → %d (rounded up)", n)
 	}
 	return text
 }

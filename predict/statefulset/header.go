@@ -2,7 +2,6 @@ package statefulset
 
 import (
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -42,18 +41,9 @@ func scaleMaxUnavailable(v *intstr.IntOrString, replicas int) (int, string, erro
 	if v == nil {
 		return 1, "unset = 1", nil
 	}
-	n, err := intstr.GetScaledValueFromIntOrPercent(v, replicas, false)
+	n, text, err := predict.Scaled(v, replicas, false)
 	if err != nil {
 		return 1, "", err
-	}
-	text := strconv.Itoa(n)
-	if v.Type == intstr.String {
-		pct, _ := strconv.Atoi(strings.TrimSuffix(v.StrVal, "%"))
-		exact := float64(pct) * float64(replicas) / 100
-		text = fmt.Sprintf("%s of %d = %s", v.StrVal, replicas, strconv.FormatFloat(exact, 'f', -1, 64))
-		if exact != float64(n) {
-			text += fmt.Sprintf(" → %d (rounded down)", n)
-		}
 	}
 	if n < 1 {
 		n = 1
@@ -196,12 +186,7 @@ func (w *world) Finish() {
 	}
 	w.plan.Notes = notes
 	w.batching.Note(w.plan, w.timing.Spread)
-	sort.SliceStable(w.plan.Steps, func(i, j int) bool {
-		if w.plan.Steps[i].At != w.plan.Steps[j].At {
-			return w.plan.Steps[i].At < w.plan.Steps[j].At
-		}
-		return w.plan.Steps[i].Seq < w.plan.Steps[j].Seq
-	})
+	predict.SortSteps(w.plan.Steps)
 }
 
 // changesTemplate reports whether the rollout moves pods to a new revision; a created
