@@ -126,7 +126,12 @@ type Step struct {
 	// At is the time since the start.
 	At time.Duration
 	// Seq orders steps taken at the same time.
-	Seq    int
+	Seq int
+	// Sync numbers the controller sync that took the step: steps of one sync share it, and
+	// the bounds a strategy promises hold after each sync (within one, the controller's calls
+	// pass through states such as a proportional scale-up before its scale-down). 0 when the
+	// simulator does not say.
+	Sync   int
 	Reason string
 	// Message is the controller's event text, for example
 	// "Scaled up replica set web-6c5f67b5f7 from 0 to 1".

@@ -97,6 +97,8 @@ type world struct {
 	lastPodChange time.Time
 	// calls are the API-call batches of the current sync's pod creations and deletions.
 	calls *SyncCalls
+	// syncs counts the Deployment controller's syncs (and changes), for Step.Sync.
+	syncs int
 	// batching records the first sync that created several pods that may turn Ready apart.
 	batching Batching
 }
@@ -220,7 +222,8 @@ func (w *world) applyChanges() {
 		w.d.Annotations = annotations
 		w.dc.templateMatch = map[types.UID]bool{}
 		w.seq++
-		w.plan.Steps = append(w.plan.Steps, Step{At: w.clock.Elapsed(), Seq: w.seq, Reason: ReasonChange, Message: c.Description})
+		w.syncs++
+		w.plan.Steps = append(w.plan.Steps, Step{At: w.clock.Elapsed(), Seq: w.seq, Sync: w.syncs, Reason: ReasonChange, Message: c.Description})
 		w.fillSteps(len(w.plan.Steps) - 1)
 	}
 }
@@ -331,7 +334,7 @@ func (w *world) deleteRS(rs *apps.ReplicaSet) {
 // ReplicaSet controller has acted (fillSteps).
 func (w *world) record(reason, message string) {
 	w.seq++
-	w.plan.Steps = append(w.plan.Steps, Step{At: w.clock.Elapsed(), Seq: w.seq, Reason: reason, Message: message, event: w.sizes()})
+	w.plan.Steps = append(w.plan.Steps, Step{At: w.clock.Elapsed(), Seq: w.seq, Sync: w.syncs, Reason: reason, Message: message, event: w.sizes()})
 	if reason == ReasonDeadlineExceeded {
 		w.plan.Summary.DeadlineExceeded = true
 		w.plan.Summary.DeadlineAt = w.clock.Elapsed()
@@ -467,6 +470,7 @@ func (w *world) Settle() error {
 		}
 		w.refreshStatus()
 		w.dc.wrote = false
+		w.syncs++
 		first := len(w.plan.Steps)
 		var podMap map[types.UID][]*v1.Pod
 		if w.d.Spec.Strategy.Type == apps.RecreateDeploymentStrategyType {
