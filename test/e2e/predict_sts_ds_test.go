@@ -247,7 +247,7 @@ func runStatefulSet(t *testing.T, c *Cluster, cs kubernetes.Interface, sc stsSce
 	if sc.runs > 0 && !sc.broken {
 		// A run of several ends once the rollout is complete and quiet: the quiet period
 		// alone would make sixteen runs take minutes.
-		waitStatefulSetSettled(ctx, t, cs, next, true)
+		waitStatefulSetUpdated(ctx, t, cs, next)
 		actions = rec.waitQuiet(ctx, stsRunQuiet, stsTimeout)
 	} else {
 		actions = rec.waitQuiet(ctx, stsQuiet, stsTimeout)
@@ -346,6 +346,28 @@ func waitStatefulSetSettled(ctx context.Context, t *testing.T, cs kubernetes.Int
 			t.Fatalf("statefulset %s/%s not ready after %s: %+v", set.Namespace, set.Name, stsTimeout, st)
 		}
 		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// waitStatefulSetUpdated waits until the controller has observed set's generation and every
+// replica from the partition up is at the update revision, with every replica available: the
+// end of a rollout, partitioned or not.
+func waitStatefulSetUpdated(ctx context.Context, t *testing.T, cs kubernetes.Interface, set *appsv1.StatefulSet) {
+	t.Helper()
+	partition := int32(0)
+	if ru := set.Spec.UpdateStrategy.RollingUpdate; ru != nil && ru.Partition != nil {
+		partition = *ru.Partition
+	}
+	err := waitFor(ctx, nil, stsTimeout, "statefulset "+set.Namespace+"/"+set.Name+" updated", func() (bool, error) {
+		cur, err := cs.AppsV1().StatefulSets(set.Namespace).Get(ctx, set.Name, metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		st, want := cur.Status, *cur.Spec.Replicas
+		return st.ObservedGeneration >= cur.Generation && st.AvailableReplicas == want && st.UpdatedReplicas == max(want-partition, 0), nil
+	})
+	if err != nil {
+		t.Fatalf("%v", err)
 	}
 }
 
