@@ -35,6 +35,11 @@ type File struct {
 	// Exemptions silence rules for the objects they name; a silenced
 	// finding stays visible as suppressed.
 	Exemptions []Exemption `yaml:"exemptions"`
+
+	// ruleRefs and kindRefs are the rule ids and globs, and the exemption
+	// kinds, the file names, with their lines (see CheckRuleIDs).
+	ruleRefs []RuleRef
+	kindRefs []KindRef
 }
 
 // Rules are rule settings.
@@ -109,6 +114,7 @@ func Load(path string) (*File, error) {
 		return nil, fmt.Errorf("%s: %s", path, yamlErrorText(err))
 	}
 	lines := exemptionLines(&root)
+	f.readRefs(&root)
 	var errs []error
 	if f.FailOn != "" && !severities[f.FailOn] {
 		errs = append(errs, fmt.Errorf("%s:%d: failOn %q: want error, warning or info", path, keyLine(&root, "failOn"), f.FailOn))

@@ -154,3 +154,16 @@ func applySeverity(f *Finding, settings *config.File) {
 		}
 	}
 }
+
+// RuleIDs returns every rule id a run can report, sorted: the input rules,
+// the API tier's, the governance rules and the built-in Rego rules. User
+// policies' ids (policy/...) are not among them.
+func (l *Linter) RuleIDs() []string {
+	known := l.knownRules()
+	out := make([]string, 0, len(known))
+	for id := range known {
+		out = append(out, id)
+	}
+	sort.Strings(out)
+	return out
+}

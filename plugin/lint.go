@@ -12,6 +12,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/kubectl-workload/kubectl-workload/apicheck"
 	"github.com/kubectl-workload/kubectl-workload/config"
 	"github.com/kubectl-workload/kubectl-workload/lint"
 	"github.com/kubectl-workload/kubectl-workload/lint/report"
@@ -206,6 +207,14 @@ func (o *LintOptions) Run(cmd *cobra.Command) error {
 		return report.RuleList(o.Out, linter.Rules())
 	case o.Explain != "":
 		return report.Explain(o.Out, linter.Rules(), o.Explain)
+	}
+	// The configuration's rule ids and globs are checked against the rules
+	// that exist: a misspelled id would otherwise silently do nothing.
+	if err := o.settings.CheckRuleIDs(linter.RuleIDs()); err != nil {
+		return err
+	}
+	for _, w := range o.settings.KindWarnings(apicheck.KnownKinds()) {
+		fmt.Fprintf(o.ErrOut, "warning: %s\n", w)
 	}
 	stdin := o.In
 	var baseline *lint.Baseline
