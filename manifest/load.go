@@ -59,6 +59,14 @@ func Expand(paths []string, stdin io.Reader) ([]Input, []Problem) {
 				inputs = append(inputs, Input{Name: StdinName, stdin: true, tooBig: true})
 				continue
 			}
+			if len(bytes.TrimSpace(data)) == 0 {
+				// Unlike an empty file, empty standard input is almost always a
+				// command before the pipe that failed (helm template with an
+				// error prints nothing on stdout): passing would hide it.
+				problems = append(problems, Problem{Source: Source{File: StdinName}, Kind: Unreadable,
+					Message: "standard input is empty: nothing to lint (did the command before the pipe fail?)"})
+				continue
+			}
 			inputs = append(inputs, Input{Name: StdinName, data: data, stdin: true})
 			continue
 		}

@@ -1,6 +1,7 @@
 package plugin
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -39,5 +40,67 @@ func TestLintConfigRuleIDsAreChecked(t *testing.T) {
 	}
 	if want := "warning: testdata/i18/unknown-kind.yaml:3: exemption kind \"Deploymnet\" is not a kind lint reports on (did you mean Deployment?)"; !strings.Contains(errOut, want) {
 		t.Errorf("unknown kind: stderr = %q, want %q", errOut, want)
+	}
+}
+
+// TestLintEmptyStdinIsAnError: `helm template … | kubectl workload lint -`
+// when helm failed and printed nothing must not pass. Files with no objects
+// still do.
+func TestLintEmptyStdinIsAnError(t *testing.T) {
+	for _, stdin := range []string{"", "\n  \n"} {
+		_, errOut, code := run(t, stdin, "lint", "-")
+		if code != ExitError || !strings.Contains(errOut, "standard input is empty") {
+			t.Errorf("lint - with stdin %q = exit %d, stderr %q; want exit 2 and \"standard input is empty\"", stdin, code, errOut)
+		}
+	}
+	if _, errOut, code := run(t, "", "lint", "testdata/not-kubernetes.yaml"); code != ExitClean {
+		t.Errorf("lint of a file with no objects = exit %d (stderr %q), want 0", code, errOut)
+	}
+}
+
+// TestLintListRulesJSON: --list-rules honours -o json.
+func TestLintListRulesJSON(t *testing.T) {
+	out, errOut, code := run(t, "", "lint", "--list-rules", "-o", "json")
+	if code != ExitClean {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	var list []struct{ ID, Severity, Title string }
+	if err := json.Unmarshal([]byte(out), &list); err != nil {
+		t.Fatalf("lint --list-rules -o json is not JSON: %v\n%s", err, out)
+	}
+	found := false
+	for _, r := range list {
+		if r.ID == "rollout/downtime" && r.Severity == "warning" && r.Title != "" {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("lint --list-rules -o json lacks rollout/downtime (warning): %s", out)
+	}
+}
+
+// TestLintVerboseSummaryDoesNotPointAtVerbose: with -v the skipped documents
+// are named, so the summary must not say "-v names them".
+func TestLintVerboseSummaryDoesNotPointAtVerbose(t *testing.T) {
+	out, _, _ := run(t, "", "lint", "-v", "testdata/not-kubernetes.yaml", "../examples/good/web.yaml")
+	if strings.Contains(out, "-v names them") {
+		t.Errorf("lint -v summary = %q: -v was given", out)
+	}
+	out, _, _ = run(t, "", "lint", "testdata/not-kubernetes.yaml", "../examples/good/web.yaml")
+	if !strings.Contains(out, "-v names them") {
+		t.Errorf("lint summary = %q, want the hint at -v", out)
+	}
+}
+
+// TestPredictSkippedObjectsOneLine: the objects of a Helm chart that predict
+// does not model are summed up in one line, not one per object that repeats
+// the list of kinds.
+func TestPredictSkippedObjectsOneLine(t *testing.T) {
+	out, _, _ := run(t, "", "predict", "-f", "testdata/i18/chart.yaml")
+	if n := strings.Count(out, "predict models"); n != 1 {
+		t.Errorf("predict printed the list of modelled kinds %d times, want once:\n%s", n, out)
+	}
+	if want := "testdata/i18/chart.yaml:1:1: 2 objects skipped (1 ConfigMap, 1 ServiceAccount; -o json lists them): predict models"; !strings.Contains(out, want) {
+		t.Errorf("predict output lacks %q:\n%s", want, out)
 	}
 }

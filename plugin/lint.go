@@ -204,7 +204,7 @@ func (o *LintOptions) Run(cmd *cobra.Command) error {
 	}
 	switch {
 	case o.ListRules:
-		return report.RuleList(o.Out, linter.Rules())
+		return report.RuleList(o.Out, o.Output, linter.Rules())
 	case o.Explain != "":
 		return report.Explain(o.Out, linter.Rules(), o.Explain)
 	}
@@ -238,7 +238,7 @@ func (o *LintOptions) Run(cmd *cobra.Command) error {
 		fmt.Fprintf(o.Out, "no workloads found (%s)\n", o.liveScope)
 		return nil
 	}
-	if err := report.Write(o.Out, o.Output, res, linter.Rules(), version.Get().Kubernetes); err != nil {
+	if err := report.WriteOptions(o.Out, o.Output, res, linter.Rules(), version.Get().Kubernetes, report.Options{Verbose: o.Verbose}); err != nil {
 		return err
 	}
 	if o.Verbose {

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"sort"
@@ -32,8 +33,27 @@ func builtinTiers() []rules.Rule {
 	return out
 }
 
-// RuleList writes every rule: id, severity and title, sorted by id.
-func RuleList(w io.Writer, catalogue []rules.Rule) error {
+// RuleList writes every rule: id, severity and title, sorted by id, as a
+// table, or with format "json" as a JSON array of {id, severity, title}
+// (every -o format but json prints the table).
+func RuleList(w io.Writer, format string, catalogue []rules.Rule) error {
+	if format == "json" {
+		type entry struct {
+			ID       string `json:"id"`
+			Severity string `json:"severity"`
+			Title    string `json:"title"`
+		}
+		out := []entry{}
+		for _, r := range sortRules(append(builtinTiers(), catalogue...)) {
+			out = append(out, entry{ID: r.ID, Severity: string(r.Severity), Title: r.Title})
+		}
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(out); err != nil {
+			return fmt.Errorf("write rule list: %w", err)
+		}
+		return nil
+	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "RULE\tSEVERITY\tTITLE")
 	all := append(builtinTiers(), catalogue...)
