@@ -248,8 +248,15 @@ func globRegexp(glob string) (*regexp.Regexp, error) {
 // Excluded reports whether path matches an exclude glob, as given or by
 // any suffix starting at a directory boundary.
 func (f *File) Excluded(path string) bool {
+	_, ok := f.ExcludedBy(path)
+	return ok
+}
+
+// ExcludedBy returns the first exclude glob that path matches (see
+// Excluded).
+func (f *File) ExcludedBy(path string) (string, bool) {
 	if f == nil {
-		return false
+		return "", false
 	}
 	p := filepath.ToSlash(filepath.Clean(path))
 	for _, g := range f.Exclude {
@@ -259,7 +266,7 @@ func (f *File) Excluded(path string) bool {
 		}
 		for q := p; ; {
 			if re.MatchString(q) {
-				return true
+				return g, true
 			}
 			i := strings.IndexByte(q, '/')
 			if i < 0 {
@@ -268,7 +275,7 @@ func (f *File) Excluded(path string) bool {
 			q = q[i+1:]
 		}
 	}
-	return false
+	return "", false
 }
 
 // Disabled reports whether a rule id is disabled.

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"runtime"
 	"sync"
 	"time"
@@ -54,6 +55,10 @@ type Result struct {
 	Findings []Finding `json:"findings"`
 	// Excluded counts the files the configuration's exclude globs left out.
 	Excluded int `json:"excluded"`
+	// ExcludedNamed are the files named on the command line (not found in a
+	// directory) that an exclude glob left out, with the glob, so that the
+	// run can say why a file the user named was not read.
+	ExcludedNamed []Exclusion `json:"-"`
 	// Files, Documents and Objects count what was read.
 	Files     int `json:"files"`
 	Documents int `json:"documents"`
@@ -68,6 +73,11 @@ type Result struct {
 	Errors []error `json:"-"`
 	// Timings say where the run's wall time went, for -v and benchmarks.
 	Timings Timings `json:"-"`
+}
+
+// Exclusion is a file an exclude glob of the configuration left out.
+type Exclusion struct {
+	File, Pattern, Config string
 }
 
 // Timings split a run's wall time by stage.
@@ -192,9 +202,16 @@ func (l *Linter) Run(ctx context.Context, opts Options) *Result {
 	res := &Result{}
 	addProblems(res, problems)
 	var inputs []manifest.Input
+	named := map[string]bool{}
+	for _, p := range opts.Paths {
+		named[filepath.Clean(p)] = true
+	}
 	for _, in := range expanded {
-		if opts.Settings.Excluded(in.Name) {
+		if pattern, ok := opts.Settings.ExcludedBy(in.Name); ok {
 			res.Excluded++
+			if named[filepath.Clean(in.Name)] {
+				res.ExcludedNamed = append(res.ExcludedNamed, Exclusion{File: in.Name, Pattern: pattern, Config: opts.Settings.Path})
+			}
 			continue
 		}
 		inputs = append(inputs, in)

@@ -104,3 +104,16 @@ func TestPredictSkippedObjectsOneLine(t *testing.T) {
 		t.Errorf("predict output lacks %q:\n%s", want, out)
 	}
 }
+
+// TestLintNamedFileExcluded: a file named on the command line that the
+// configuration excludes is said to be excluded, with the pattern, not "no
+// .yaml files found".
+func TestLintNamedFileExcluded(t *testing.T) {
+	out, _, code := run(t, "", "lint", "--config", "testdata/i18/exclude.yaml", "testdata/i18/charts/web.yaml")
+	if code != ExitClean {
+		t.Errorf("exit %d, want 0", code)
+	}
+	if want := `no files read: testdata/i18/charts/web.yaml is excluded by "charts/**" in testdata/i18/exclude.yaml` + "\n"; out != want {
+		t.Errorf("stdout = %q, want %q", out, want)
+	}
+}

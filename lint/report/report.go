@@ -83,6 +83,12 @@ func Summary(res *lint.Result) string { return summary(res, Options{}) }
 
 func summary(res *lint.Result, opts Options) string {
 	if res.Files == 0 && res.Objects == 0 {
+		if len(res.ExcludedNamed) > 0 {
+			return "no files read: " + excludedNamed(res.ExcludedNamed)
+		}
+		if res.Excluded > 0 {
+			return fmt.Sprintf("no files read: the configuration's exclude patterns leave out the %s found", plural(res.Excluded, "file", "files"))
+		}
 		return "no files read: no .yaml, .yml or .json files found"
 	}
 	counts := fmt.Sprintf("%s, %s, %s", plural(res.Count(lint.SeverityError), "error", "errors"),
@@ -102,12 +108,26 @@ func summary(res *lint.Result, opts Options) string {
 		counts += fmt.Sprintf(", %d suppressed", n)
 	}
 	if res.Excluded > 0 {
-		read += fmt.Sprintf(" (%s excluded by configuration)", plural(res.Excluded, "file", "files"))
+		named := ""
+		if len(res.ExcludedNamed) > 0 {
+			named = ": " + excludedNamed(res.ExcludedNamed)
+		}
+		read += fmt.Sprintf(" (%s excluded by configuration%s)", plural(res.Excluded, "file", "files"), named)
 	}
 	if res.Objects == 0 && len(res.Findings) == 0 {
 		return fmt.Sprintf("%s: no Kubernetes objects found", plural(res.Files, "file", "files"))
 	}
 	return read + ": " + counts
+}
+
+// excludedNamed says which files named on the command line the
+// configuration left out, and by which pattern.
+func excludedNamed(ex []lint.Exclusion) string {
+	parts := make([]string, len(ex))
+	for i, e := range ex {
+		parts[i] = fmt.Sprintf("%s is excluded by %q in %s", e.File, e.Pattern, e.Config)
+	}
+	return strings.Join(parts, "; ")
 }
 
 // jsonReport is the -o json schema, version 1. Fields are only ever added.
