@@ -3,6 +3,7 @@ package manifest
 import (
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 )
@@ -218,6 +219,34 @@ func TestSplitFieldPath(t *testing.T) {
 	for _, tt := range tests {
 		if got := strings.Join(splitFieldPath(tt.in), "|"); got != tt.want {
 			t.Errorf("splitFieldPath(%q) = %s, want %s", tt.in, got, tt.want)
+		}
+	}
+}
+
+// TestLoadKustomizePatchesInOtherDirectories: an overlay's patches in a
+// subdirectory, in a directory shared by overlays (../common), and a
+// component's patches are fragments wherever they are, skipped and counted.
+func TestLoadKustomizePatchesInOtherDirectories(t *testing.T) {
+	for _, paths := range [][]string{
+		{"testdata/kustomize-overlays"},
+		{"testdata/kustomize-overlays/overlays/prod", "testdata/kustomize-overlays/overlays/common", "testdata/kustomize-overlays/components"},
+	} {
+		set := Load(paths, nil)
+		var skipped []string
+		for _, s := range set.Skipped {
+			if strings.Contains(s.Reason, "Kustomize patch") {
+				skipped = append(skipped, filepath.ToSlash(strings.TrimPrefix(s.File, "testdata/kustomize-overlays/")))
+			}
+		}
+		sort.Strings(skipped)
+		want := "components/probes/probe-patch.yaml,overlays/common/hpa-patch.yaml,overlays/prod/patches/deploy.yaml,overlays/prod/patches/json6902.yaml"
+		if got := strings.Join(skipped, ","); got != want {
+			t.Errorf("Load(%v) skipped patches %s, want %s", paths, got, want)
+		}
+		for _, o := range set.Objects {
+			if o.Kind == "HorizontalPodAutoscaler" || (o.Kind == "Deployment" && !strings.Contains(o.File, "base")) {
+				t.Errorf("Load(%v) loaded the patch %s as an object", paths, o.File)
+			}
 		}
 	}
 }
