@@ -102,7 +102,14 @@ func summary(res *lint.Result, opts Options) string {
 		if opts.Verbose {
 			hint = ""
 		}
-		read += fmt.Sprintf(" (%s skipped: not Kubernetes objects%s)", plural(n, "document", "documents"), hint)
+		what := "not Kubernetes objects"
+		for _, s := range res.Skipped {
+			if strings.HasPrefix(s.Reason, "a Kustomize patch") {
+				what = "not Kubernetes objects, or Kustomize patches"
+				break
+			}
+		}
+		read += fmt.Sprintf(" (%s skipped: %s%s)", plural(n, "document", "documents"), what, hint)
 	}
 	if n := res.CountSuppressed(); n > 0 {
 		counts += fmt.Sprintf(", %d suppressed", n)
