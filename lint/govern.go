@@ -29,7 +29,7 @@ const (
 
 // knownRules returns every rule id lint can report (policy/* aside).
 func (l *Linter) knownRules() map[string]bool {
-	known := map[string]bool{RuleUnparsable: true, RuleDuplicateKey: true, RuleLimitExceeded: true,
+	known := map[string]bool{RuleUnparsable: true, RuleDuplicateKey: true, RuleLimitExceeded: true, RuleGenerateName: true,
 		RuleIgnoreMisplaced: true, RuleIgnoreUnknownRule: true, RuleIgnoreNoReason: true}
 	for _, id := range apicheck.Rules() {
 		known[id] = true

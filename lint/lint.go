@@ -29,6 +29,10 @@ const (
 	// (MaxFileSize, MaxDocuments, MaxDepth, MaxAliasExpansion); it is not
 	// linted, and every other file is.
 	RuleLimitExceeded = "input/limit-exceeded"
+	// RuleGenerateName: an object named only by metadata.generateName,
+	// which kubectl apply refuses ("cannot use generate name with apply",
+	// ApplyOptions.applyOneObject) and kubectl create accepts.
+	RuleGenerateName = "input/generate-name"
 )
 
 // Options are lint's inputs.
@@ -373,6 +377,11 @@ func (l *Linter) checkObject(ctx context.Context, obj *manifest.Object, opts Opt
 		ref.Name = obj.GenerateName + "*"
 	}
 	c := &checked{obj: obj, file: obj.File, document: obj.Document, ref: ref, input: &rules.Object{JSON: obj.JSON, Namespace: ns, Slab: keep.cross, SummarySlab: keep.summaries}}
+	if obj.Name == "" && obj.GenerateName != "" {
+		c.findings = append(c.findings, c.at(RuleGenerateName, SeverityInfo, "metadata.generateName",
+			fmt.Sprintf("%s has metadata.generateName %q and no name: kubectl apply refuses it (\"cannot use generate name with apply\"); create it with kubectl create, which lets the API server pick the name",
+				obj.Kind, obj.GenerateName)))
+	}
 	for _, d := range obj.Duplicates {
 		f := c.at(RuleDuplicateKey, SeverityError, d.Field,
 			fmt.Sprintf("%s: duplicate key: it is already set at line %d, and kubectl silently keeps only this last value", d.Field, d.First.Line))

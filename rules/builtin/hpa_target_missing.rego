@@ -28,7 +28,7 @@ findings contains f if {
 	f := {
 		"msg": sprintf(
 			"HorizontalPodAutoscaler %s scales %s %s, which the input does not hold in namespace %s%s",
-			[input.object.metadata.name, ref.kind, ref.name, input.namespace, same_name(ref)],
+			[lib.display_name, ref.kind, ref.name, input.namespace, same_name(ref)],
 		),
 		"path": "spec.scaleTargetRef",
 	}

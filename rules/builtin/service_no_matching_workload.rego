@@ -23,6 +23,7 @@
 #   remediation: Make spec.selector match the pod template labels of the workload the Service is for.
 package kubectl_workload.rules.service_no_matching_workload
 
+import data.kubectl_workload.lib
 import data.kubectl_workload.lib.xref
 import rego.v1
 
@@ -40,7 +41,7 @@ findings contains f if {
 	f := {
 		"msg": sprintf(
 			"Service %s selects %s, which matches no pod template or Pod of the %s in namespace %s, so the Service has no endpoints; it was probably meant for %s",
-			[input.object.metadata.name, xref.format_labels(selector), xref.quantity(xref.workload_count, "workload"), input.namespace, xref.describe_intended(intended)],
+			[lib.display_name, xref.format_labels(selector), xref.quantity(xref.workload_count, "workload"), input.namespace, xref.describe_intended(intended)],
 		),
 		"path": "spec.selector",
 	}
