@@ -39,3 +39,31 @@ spec:
 		t.Errorf("Run(generateName Job) job/no-ttl = %+v, want it to name the Job migrate-*", ttl)
 	}
 }
+
+// TestDuplicateKeyOneTrueFinding: kubectl decodes JSON and YAML alike into
+// an unstructured object, keeping a duplicated key's last value, and sends
+// that object: the server never sees the duplicate. So a duplicate key gets
+// one finding, input/duplicate-key, in JSON as in YAML, and no strict
+// decoding error ("duplicate field") that the server would never report.
+func TestDuplicateKeyOneTrueFinding(t *testing.T) {
+	tests := []struct{ name, doc string }{
+		{"json", `{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+ "spec": {"containers": [{"name": "c", "image": "busybox:1", "image": "busybox:2"}]}}
+`},
+		{"yaml", "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n  - name: c\n    image: busybox:1\n    image: busybox:2\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := newTestLinter(t).Run(context.Background(), Options{Paths: []string{"-"}, Stdin: strings.NewReader(tt.doc)})
+			var got []string
+			for _, f := range res.Findings {
+				if strings.HasPrefix(f.Rule, "api/") || strings.HasPrefix(f.Rule, "input/") {
+					got = append(got, f.Rule+" "+f.Field+": "+f.Message)
+				}
+			}
+			if len(got) != 1 || !strings.HasPrefix(got[0], RuleDuplicateKey+" spec.containers[0].image: ") || !strings.Contains(got[0], "keeps only this last value") {
+				t.Errorf("Run(%s with a duplicate key) = %q, want one %s finding on spec.containers[0].image", tt.name, got, RuleDuplicateKey)
+			}
+		})
+	}
+}
