@@ -166,6 +166,10 @@ func New(cfg Config) (*Linter, error) {
 	return &Linter{api: apicheck.New(), rules: engine}, nil
 }
 
+// PoliciesNotRun says which packages of the user policies hold rules that
+// do not run, because --policy-namespace does not name them.
+func (l *Linter) PoliciesNotRun() []string { return l.rules.PoliciesNotRun() }
+
 // Rules returns the built-in Rego rules' metadata, sorted by id.
 func (l *Linter) Rules() []rules.Rule { return l.rules.Rules() }
 

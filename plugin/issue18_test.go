@@ -117,3 +117,34 @@ func TestLintNamedFileExcluded(t *testing.T) {
 		t.Errorf("stdout = %q, want %q", out, want)
 	}
 }
+
+// TestLintPoliciesThatWouldDoNothing: a policy package that does not run
+// (no --policy-namespace) is named on stderr with the flag that runs it, and
+// a result that is neither a string nor an object with msg is an error that
+// names the file and row (exit 2), not dropped.
+func TestLintPoliciesThatWouldDoNothing(t *testing.T) {
+	_, errOut, code := run(t, "", "lint", "--policy", "testdata/i18/policies-ns", "../examples/good/web.yaml")
+	if code != ExitClean {
+		t.Errorf("package not run: exit %d, want 0", code)
+	}
+	if want := "warning: package k8s.security (testdata/i18/policies-ns/security.rego) has deny, violation or warn rules, but only package main runs: add --policy-namespace k8s.security to run it\n"; errOut != want {
+		t.Errorf("package not run: stderr = %q, want %q", errOut, want)
+	}
+	_, errOut, code = run(t, "", "lint", "--policy", "testdata/i18/policies-ns", "--policy-namespace", "k8s.security", "../examples/good/web.yaml")
+	if code != ExitFindings || errOut != "" {
+		t.Errorf("--policy-namespace k8s.security: exit %d, stderr %q; want 1 (its deny) and nothing on stderr", code, errOut)
+	}
+
+	_, errOut, code = run(t, "", "lint", "--policy", "testdata/i18/policies-bad", "../examples/good/web.yaml")
+	if code != ExitError {
+		t.Errorf("malformed results: exit %d, want 2", code)
+	}
+	for _, want := range []string{
+		"policy policy/main/warn (testdata/i18/policies-bad/number.rego:5) returned 42, which is neither a string nor an object with a string msg",
+		`policy policy/main/deny (testdata/i18/policies-bad/number.rego:9) returned {"message":"no msg key"}`,
+	} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("malformed results: stderr = %q, want %q", errOut, want)
+		}
+	}
+}

@@ -213,6 +213,9 @@ func (o *LintOptions) Run(cmd *cobra.Command) error {
 	if err := o.settings.CheckRuleIDs(linter.RuleIDs()); err != nil {
 		return err
 	}
+	for _, w := range linter.PoliciesNotRun() {
+		fmt.Fprintf(o.ErrOut, "warning: %s\n", w)
+	}
 	for _, w := range o.settings.KindWarnings(apicheck.KnownKinds()) {
 		fmt.Fprintf(o.ErrOut, "warning: %s\n", w)
 	}
