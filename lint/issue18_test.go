@@ -67,3 +67,15 @@ func TestDuplicateKeyOneTrueFinding(t *testing.T) {
 		})
 	}
 }
+
+// TestDowntimeUsesAutoscalerMinReplicas: a Deployment that leaves
+// spec.replicas to an HPA of minReplicas 3 is checked at 3 replicas, not at
+// the default 1 ("a rollout can take all 1 pods down").
+func TestDowntimeUsesAutoscalerMinReplicas(t *testing.T) {
+	res := newTestLinter(t).Run(context.Background(), Options{Paths: []string{"../rules/testdata/rollout-downtime/pass-autoscaled.yaml"}})
+	for _, f := range res.Findings {
+		if f.Rule == "rollout/downtime" {
+			t.Errorf("Run(autoscaled Deployment, minReplicas 3, maxSurge 0, maxUnavailable 1) reports %s: %s", f.Rule, f.Message)
+		}
+	}
+}

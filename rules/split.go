@@ -230,7 +230,7 @@ var crossFields = map[string]any{
 	}, "spec": map[string]any{
 		"selector": nil, "replicas": nil, "type": nil, "scaleTargetRef": nil, "serviceName": nil, "manualSelector": nil,
 		"minAvailable": nil, "maxUnavailable": nil, "parallelism": nil, "completions": nil,
-		"clusterIP": nil, "clusterIPs": nil, "minReplicas": nil, "maxReplicas": nil,
+		"clusterIP": nil, "clusterIPs": nil, "minReplicas": nil, "maxReplicas": nil, "strategy": nil,
 		"template": map[string]any{"metadata": map[string]any{"labels": nil}},
 	},
 }
@@ -259,9 +259,10 @@ var defaultedFields = map[string]any{
 var fullDefaulted = false
 
 // crossDefaultedFields are the fields of the defaulted object they read:
-// the replica count and pod template labels after defaulting.
+// the replica count, the strategy (rollout/downtime) and pod template
+// labels after defaulting.
 var crossDefaultedFields = map[string]any{
-	"spec": map[string]any{"replicas": nil, "template": map[string]any{"metadata": map[string]any{"labels": nil}}},
+	"spec": map[string]any{"replicas": nil, "strategy": nil, "template": map[string]any{"metadata": map[string]any{"labels": nil}}},
 }
 
 // crossJSON is v reduced to fields, as JSON: a few hundred bytes
