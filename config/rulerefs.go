@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/kubectl-workload/kubectl-workload/internal/nearest"
 )
 
 // RuleRef is one rule id or glob that the file names, with where.
@@ -72,7 +74,7 @@ func CheckRuleRef(path string, line int, key, pattern string, known []string) er
 		what = "glob"
 	}
 	hint := ""
-	if near := Nearest(pattern, known); near != "" {
+	if near := nearest.Nearest(pattern, known); near != "" {
 		hint = fmt.Sprintf(" (did you mean %s?)", near)
 	}
 	return fmt.Errorf("%s:%d: %s: %s %q matches no rule%s; kubectl workload lint --list-rules lists them", path, line, key, what, pattern, hint)
@@ -114,54 +116,13 @@ func (f *File) KindWarnings(known []string) []string {
 		}
 		if !matched {
 			hint := ""
-			if near := Nearest(k.Pattern, known); near != "" {
+			if near := nearest.Nearest(k.Pattern, known); near != "" {
 				hint = fmt.Sprintf(" (did you mean %s?)", near)
 			}
 			out = append(out, fmt.Sprintf("%s:%d: exemption kind %q is not a kind lint reports on%s, so the exemption silences nothing", f.Path, k.Line, k.Pattern, hint))
 		}
 	}
 	return out
-}
-
-// Nearest returns the candidate closest to s by edit distance, when it is
-// close enough to be a misspelling of it (at most a third of s's length,
-// and at least 1), or "". Ties go to the first in sorted order.
-func Nearest(s string, candidates []string) string {
-	best, bestDist := "", -1
-	sorted := append([]string{}, candidates...)
-	sort.Strings(sorted)
-	for _, c := range sorted {
-		d := editDistance(s, c)
-		if bestDist < 0 || d < bestDist {
-			best, bestDist = c, d
-		}
-	}
-	limit := max(1, len(s)/3)
-	if bestDist < 0 || bestDist > limit || best == s {
-		return ""
-	}
-	return best
-}
-
-// editDistance is the Levenshtein distance between a and b, in bytes.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 func mapValue(n *yaml.Node, key string) *yaml.Node {

@@ -185,7 +185,8 @@ type liveEnv struct {
 	// files are the changed manifests by name: deploy-selector.yaml (the Deployment's
 	// selector changed), sts-storage.yaml (the StatefulSet's volumeClaimTemplates
 	// changed), job-image.yaml (the Job's template changed), canary.yaml (a new
-	// Deployment whose selector overlaps the live one's).
+	// Deployment whose selector overlaps the live one's), ds-image.yaml (the DaemonSet's
+	// image changed).
 	files map[string]string
 }
 
@@ -245,6 +246,7 @@ func setUpLive(ctx context.Context, c *Cluster, bin string) (*liveEnv, error) {
 		"sts-storage.yaml":     strings.Replace(liveStatefulSet, "storage: 1Gi", "storage: 2Gi", 1),
 		"job-image.yaml":       strings.Replace(liveJob, "migrate:1", "migrate:2", 1),
 		"canary.yaml":          strings.Replace(liveDeployment, "name: web\n", "name: web-canary\n", 1),
+		"ds-image.yaml":        strings.Replace(liveDaemonSet, "agent:1", "agent:2", 1),
 	}}
 	for name, content := range env.files {
 		if err := os.WriteFile(env.path(name), []byte(content), 0o600); err != nil {
@@ -343,7 +345,7 @@ func readOnlyCommands(env *liveEnv) []ReadOnlyCommand {
 			Check: contains("Deployment "+liveNamespace+"/web", `context "`+ctxName+`": 0 ReplicaSets`, "Scaled up replica set web-")},
 		{Name: "predict TYPE NAME --replicas -o json", Args: []string{"predict", "deployments", "web", "-n", liveNamespace, "--replicas", "5", "-o", "json"}, Exit: []int{0, 1},
 			Check: contains(`"name": "web"`, `"replicas": 5`)},
-		{Name: "predict TYPE/NAME DaemonSet (reads nodes)", Args: []string{"predict", "daemonset/agent", "-n", liveNamespace, "--image", "agent=agent:2"}, Exit: []int{0, 1},
+		{Name: "predict -f DaemonSet --live (reads nodes)", Args: []string{"predict", "-f", env.path("ds-image.yaml"), "--live"}, Exit: []int{0, 1},
 			Check: contains("DaemonSet "+liveNamespace+"/agent")},
 		{Name: "predict -f --live", Args: []string{"predict", "-f", env.path("deploy-selector.yaml"), "--live"}, Exit: []int{1},
 			Check: contains("field is immutable")},
