@@ -79,3 +79,38 @@ func TestDowntimeUsesAutoscalerMinReplicas(t *testing.T) {
 		}
 	}
 }
+
+// TestDidYouMean: a Service whose one label value is a few edits away from
+// a workload's, and an autoscaler whose target name is, get a "did you
+// mean"; a Service whose extra label an operator sets at run time
+// (role: primary) gets information, not a warning.
+func TestDidYouMean(t *testing.T) {
+	tests := []struct {
+		file, rule string
+		sev        Severity
+		want       string
+	}{
+		{"../rules/testdata/service-no-matching-workload/fail-value-typo.yaml", "service/no-matching-workload", SeverityWarning,
+			"did you mean app.kubernetes.io/name=checkout, as Deployment checkout has?"},
+		{"../rules/testdata/hpa-target-missing/fail-name-typo.yaml", "hpa/target-missing", SeverityInfo, "; did you mean web-stable?"},
+		{"../rules/testdata/service-no-matching-workload/info-operator-role.yaml", "service/no-matching-workload", SeverityInfo,
+			"StatefulSet postgres carries every label of it but role, which its pod template does not set"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			res := newTestLinter(t).Run(context.Background(), Options{Paths: []string{tt.file}})
+			var got []string
+			for _, f := range res.Findings {
+				if f.Rule == tt.rule {
+					got = append(got, f.Severity.String()+": "+f.Message)
+					if f.Severity != tt.sev || !strings.Contains(f.Message, tt.want) {
+						t.Errorf("Run(%s) %s = %s %q, want %s containing %q", tt.file, tt.rule, f.Severity, f.Message, tt.sev, tt.want)
+					}
+				}
+			}
+			if len(got) != 1 {
+				t.Errorf("Run(%s) %s findings = %q, want one", tt.file, tt.rule, got)
+			}
+		})
+	}
+}

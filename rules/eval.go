@@ -108,6 +108,7 @@ func readFindings(v any, strict bool) ([]Finding, []any) {
 		case map[string]any:
 			f := Finding{}
 			f.Message, _ = t["msg"].(string)
+			f.Severity, _ = t["severity"].(string)
 			switch p := t["path"].(type) {
 			case string:
 				f.Path = p

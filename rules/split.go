@@ -494,7 +494,13 @@ func (r *Run) builtinFindings(rs rego.ResultSet) []Finding {
 			continue
 		}
 		for _, f := range asFindings(byPkg[p]) {
-			f.RuleID, f.Severity = rule.ID, rule.Severity
+			// A finding may lower its rule's severity, for a case the rule
+			// cannot judge (service/no-matching-workload on a label an
+			// operator sets at run time); it never raises it.
+			if f.Severity != SeverityInfo {
+				f.Severity = rule.Severity
+			}
+			f.RuleID = rule.ID
 			out = append(out, f)
 		}
 	}
