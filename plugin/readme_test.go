@@ -1,0 +1,129 @@
+package plugin
+
+import (
+	"bufio"
+	"os"
+	"strings"
+	"testing"
+)
+
+// readmeExample is one "$ kubectl workload ..." example of README.md: the
+// command line and the output the README shows for it.
+type readmeExample struct {
+	line    int
+	command string
+	output  []string
+}
+
+// readmeSubcommands are the subcommands whose README examples
+// TestREADMEExamples runs. The predict examples are being made true under
+// issue 16: add "predict" here once they are.
+var readmeSubcommands = map[string]bool{"lint": true}
+
+// readmeExamples reads the examples of a Markdown file: in each fenced code
+// block, a line "$ kubectl workload ARGS" starts an example, and the lines up
+// to the next such line or the end of the block are its output.
+func readmeExamples(t *testing.T, path string) []readmeExample {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []readmeExample
+	var cur *readmeExample
+	inBlock := false
+	sc := bufio.NewScanner(f)
+	for n := 1; sc.Scan(); n++ {
+		l := sc.Text()
+		switch {
+		case strings.HasPrefix(l, "```"):
+			inBlock = !inBlock
+			cur = nil
+		case inBlock && strings.HasPrefix(l, "$ kubectl workload "):
+			out = append(out, readmeExample{line: n, command: strings.TrimPrefix(l, "$ kubectl workload ")})
+			cur = &out[len(out)-1]
+		case inBlock && cur != nil:
+			cur.output = append(cur.output, l)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// matchOutput reports whether got (the lines printed) is what want shows: the
+// same lines in order, where a line "..." (alone, or indented) stands for any
+// number of lines left out, and the lines between two elisions are
+// consecutive in got.
+func matchOutput(want, got []string) bool {
+	if len(want) == 0 {
+		return len(got) == 0
+	}
+	if strings.TrimSpace(want[0]) == "..." {
+		for i := 0; i <= len(got); i++ {
+			if matchOutput(want[1:], got[i:]) {
+				return true
+			}
+		}
+		return false
+	}
+	return len(got) > 0 && want[0] == got[0] && matchOutput(want[1:], got[1:])
+}
+
+// TestREADMEExamples runs every example of README.md, from the repository's
+// root as a reader would, and compares what it prints with what the README
+// shows.
+func TestREADMEExamples(t *testing.T) {
+	examples := readmeExamples(t, "../README.md")
+	ran := 0
+	for _, ex := range examples {
+		args := strings.Fields(ex.command)
+		t.Run(ex.command, func(t *testing.T) {
+			if !readmeSubcommands[args[0]] {
+				t.Skipf("README.md:%d: %s examples are not checked yet (see readmeSubcommands)", ex.line, args[0])
+			}
+			if strings.ContainsAny(ex.command, `"'|<>$`) {
+				t.Fatalf("README.md:%d: the example uses shell syntax this test does not run: %s", ex.line, ex.command)
+			}
+			t.Chdir("..")
+			out, errOut, code := run(t, "", args...)
+			if code == ExitError {
+				t.Fatalf("README.md:%d: kubectl workload %s: exit 2: %s", ex.line, ex.command, errOut)
+			}
+			got := strings.Split(strings.TrimRight(out, "\n"), "\n")
+			if !matchOutput(ex.output, got) {
+				t.Errorf("README.md:%d: kubectl workload %s prints\n%s\nwhich is not what the README shows:\n%s",
+					ex.line, ex.command, out, strings.Join(ex.output, "\n"))
+			}
+		})
+		if readmeSubcommands[args[0]] {
+			ran++
+		}
+	}
+	if ran == 0 {
+		t.Error("README.md has no lint example: is the example syntax ($ kubectl workload ...) still the README's?")
+	}
+}
+
+func TestMatchOutput(t *testing.T) {
+	got := []string{"a", "b", "c", "d"}
+	tests := []struct {
+		want []string
+		ok   bool
+	}{
+		{[]string{"a", "b", "c", "d"}, true},
+		{[]string{"a", "...", "d"}, true},
+		{[]string{"...", "c", "d"}, true},
+		{[]string{"a", "b", "..."}, true},
+		{[]string{"a", "c", "d"}, false},
+		{[]string{"a", "...", "c"}, false},
+		{[]string{"b", "...", "d"}, false},
+	}
+	for _, tt := range tests {
+		if ok := matchOutput(tt.want, got); ok != tt.ok {
+			t.Errorf("matchOutput(%q, %q) = %v, want %v", tt.want, got, ok, tt.ok)
+		}
+	}
+}
