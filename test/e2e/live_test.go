@@ -346,7 +346,7 @@ func readOnlyCommands(env *liveEnv) []ReadOnlyCommand {
 		{Name: "predict TYPE NAME --replicas -o json", Args: []string{"predict", "deployments", "web", "-n", liveNamespace, "--replicas", "5", "-o", "json"}, Exit: []int{0, 1},
 			Check: contains(`"name": "web"`, `"replicas": 5`)},
 		{Name: "predict -f DaemonSet --live (reads nodes)", Args: []string{"predict", "-f", env.path("ds-image.yaml"), "--live"}, Exit: []int{0, 1},
-			Check: contains("DaemonSet "+liveNamespace+"/agent")},
+			Check: contains("DaemonSet " + liveNamespace + "/agent")},
 		{Name: "predict -f --live", Args: []string{"predict", "-f", env.path("deploy-selector.yaml"), "--live"}, Exit: []int{1},
 			Check: contains("field is immutable")},
 	}
