@@ -199,8 +199,8 @@ func (c *Client) ListContext(ctx context.Context, namespaces []string, kinds []K
 			if err != nil && ContextOnly(k) && errors.As(err, &le) && le.Reason == Forbidden {
 				forbidden[k.GVR] = true
 				skips = append(skips, Skip{Kind: k, Message: fmt.Sprintf(
-					"context %q: %ss skipped: the user may not list %s%s (RBAC verb list on resource %s), so the cross-resource rules run without them",
-					c.Context, k.GVK.Kind, resourceName(k.GVR), inNamespace(ns), resourceName(k.GVR))})
+					"context %q: %ss skipped: the user may not list %s%s (forbidden), so the cross-resource rules run without them",
+					c.Context, k.GVK.Kind, resourceName(k.GVR), inNamespace(ns))})
 				continue
 			}
 			if err != nil {

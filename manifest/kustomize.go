@@ -136,16 +136,32 @@ func readKustomization(dir string) (string, kustomization, bool) {
 	return "", kustomization{}, false
 }
 
-// kustomizationDirs returns the directories of files, sorted, without
-// repeats: where their kustomizations may be.
+// maxAncestors is how many directories above a file's own are searched for
+// a kustomization that may list it (an overlay's patches/ subdirectory).
+const maxAncestors = 3
+
+// kustomizationDirs returns, sorted and without repeats, where the
+// kustomizations that may list files as patches are: each file's directory
+// and up to maxAncestors above it, not above the top of a git work tree.
 func kustomizationDirs(files []string) []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, f := range files {
-		d := filepath.Dir(f)
-		if !seen[d] {
+		d, err := filepath.Abs(filepath.Dir(f))
+		if err != nil {
+			continue
+		}
+		for i := 0; i <= maxAncestors && !seen[d]; i++ {
 			seen[d] = true
 			out = append(out, d)
+			if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
+				break
+			}
+			parent := filepath.Dir(d)
+			if parent == d {
+				break
+			}
+			d = parent
 		}
 	}
 	sort.Strings(out)

@@ -250,3 +250,12 @@ func TestLoadKustomizePatchesInOtherDirectories(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadKustomizePatchNamedAlone: a patch named on its own, in an
+// overlay's subdirectory, is known by the kustomization above it.
+func TestLoadKustomizePatchNamedAlone(t *testing.T) {
+	set := Load([]string{"testdata/kustomize-overlays/overlays/prod/patches/deploy.yaml"}, nil)
+	if len(set.Objects) != 0 || len(set.Skipped) != 1 || !strings.Contains(set.Skipped[0].Reason, "Kustomize patch") {
+		t.Errorf("Load(patch alone) = %d objects, skipped %+v; want it skipped as a Kustomize patch", len(set.Objects), set.Skipped)
+	}
+}
