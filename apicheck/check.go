@@ -161,6 +161,7 @@ func (c *Checker) Check(ctx context.Context, obj Object, opts Options) (res Resu
 	// 1. Decode, strictly: the API server's fieldValidation=Strict, which
 	// kubectl asks for by default. The server stops at decoding errors.
 	versioned, _, err := c.decoder.Decode(obj.JSON, nil, nil)
+	err = withoutDuplicateFields(err)
 	if err != nil {
 		prefix := fmt.Sprintf("%s in version %q cannot be handled as a %s: ", gvk.Kind, gvk.Version, gvk.Kind)
 		if strict, ok := runtime.AsStrictDecodingError(err); ok && versioned != nil {
@@ -258,6 +259,32 @@ var (
 	decodeFieldRe = regexp.MustCompile(`cannot unmarshal (\w+).* into Go struct field [A-Za-z0-9_]+\.(\S+) of type`)
 	warningRe     = regexp.MustCompile(`^([A-Za-z][A-Za-z0-9_.\[\]/-]*): `)
 )
+
+// withoutDuplicateFields drops the "duplicate field" errors from a strict
+// decoding error, and returns nil when no other is left. The API server
+// never sees a duplicate key from kubectl: kubectl decodes each document
+// into an unstructured object (for JSON input too: the resource builder's
+// StreamVisitor, then unstructured.UnstructuredJSONScheme, which keeps the
+// last value) and sends that object encoded again, and its own client-side
+// NoDoubleKeySchema runs only against a server without field validation.
+// So a duplicate key in a manifest is input/duplicate-key, found on the
+// document, not a strict decoding error of the server.
+func withoutDuplicateFields(err error) error {
+	strict, ok := runtime.AsStrictDecodingError(err)
+	if !ok {
+		return err
+	}
+	var kept []error
+	for _, e := range strict.Errors() {
+		if !strings.HasPrefix(e.Error(), "duplicate field ") {
+			kept = append(kept, e)
+		}
+	}
+	if len(kept) == 0 {
+		return nil
+	}
+	return runtime.NewStrictDecodingError(kept)
+}
 
 // strictField extracts the path from a strict decoding error such as
 // `unknown field "spec.replcias"`.

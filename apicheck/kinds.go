@@ -1,6 +1,9 @@
 package apicheck
 
 import (
+	"sort"
+	"strings"
+
 	// CronJob timeZone validation loads zones; kube-apiserver embeds the
 	// database the same way, so results do not depend on the host.
 	_ "time/tzdata"
@@ -8,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/registry/rest"
+	"k8s.io/kubernetes/pkg/api/legacyscheme"
 	"k8s.io/kubernetes/pkg/apis/apps"
 	"k8s.io/kubernetes/pkg/apis/batch"
 	api "k8s.io/kubernetes/pkg/apis/core"
@@ -130,4 +134,29 @@ func servedVersion(kindName string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// KnownKinds returns, sorted, the names of the kinds a configuration's
+// exemption can usefully name: every kind of the groups the API tier
+// installs (core, apps, batch; lists left out), the kinds the cross-resource
+// rules read from other groups, and those named among the removed versions.
+func KnownKinds() []string {
+	seen := map[string]bool{"PodDisruptionBudget": true, "HorizontalPodAutoscaler": true}
+	for gvk := range removed {
+		if gvk.Kind != "" {
+			seen[gvk.Kind] = true
+		}
+	}
+	for gvk := range legacyscheme.Scheme.AllKnownTypes() {
+		if gvk.Version == runtime.APIVersionInternal || strings.HasSuffix(gvk.Kind, "List") {
+			continue
+		}
+		seen[gvk.Kind] = true
+	}
+	out := make([]string, 0, len(seen))
+	for k := range seen {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }

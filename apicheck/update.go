@@ -295,7 +295,7 @@ func withLastApplied(js []byte) ([]byte, error) {
 // object that does not decode.
 func (c *Checker) decodeStrict(js []byte, gvk schema.GroupVersionKind) (runtime.Object, []Issue) {
 	versioned, _, err := c.decoder.Decode(js, nil, nil)
-	if err == nil {
+	if err = withoutDuplicateFields(err); err == nil {
 		return versioned, nil
 	}
 	var issues []Issue

@@ -35,6 +35,11 @@ type File struct {
 	// Exemptions silence rules for the objects they name; a silenced
 	// finding stays visible as suppressed.
 	Exemptions []Exemption `yaml:"exemptions"`
+
+	// ruleRefs and kindRefs are the rule ids and globs, and the exemption
+	// kinds, the file names, with their lines (see CheckRuleIDs).
+	ruleRefs []RuleRef
+	kindRefs []KindRef
 }
 
 // Rules are rule settings.
@@ -109,6 +114,7 @@ func Load(path string) (*File, error) {
 		return nil, fmt.Errorf("%s: %s", path, yamlErrorText(err))
 	}
 	lines := exemptionLines(&root)
+	f.readRefs(&root)
 	var errs []error
 	if f.FailOn != "" && !severities[f.FailOn] {
 		errs = append(errs, fmt.Errorf("%s:%d: failOn %q: want error, warning or info", path, keyLine(&root, "failOn"), f.FailOn))
@@ -242,8 +248,15 @@ func globRegexp(glob string) (*regexp.Regexp, error) {
 // Excluded reports whether path matches an exclude glob, as given or by
 // any suffix starting at a directory boundary.
 func (f *File) Excluded(path string) bool {
+	_, ok := f.ExcludedBy(path)
+	return ok
+}
+
+// ExcludedBy returns the first exclude glob that path matches (see
+// Excluded).
+func (f *File) ExcludedBy(path string) (string, bool) {
 	if f == nil {
-		return false
+		return "", false
 	}
 	p := filepath.ToSlash(filepath.Clean(path))
 	for _, g := range f.Exclude {
@@ -253,7 +266,7 @@ func (f *File) Excluded(path string) bool {
 		}
 		for q := p; ; {
 			if re.MatchString(q) {
-				return true
+				return g, true
 			}
 			i := strings.IndexByte(q, '/')
 			if i < 0 {
@@ -262,7 +275,7 @@ func (f *File) Excluded(path string) bool {
 			q = q[i+1:]
 		}
 	}
-	return false
+	return "", false
 }
 
 // Disabled reports whether a rule id is disabled.

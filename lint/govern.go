@@ -29,7 +29,7 @@ const (
 
 // knownRules returns every rule id lint can report (policy/* aside).
 func (l *Linter) knownRules() map[string]bool {
-	known := map[string]bool{RuleUnparsable: true, RuleDuplicateKey: true, RuleLimitExceeded: true,
+	known := map[string]bool{RuleUnparsable: true, RuleDuplicateKey: true, RuleLimitExceeded: true, RuleGenerateName: true,
 		RuleIgnoreMisplaced: true, RuleIgnoreUnknownRule: true, RuleIgnoreNoReason: true}
 	for _, id := range apicheck.Rules() {
 		known[id] = true
@@ -153,4 +153,17 @@ func applySeverity(f *Finding, settings *config.File) {
 			f.Severity = sev
 		}
 	}
+}
+
+// RuleIDs returns every rule id a run can report, sorted: the input rules,
+// the API tier's, the governance rules and the built-in Rego rules. User
+// policies' ids (policy/...) are not among them.
+func (l *Linter) RuleIDs() []string {
+	known := l.knownRules()
+	out := make([]string, 0, len(known))
+	for id := range known {
+		out = append(out, id)
+	}
+	sort.Strings(out)
+	return out
 }

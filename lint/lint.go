@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"runtime"
 	"sync"
 	"time"
@@ -28,6 +29,10 @@ const (
 	// (MaxFileSize, MaxDocuments, MaxDepth, MaxAliasExpansion); it is not
 	// linted, and every other file is.
 	RuleLimitExceeded = "input/limit-exceeded"
+	// RuleGenerateName: an object named only by metadata.generateName,
+	// which kubectl apply refuses ("cannot use generate name with apply",
+	// ApplyOptions.applyOneObject) and kubectl create accepts.
+	RuleGenerateName = "input/generate-name"
 )
 
 // Options are lint's inputs.
@@ -54,6 +59,10 @@ type Result struct {
 	Findings []Finding `json:"findings"`
 	// Excluded counts the files the configuration's exclude globs left out.
 	Excluded int `json:"excluded"`
+	// ExcludedNamed are the files named on the command line (not found in a
+	// directory) that an exclude glob left out, with the glob, so that the
+	// run can say why a file the user named was not read.
+	ExcludedNamed []Exclusion `json:"-"`
 	// Files, Documents and Objects count what was read.
 	Files     int `json:"files"`
 	Documents int `json:"documents"`
@@ -68,6 +77,11 @@ type Result struct {
 	Errors []error `json:"-"`
 	// Timings say where the run's wall time went, for -v and benchmarks.
 	Timings Timings `json:"-"`
+}
+
+// Exclusion is a file an exclude glob of the configuration left out.
+type Exclusion struct {
+	File, Pattern, Config string
 }
 
 // Timings split a run's wall time by stage.
@@ -152,6 +166,10 @@ func New(cfg Config) (*Linter, error) {
 	return &Linter{api: apicheck.New(), rules: engine}, nil
 }
 
+// PoliciesNotRun says which packages of the user policies hold rules that
+// do not run, because --policy-namespace does not name them.
+func (l *Linter) PoliciesNotRun() []string { return l.rules.PoliciesNotRun() }
+
 // Rules returns the built-in Rego rules' metadata, sorted by id.
 func (l *Linter) Rules() []rules.Rule { return l.rules.Rules() }
 
@@ -192,9 +210,16 @@ func (l *Linter) Run(ctx context.Context, opts Options) *Result {
 	res := &Result{}
 	addProblems(res, problems)
 	var inputs []manifest.Input
+	named := map[string]bool{}
+	for _, p := range opts.Paths {
+		named[filepath.Clean(p)] = true
+	}
 	for _, in := range expanded {
-		if opts.Settings.Excluded(in.Name) {
+		if pattern, ok := opts.Settings.ExcludedBy(in.Name); ok {
 			res.Excluded++
+			if named[filepath.Clean(in.Name)] {
+				res.ExcludedNamed = append(res.ExcludedNamed, Exclusion{File: in.Name, Pattern: pattern, Config: opts.Settings.Path})
+			}
 			continue
 		}
 		inputs = append(inputs, in)
@@ -356,6 +381,11 @@ func (l *Linter) checkObject(ctx context.Context, obj *manifest.Object, opts Opt
 		ref.Name = obj.GenerateName + "*"
 	}
 	c := &checked{obj: obj, file: obj.File, document: obj.Document, ref: ref, input: &rules.Object{JSON: obj.JSON, Namespace: ns, Slab: keep.cross, SummarySlab: keep.summaries}}
+	if obj.Name == "" && obj.GenerateName != "" {
+		c.findings = append(c.findings, c.at(RuleGenerateName, SeverityInfo, "metadata.generateName",
+			fmt.Sprintf("%s has metadata.generateName %q and no name: kubectl apply refuses it (\"cannot use generate name with apply\"); create it with kubectl create, which lets the API server pick the name",
+				obj.Kind, obj.GenerateName)))
+	}
 	for _, d := range obj.Duplicates {
 		f := c.at(RuleDuplicateKey, SeverityError, d.Field,
 			fmt.Sprintf("%s: duplicate key: it is already set at line %d, and kubectl silently keeps only this last value", d.Field, d.First.Line))

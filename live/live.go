@@ -10,6 +10,7 @@ package live
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -58,6 +59,22 @@ var Related = []Kind{
 	kind("", "v1", "services", "Service"),
 	kind("policy", "v1", "poddisruptionbudgets", "PodDisruptionBudget"),
 	kind("autoscaling", "v2", "horizontalpodautoscalers", "HorizontalPodAutoscaler"),
+}
+
+// ContextOnly reports whether lint reads kind k only as context for the
+// cross-resource rules, so that a run can go on without it when the user
+// may not list it: PodTemplates (which run no pod, and which Kubernetes'
+// built-in view role does not grant), Services, PodDisruptionBudgets and
+// HorizontalPodAutoscalers. Objects the user names are required whatever
+// their kind.
+func ContextOnly(k Kind) bool {
+	switch k.GVK.GroupKind() {
+	case schema.GroupKind{Kind: "PodTemplate"}, schema.GroupKind{Kind: "Service"},
+		schema.GroupKind{Group: "policy", Kind: "PodDisruptionBudget"},
+		schema.GroupKind{Group: "autoscaling", Kind: "HorizontalPodAutoscaler"}:
+		return true
+	}
+	return false
 }
 
 // AllKinds returns Workloads then Related: every kind lint reads, and so
@@ -153,6 +170,46 @@ func (c *Client) List(ctx context.Context, namespace string, kinds []Kind) ([]*u
 		out = append(out, items...)
 	}
 	return out, nil
+}
+
+// Skip is a kind a run went on without, because the user may not list it.
+type Skip struct {
+	Kind Kind
+	// Message is one line naming the context, the kind and the permission
+	// missing, for standard error.
+	Message string
+}
+
+// ListContext is List for a run that reads kinds as context: a kind that
+// ContextOnly reports and that the server forbids the user to list is
+// left out, and returned among the skips, once per kind (later namespaces
+// are not asked again). Any other error stops the list, as in List.
+// Objects come namespace by namespace, each namespace in List's order.
+func (c *Client) ListContext(ctx context.Context, namespaces []string, kinds []Kind) ([]*unstructured.Unstructured, []Skip, error) {
+	var out []*unstructured.Unstructured
+	var skips []Skip
+	forbidden := map[schema.GroupVersionResource]bool{}
+	for _, ns := range namespaces {
+		for _, k := range kinds {
+			if forbidden[k.GVR] {
+				continue
+			}
+			objs, err := c.List(ctx, ns, []Kind{k})
+			var le *Error
+			if err != nil && ContextOnly(k) && errors.As(err, &le) && le.Reason == Forbidden {
+				forbidden[k.GVR] = true
+				skips = append(skips, Skip{Kind: k, Message: fmt.Sprintf(
+					"context %q: %ss skipped: the user may not list %s%s (forbidden), so the cross-resource rules run without them",
+					c.Context, k.GVK.Kind, resourceName(k.GVR), inNamespace(ns))})
+				continue
+			}
+			if err != nil {
+				return nil, nil, err
+			}
+			out = append(out, objs...)
+		}
+	}
+	return out, skips, nil
 }
 
 // listPaged lists every item of kind k through ri, 500 per page (the pager's default chunk),

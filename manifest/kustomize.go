@@ -3,6 +3,7 @@ package manifest
 import (
 	"os"
 	"path/filepath"
+	"sort"
 
 	sigsyaml "sigs.k8s.io/yaml"
 )
@@ -10,7 +11,8 @@ import (
 // kustomizationNames are the file names kustomize reads in a directory.
 var kustomizationNames = []string{"kustomization.yaml", "kustomization.yml", "Kustomization"}
 
-// kustomization is the part of a kustomization file that names patches.
+// kustomization is the part of a kustomization (or Component) file that
+// names patches, and the directories it builds on.
 type kustomization struct {
 	Patches []struct {
 		Path string `json:"path"`
@@ -19,44 +21,60 @@ type kustomization struct {
 	PatchesJSON6902       []struct {
 		Path string `json:"path"`
 	} `json:"patchesJson6902"`
+	// Resources and Components are followed when they are directories:
+	// a base's or a component's kustomization lists patches too.
+	Resources  []string `json:"resources"`
+	Components []string `json:"components"`
 }
 
-// patchIndex remembers, per directory, which files a kustomization there
-// names as patches. A patch is a fragment, not an object: linting it as a
-// whole object would only produce false findings.
-type patchIndex map[string]map[string]string
+// maxKustomizations bounds how many kustomization directories one run
+// reads, so that a cycle or a huge tree of bases cannot run away.
+const maxKustomizations = 1000
 
-// patchOf reports whether file is a patch listed by the kustomization in its
-// own directory, and if so which kustomization file lists it.
-func (idx patchIndex) patchOf(file string) (string, bool) {
-	dir := filepath.Dir(file)
-	patches, ok := idx[dir]
-	if !ok {
-		patches = readPatches(dir)
-		idx[dir] = patches
+// patchIndex knows which files the kustomizations of a run name as patches
+// (patches, patchesStrategicMerge, patchesJson6902), in whatever directory
+// the patch is: an overlay's patch is often in a subdirectory, or in a
+// directory shared by overlays (../common/hpa-patch.yaml). A patch is a
+// fragment, not an object: linting it as a whole object would only produce
+// false findings. The kustomizations read are those of every directory
+// holding an input file, and the bases and components they name.
+type patchIndex struct {
+	// patches maps a patch's absolute path to the kustomization file that
+	// lists it.
+	patches map[string]string
+	read    map[string]bool
+}
+
+func newPatchIndex() *patchIndex {
+	return &patchIndex{patches: map[string]string{}, read: map[string]bool{}}
+}
+
+// addDir reads the kustomization in dir, if any, and, through its resources
+// and components that are directories, those of its bases and components.
+func (idx *patchIndex) addDir(dir string) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return
 	}
-	k, ok := patches[filepath.Clean(file)]
-	return k, ok
-}
-
-// readPatches reads the kustomization in dir, if any. A kustomization that
-// cannot be read or parsed names no patches; it is linted like any file.
-func readPatches(dir string) map[string]string {
-	for _, name := range kustomizationNames {
-		kf := filepath.Join(dir, name)
-		data, err := os.ReadFile(kf)
-		if err != nil {
+	queue := []string{abs}
+	for len(queue) > 0 && len(idx.read) < maxKustomizations {
+		d := queue[0]
+		queue = queue[1:]
+		if idx.read[d] {
 			continue
 		}
-		var k kustomization
-		if err := sigsyaml.Unmarshal(data, &k); err != nil {
-			return nil
+		idx.read[d] = true
+		kf, k, ok := readKustomization(d)
+		if !ok {
+			continue
 		}
-		out := map[string]string{}
 		add := func(p string) {
 			// Inline patches are YAML text, not paths; they never name a file here.
 			if p != "" && filepath.Ext(p) != "" && !filepath.IsAbs(p) {
-				out[filepath.Join(dir, p)] = kf
+				target := filepath.Join(d, p)
+				if _, seen := idx.patches[target]; !seen {
+					idx.patches[target] = kf
+				}
 			}
 		}
 		for _, p := range k.Patches {
@@ -68,7 +86,84 @@ func readPatches(dir string) map[string]string {
 		for _, p := range k.PatchesJSON6902 {
 			add(p.Path)
 		}
-		return out
+		for _, r := range append(append([]string{}, k.Resources...), k.Components...) {
+			if r == "" || filepath.IsAbs(r) {
+				continue // a URL or an absolute path: not followed
+			}
+			sub := filepath.Join(d, r)
+			if info, err := os.Stat(sub); err == nil && info.IsDir() {
+				queue = append(queue, sub)
+			}
+		}
 	}
-	return nil
+}
+
+// patchOf reports whether file is a patch that a kustomization read by the
+// index lists, and if so which kustomization file lists it (as a path
+// relative to the working directory when it can be).
+func (idx *patchIndex) patchOf(file string) (string, bool) {
+	abs, err := filepath.Abs(file)
+	if err != nil {
+		return "", false
+	}
+	kf, ok := idx.patches[abs]
+	if !ok {
+		return "", false
+	}
+	if wd, err := os.Getwd(); err == nil {
+		if rel, err := filepath.Rel(wd, kf); err == nil && !filepath.IsAbs(rel) && len(rel) < len(kf) {
+			kf = rel
+		}
+	}
+	return kf, true
+}
+
+// readKustomization reads the kustomization in dir, if any. One that cannot
+// be read or parsed names no patches; it is linted like any file.
+func readKustomization(dir string) (string, kustomization, bool) {
+	for _, name := range kustomizationNames {
+		kf := filepath.Join(dir, name)
+		data, err := os.ReadFile(kf)
+		if err != nil {
+			continue
+		}
+		var k kustomization
+		if err := sigsyaml.Unmarshal(data, &k); err != nil {
+			return "", kustomization{}, false
+		}
+		return kf, k, true
+	}
+	return "", kustomization{}, false
+}
+
+// maxAncestors is how many directories above a file's own are searched for
+// a kustomization that may list it (an overlay's patches/ subdirectory).
+const maxAncestors = 3
+
+// kustomizationDirs returns, sorted and without repeats, where the
+// kustomizations that may list files as patches are: each file's directory
+// and up to maxAncestors above it, not above the top of a git work tree.
+func kustomizationDirs(files []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, f := range files {
+		d, err := filepath.Abs(filepath.Dir(f))
+		if err != nil {
+			continue
+		}
+		for i := 0; i <= maxAncestors && !seen[d]; i++ {
+			seen[d] = true
+			out = append(out, d)
+			if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
+				break
+			}
+			parent := filepath.Dir(d)
+			if parent == d {
+				break
+			}
+			d = parent
+		}
+	}
+	sort.Strings(out)
+	return out
 }

@@ -42,7 +42,6 @@ func Expand(paths []string, stdin io.Reader) ([]Input, []Problem) {
 	var inputs []Input
 	var problems []Problem
 	seen := map[string]bool{}
-	patches := patchIndex{}
 	for _, p := range paths {
 		if p == "-" {
 			if seen[StdinName] {
@@ -59,6 +58,14 @@ func Expand(paths []string, stdin io.Reader) ([]Input, []Problem) {
 				inputs = append(inputs, Input{Name: StdinName, stdin: true, tooBig: true})
 				continue
 			}
+			if len(bytes.TrimSpace(data)) == 0 {
+				// Unlike an empty file, empty standard input is almost always a
+				// command before the pipe that failed (helm template with an
+				// error prints nothing on stdout): passing would hide it.
+				problems = append(problems, Problem{Source: Source{File: StdinName}, Kind: Unreadable,
+					Message: "standard input is empty: nothing to lint (did the command before the pipe fail?)"})
+				continue
+			}
 			inputs = append(inputs, Input{Name: StdinName, data: data, stdin: true})
 			continue
 		}
@@ -69,11 +76,27 @@ func Expand(paths []string, stdin io.Reader) ([]Input, []Problem) {
 				continue
 			}
 			seen[filepath.Clean(f)] = true
-			in := Input{Name: f}
-			if kf, ok := patches.patchOf(f); ok {
-				in.skip = "a Kustomize patch, listed in " + kf + "; lint the output of kustomize build instead"
-			}
-			inputs = append(inputs, in)
+			inputs = append(inputs, Input{Name: f})
+		}
+	}
+	// Patches are known once every file is: a kustomization may list a patch
+	// in another directory than its own.
+	var files []string
+	for _, in := range inputs {
+		if !in.stdin {
+			files = append(files, in.Name)
+		}
+	}
+	patches := newPatchIndex()
+	for _, d := range kustomizationDirs(files) {
+		patches.addDir(d)
+	}
+	for i := range inputs {
+		if inputs[i].stdin {
+			continue
+		}
+		if kf, ok := patches.patchOf(inputs[i].Name); ok {
+			inputs[i].skip = "a Kustomize patch, listed in " + kf + "; lint the output of kustomize build instead"
 		}
 	}
 	return inputs, problems

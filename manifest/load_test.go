@@ -3,6 +3,7 @@ package manifest
 import (
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 )
@@ -219,5 +220,42 @@ func TestSplitFieldPath(t *testing.T) {
 		if got := strings.Join(splitFieldPath(tt.in), "|"); got != tt.want {
 			t.Errorf("splitFieldPath(%q) = %s, want %s", tt.in, got, tt.want)
 		}
+	}
+}
+
+// TestLoadKustomizePatchesInOtherDirectories: an overlay's patches in a
+// subdirectory, in a directory shared by overlays (../common), and a
+// component's patches are fragments wherever they are, skipped and counted.
+func TestLoadKustomizePatchesInOtherDirectories(t *testing.T) {
+	for _, paths := range [][]string{
+		{"testdata/kustomize-overlays"},
+		{"testdata/kustomize-overlays/overlays/prod", "testdata/kustomize-overlays/overlays/common", "testdata/kustomize-overlays/components"},
+	} {
+		set := Load(paths, nil)
+		var skipped []string
+		for _, s := range set.Skipped {
+			if strings.Contains(s.Reason, "Kustomize patch") {
+				skipped = append(skipped, filepath.ToSlash(strings.TrimPrefix(s.File, "testdata/kustomize-overlays/")))
+			}
+		}
+		sort.Strings(skipped)
+		want := "components/probes/probe-patch.yaml,overlays/common/hpa-patch.yaml,overlays/prod/patches/deploy.yaml,overlays/prod/patches/json6902.yaml"
+		if got := strings.Join(skipped, ","); got != want {
+			t.Errorf("Load(%v) skipped patches %s, want %s", paths, got, want)
+		}
+		for _, o := range set.Objects {
+			if o.Kind == "HorizontalPodAutoscaler" || (o.Kind == "Deployment" && !strings.Contains(o.File, "base")) {
+				t.Errorf("Load(%v) loaded the patch %s as an object", paths, o.File)
+			}
+		}
+	}
+}
+
+// TestLoadKustomizePatchNamedAlone: a patch named on its own, in an
+// overlay's subdirectory, is known by the kustomization above it.
+func TestLoadKustomizePatchNamedAlone(t *testing.T) {
+	set := Load([]string{"testdata/kustomize-overlays/overlays/prod/patches/deploy.yaml"}, nil)
+	if len(set.Objects) != 0 || len(set.Skipped) != 1 || !strings.Contains(set.Skipped[0].Reason, "Kustomize patch") {
+		t.Errorf("Load(patch alone) = %d objects, skipped %+v; want it skipped as a Kustomize patch", len(set.Objects), set.Skipped)
 	}
 }

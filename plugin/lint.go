@@ -12,6 +12,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/kubectl-workload/kubectl-workload/apicheck"
 	"github.com/kubectl-workload/kubectl-workload/config"
 	"github.com/kubectl-workload/kubectl-workload/lint"
 	"github.com/kubectl-workload/kubectl-workload/lint/report"
@@ -203,9 +204,20 @@ func (o *LintOptions) Run(cmd *cobra.Command) error {
 	}
 	switch {
 	case o.ListRules:
-		return report.RuleList(o.Out, linter.Rules())
+		return report.RuleList(o.Out, o.Output, linter.Rules())
 	case o.Explain != "":
 		return report.Explain(o.Out, linter.Rules(), o.Explain)
+	}
+	// The configuration's rule ids and globs are checked against the rules
+	// that exist: a misspelled id would otherwise silently do nothing.
+	if err := o.settings.CheckRuleIDs(linter.RuleIDs()); err != nil {
+		return err
+	}
+	for _, w := range linter.PoliciesNotRun() {
+		fmt.Fprintf(o.ErrOut, "warning: %s\n", w)
+	}
+	for _, w := range o.settings.KindWarnings(apicheck.KnownKinds()) {
+		fmt.Fprintf(o.ErrOut, "warning: %s\n", w)
 	}
 	stdin := o.In
 	var baseline *lint.Baseline
@@ -229,7 +241,7 @@ func (o *LintOptions) Run(cmd *cobra.Command) error {
 		fmt.Fprintf(o.Out, "no workloads found (%s)\n", o.liveScope)
 		return nil
 	}
-	if err := report.Write(o.Out, o.Output, res, linter.Rules(), version.Get().Kubernetes); err != nil {
+	if err := report.WriteOptions(o.Out, o.Output, res, linter.Rules(), version.Get().Kubernetes, report.Options{Verbose: o.Verbose}); err != nil {
 		return err
 	}
 	if o.Verbose {

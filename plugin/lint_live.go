@@ -126,18 +126,18 @@ func (o *LintOptions) liveBaseline(ctx context.Context) (*lint.Baseline, string,
 			}
 		}
 		targets = named
-		for _, n := range namespacesOf(named) {
-			objs, err := c.List(ctx, n, live.AllKinds())
-			if err != nil {
-				return nil, "", err
-			}
-			around = append(around, objs...)
-		}
-	} else {
-		all, err := c.List(ctx, ns, live.AllKinds())
+		objs, skips, err := c.ListContext(ctx, namespacesOf(named), live.AllKinds())
 		if err != nil {
 			return nil, "", err
 		}
+		o.reportSkips(skips)
+		around = objs
+	} else {
+		all, skips, err := c.ListContext(ctx, []string{ns}, live.AllKinds())
+		if err != nil {
+			return nil, "", err
+		}
+		o.reportSkips(skips)
 		for _, u := range all {
 			if live.Controlled(u) {
 				around = append(around, u)
@@ -160,6 +160,14 @@ func (o *LintOptions) liveBaseline(ctx context.Context) (*lint.Baseline, string,
 	}
 	o.liveScope = fmt.Sprintf("context %q, %s", c.Context, strings.TrimPrefix(scopeName(ns), " "))
 	return b, c.Namespace, nil
+}
+
+// reportSkips writes one line on standard error for each kind the run goes
+// on without, because the user may not list it (live.ListContext).
+func (o *LintOptions) reportSkips(skips []live.Skip) {
+	for _, s := range skips {
+		fmt.Fprintf(o.ErrOut, "note: %s\n", s.Message)
+	}
 }
 
 // againstLiveBaseline reads the cluster for lint -f FILES --against-live:
@@ -188,23 +196,22 @@ func (o *LintOptions) againstLiveBaseline(ctx context.Context, stdin []byte) (*l
 	type key struct{ group, kind, ns, name string }
 	stored := map[key][]byte{}
 	b := &lint.Baseline{}
-	for _, ns := range namespaces {
-		objs, err := c.List(ctx, ns, live.AllKinds())
+	objs, skips, err := c.ListContext(ctx, namespaces, live.AllKinds())
+	if err != nil {
+		return nil, "", err
+	}
+	o.reportSkips(skips)
+	for _, u := range objs {
+		js, err := u.MarshalJSON()
+		if err != nil {
+			return nil, "", fmt.Errorf("context %q: %s %s/%s: %w", c.Context, u.GetKind(), u.GetNamespace(), u.GetName(), err)
+		}
+		stored[key{u.GroupVersionKind().Group, u.GetKind(), u.GetNamespace(), u.GetName()}] = js
+		m, err := live.ContextObject(c.Context, u)
 		if err != nil {
 			return nil, "", err
 		}
-		for _, u := range objs {
-			js, err := u.MarshalJSON()
-			if err != nil {
-				return nil, "", fmt.Errorf("context %q: %s %s/%s: %w", c.Context, u.GetKind(), u.GetNamespace(), u.GetName(), err)
-			}
-			stored[key{u.GroupVersionKind().Group, u.GetKind(), u.GetNamespace(), u.GetName()}] = js
-			m, err := live.ContextObject(c.Context, u)
-			if err != nil {
-				return nil, "", err
-			}
-			b.Context = append(b.Context, m)
-		}
+		b.Context = append(b.Context, m)
 	}
 	b.Previous = func(obj *manifest.Object, ref lint.ObjectRef) []byte {
 		group, _, _ := strings.Cut(obj.APIVersion, "/")

@@ -18,7 +18,7 @@ func TestCrossJSON(t *testing.T) {
 				"spec": {"replicas": 3, "selector": {"matchLabels": {"app": "web"}}, "strategy": {"type": "Recreate"},
 				"template": {"metadata": {"labels": {"app": "web"}, "annotations": {"x": "y"}}, "spec": {"containers": [{"name": "a"}]}}}}`,
 			want: `{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "labels": {"app": "web"}},
-				"spec": {"replicas": 3, "selector": {"matchLabels": {"app": "web"}}, "template": {"metadata": {"labels": {"app": "web"}}}}}`,
+				"spec": {"replicas": 3, "selector": {"matchLabels": {"app": "web"}}, "strategy": {"type": "Recreate"}, "template": {"metadata": {"labels": {"app": "web"}}}}}`,
 		},
 		{
 			name: "strings and numbers",

@@ -81,6 +81,15 @@ func (r *Run) Eval(ctx context.Context, o Object) ([]Finding, error) {
 // optional "path" (a string in field-path notation, or an array of
 // segments).
 func asFindings(v any) []Finding {
+	out, _ := readFindings(v, false)
+	return out
+}
+
+// readFindings is asFindings, and returns apart the results that are neither
+// a string nor an object with a string "msg". With strict (user policies),
+// those are left out of the findings; without, an object without msg is a
+// finding whose message is its JSON.
+func readFindings(v any, strict bool) ([]Finding, []any) {
 	var items []any
 	switch t := v.(type) {
 	case []any:
@@ -91,6 +100,7 @@ func asFindings(v any) []Finding {
 		items = []any{t}
 	}
 	var out []Finding
+	var bad []any
 	for _, it := range items {
 		switch t := it.(type) {
 		case string:
@@ -98,17 +108,26 @@ func asFindings(v any) []Finding {
 		case map[string]any:
 			f := Finding{}
 			f.Message, _ = t["msg"].(string)
+			f.Severity, _ = t["severity"].(string)
 			switch p := t["path"].(type) {
 			case string:
 				f.Path = p
 			case []any:
 				f.Path = joinPath(p)
 			}
+			if _, ok := t["msg"].(string); !ok {
+				bad = append(bad, it)
+				if strict {
+					continue
+				}
+			}
 			if f.Message == "" {
 				b, _ := json.Marshal(t)
 				f.Message = string(b)
 			}
 			out = append(out, f)
+		default:
+			bad = append(bad, it)
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool {
@@ -117,7 +136,7 @@ func asFindings(v any) []Finding {
 		}
 		return out[i].Message < out[j].Message
 	})
-	return out
+	return out, bad
 }
 
 // joinPath renders ["spec", "containers", 0, "image"] as spec.containers[0].image.

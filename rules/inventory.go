@@ -327,6 +327,9 @@ func (e entry) value(t terms, rel relation, key string) ast.Value {
 		items = append(items, ast.Item(ast.InternedTerm("near_misses"), ast.NewTerm(near.first)),
 			ast.Item(ast.InternedTerm("near_miss_count"), ast.InternedTerm(near.count)))
 	}
+	if v, ok := rel.didYouMean[key]; ok {
+		items = append(items, ast.Item(ast.InternedTerm("did_you_mean"), ast.NewTerm(v)))
+	}
 	return ast.NewObject(items...)
 }
 

@@ -8,6 +8,8 @@ import (
 	"github.com/open-policy-agent/opa/v1/ast"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/kubectl-workload/kubectl-workload/internal/nearest"
 )
 
 // Relations. Which selector selects which pods is what most cross-resource
@@ -25,7 +27,14 @@ import (
 //   - "near_misses" and "near_miss_count": for a selector with two
 //     matchLabels pairs or more that selects no workload, the first three
 //     (sorted) of the workloads whose pod template carries every pair but
-//     one (xref.near_misses), and how many there are.
+//     one (xref.near_misses), and how many there are;
+//   - "did_you_mean": for a selector that selects no workload, the workload
+//     whose pod template carries every matchLabels pair but one, and that
+//     one's key with a value a few edits away (chekout for checkout), as
+//     {"label": "key=value", "key": Kind/name}; for an autoscaler whose
+//     scaleTargetRef names no object of the namespace, the object of that
+//     kind whose name is a few edits away, as {"name": name, "key":
+//     Kind/name}.
 //
 // xref.rego uses them when a rule asks about the input object's own
 // selector or pod labels, as every built-in rule does, and its label-index
@@ -39,6 +48,7 @@ type relation struct {
 	selects    map[string]ast.Value
 	selectedBy map[string]ast.Value
 	nearMisses map[string]nearMissSummary
+	didYouMean map[string]ast.Value
 }
 
 // nearMissSummary is a selector's near misses as the rules show them: the
@@ -82,11 +92,13 @@ func relate(objects map[string]entry) relation {
 	sort.Strings(all)
 
 	lists := listInterner{}
-	rel := relation{selects: map[string]ast.Value{}, selectedBy: map[string]ast.Value{}, nearMisses: map[string]nearMissSummary{}}
+	rel := relation{selects: map[string]ast.Value{}, selectedBy: map[string]ast.Value{}, nearMisses: map[string]nearMissSummary{},
+		didYouMean: map[string]ast.Value{}}
 	// The answers for each distinct selector, by its JSON.
 	type answer struct {
 		keys []string // nil for a selector upstream refuses
 		near *nearMissSummary
+		typo ast.Value
 	}
 	memo := map[string]answer{}
 	selectedBy := map[string][]string{}
@@ -104,6 +116,7 @@ func relate(objects map[string]entry) relation {
 			if json.Unmarshal(js, &ls) == nil {
 				if a.keys = selectedKeys(&ls, holders, byPair, all); a.keys != nil && !selectsWorkload(a.keys) {
 					a.near = nearMisses(&ls, objects, holders, byPair)
+					a.typo = valueTypo(&ls, objects, holders, all)
 				}
 			}
 			memo[string(js)] = a
@@ -117,6 +130,14 @@ func relate(objects map[string]entry) relation {
 		}
 		if a.near != nil {
 			rel.nearMisses[key] = *a.near
+		}
+		if a.typo != nil {
+			rel.didYouMean[key] = a.typo
+		}
+	}
+	for key, e := range objects {
+		if v := targetTypo(e, objects); v != nil {
+			rel.didYouMean[key] = v
 		}
 	}
 	for key := range holders {
@@ -189,6 +210,75 @@ func selectsWorkload(keys []string) bool {
 		}
 	}
 	return false
+}
+
+// valueTypo finds, for a selector of matchLabels only that selects no
+// workload, the workload (or Pod) whose pod labels carry every pair but one,
+// and that one's key with a value that is a few edits away from the
+// selector's (nearest.Close): a misspelled label value. The closest wins,
+// then the first key. It returns {"label": "key=value", "key": Kind/name},
+// or nil.
+func valueTypo(ls *metav1.LabelSelector, objects map[string]entry, holders map[string]labels.Set, all []string) ast.Value {
+	if len(ls.MatchLabels) == 0 || len(ls.MatchExpressions) > 0 {
+		return nil
+	}
+	var best ast.Value
+	bestDist := -1
+	for _, key := range all {
+		if k := objects[key].Kind; !templateWorkloadKinds[k] && k != "Pod" {
+			continue
+		}
+		h := holders[key]
+		missing, missKey := 0, ""
+		for k, v := range ls.MatchLabels {
+			if got, ok := h[k]; !ok || got != v {
+				missing++
+				missKey = k
+			}
+		}
+		if missing != 1 {
+			continue
+		}
+		want := ls.MatchLabels[missKey]
+		got, ok := h[missKey]
+		if !ok || !nearest.Close(want, got) {
+			continue
+		}
+		if d := nearest.Distance(want, got); bestDist < 0 || d < bestDist {
+			bestDist = d
+			best = ast.NewObject(ast.Item(ast.StringTerm("label"), ast.StringTerm(missKey+"="+got)), ast.Item(ast.StringTerm("key"), ast.StringTerm(key)))
+		}
+	}
+	return best
+}
+
+// targetTypo finds, for an autoscaler whose scaleTargetRef names no object
+// of the namespace, the object of that kind whose name is a few edits away
+// (nearest.Nearest): {"name": name, "key": Kind/name}, or nil.
+func targetTypo(e entry, objects map[string]entry) ast.Value {
+	if e.Kind != "HorizontalPodAutoscaler" {
+		return nil
+	}
+	ref, _ := e.Spec["scaleTargetRef"].(map[string]any)
+	kind, _ := ref["kind"].(string)
+	name, _ := ref["name"].(string)
+	if kind == "" || name == "" {
+		return nil
+	}
+	if _, ok := objects[kind+"/"+name]; ok {
+		return nil
+	}
+	var names []string
+	for _, o := range objects {
+		if o.Kind == kind {
+			names = append(names, o.Name)
+		}
+	}
+	n := nearest.Nearest(name, names)
+	if n == "" {
+		return nil
+	}
+	return ast.NewObject(ast.Item(ast.StringTerm("name"), ast.StringTerm(n)), ast.Item(ast.StringTerm("key"), ast.StringTerm(kind+"/"+n)))
 }
 
 // nearMisses sums up, for a selector with two matchLabels pairs or more,

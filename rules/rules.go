@@ -75,6 +75,9 @@ type Engine struct {
 	rules      []Rule
 	byPackage  map[string]*Rule
 	namespaces []userNamespace
+	// notRun says which packages of the user policies hold finding rules
+	// but are not among the namespaces run (PoliciesNotRun).
+	notRun []string
 	// policyTimeout and policyMemory are the sandbox's limits (Options).
 	policyTimeout time.Duration
 	policyMemory  uint64
@@ -209,9 +212,12 @@ func (e *Engine) build(opts Options) error {
 	if len(namespaces) == 0 {
 		namespaces = []string{"main"}
 	}
+	run := map[string]bool{}
 	for _, ns := range namespaces {
 		e.namespaces = append(e.namespaces, userNamespace{name: ns, rules: findingRules(user, ns)})
+		run[ns] = true
 	}
+	e.notRun = packagesNotRun(user, run, namespaces)
 	return nil
 }
 
@@ -373,6 +379,42 @@ func compileError(errs ast.Errors) error {
 		lines = append(lines, msg)
 	}
 	return fmt.Errorf("policy compile errors:\n%s", strings.Join(lines, "\n"))
+}
+
+// PoliciesNotRun returns one message for each package of the user policies
+// that holds deny, violation or warn rules but is not run, because it is
+// not among the packages named (main by default, as in conftest): a policy
+// that silently does nothing otherwise. Sorted by package.
+func (e *Engine) PoliciesNotRun() []string {
+	if e.wait() != nil {
+		return nil
+	}
+	return e.notRun
+}
+
+// packagesNotRun lists, as messages, the packages of modules with finding
+// rules that are not in run.
+func packagesNotRun(modules map[string]*ast.Module, run map[string]bool, namespaces []string) []string {
+	files := map[string][]string{}
+	for file, m := range modules {
+		ns := strings.TrimPrefix(m.Package.Path.String(), "data.")
+		if run[ns] || len(findingRules(map[string]*ast.Module{file: m}, ns)) == 0 {
+			continue
+		}
+		files[ns] = append(files[ns], strings.TrimPrefix(file, "policy:"))
+	}
+	pkgs := make([]string, 0, len(files))
+	for ns := range files {
+		pkgs = append(pkgs, ns)
+	}
+	sort.Strings(pkgs)
+	out := make([]string, 0, len(pkgs))
+	for _, ns := range pkgs {
+		sort.Strings(files[ns])
+		out = append(out, fmt.Sprintf("package %s (%s) has deny, violation or warn rules, but only package %s runs: add --policy-namespace %s to run it",
+			ns, strings.Join(files[ns], ", "), strings.Join(namespaces, ", "), ns))
+	}
+	return out
 }
 
 // findingRules lists the rules of package ns, across modules, whose names

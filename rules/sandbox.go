@@ -2,6 +2,7 @@ package rules
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"runtime"
@@ -62,6 +63,10 @@ type userQuery struct {
 	// memory guard: it is not evaluated again in this run, so that one
 	// runaway policy costs one timeout, not one per object.
 	stopped atomic.Bool
+	// malformed is set once a result of the rule that is neither a string
+	// nor an object with a string msg has been reported, so that it is
+	// reported once, not once per object.
+	malformed atomic.Bool
 }
 
 // sandbox holds a run's limits and the memory guard's shared state.
@@ -226,9 +231,15 @@ func (r *Run) evalUser(ctx context.Context, input ast.Value) ([]Finding, error) 
 		if strings.HasPrefix(q.key.rule, "warn") {
 			sev = SeverityWarning
 		}
-		for _, f := range asFindings(rs[0].Bindings["out"]) {
+		found, bad := readFindings(rs[0].Bindings["out"], true)
+		for _, f := range found {
 			f.RuleID, f.Severity = id, sev
 			out = append(out, f)
+		}
+		if len(bad) > 0 && !q.malformed.Swap(true) {
+			js, _ := json.Marshal(bad[0])
+			errs = append(errs, fmt.Errorf("policy %s (%s) returned %s, which is neither a string nor an object with a string msg: such results are not reported; return a string or {\"msg\": ...}",
+				id, q.where, js))
 		}
 	}
 	return out, errors.Join(errs...)

@@ -230,7 +230,7 @@ var crossFields = map[string]any{
 	}, "spec": map[string]any{
 		"selector": nil, "replicas": nil, "type": nil, "scaleTargetRef": nil, "serviceName": nil, "manualSelector": nil,
 		"minAvailable": nil, "maxUnavailable": nil, "parallelism": nil, "completions": nil,
-		"clusterIP": nil, "clusterIPs": nil, "minReplicas": nil, "maxReplicas": nil,
+		"clusterIP": nil, "clusterIPs": nil, "minReplicas": nil, "maxReplicas": nil, "strategy": nil,
 		"template": map[string]any{"metadata": map[string]any{"labels": nil}},
 	},
 }
@@ -259,9 +259,10 @@ var defaultedFields = map[string]any{
 var fullDefaulted = false
 
 // crossDefaultedFields are the fields of the defaulted object they read:
-// the replica count and pod template labels after defaulting.
+// the replica count, the strategy (rollout/downtime) and pod template
+// labels after defaulting.
 var crossDefaultedFields = map[string]any{
-	"spec": map[string]any{"replicas": nil, "template": map[string]any{"metadata": map[string]any{"labels": nil}}},
+	"spec": map[string]any{"replicas": nil, "strategy": nil, "template": map[string]any{"metadata": map[string]any{"labels": nil}}},
 }
 
 // crossJSON is v reduced to fields, as JSON: a few hundred bytes
@@ -493,7 +494,13 @@ func (r *Run) builtinFindings(rs rego.ResultSet) []Finding {
 			continue
 		}
 		for _, f := range asFindings(byPkg[p]) {
-			f.RuleID, f.Severity = rule.ID, rule.Severity
+			// A finding may lower its rule's severity, for a case the rule
+			// cannot judge (service/no-matching-workload on a label an
+			// operator sets at run time); it never raises it.
+			if f.Severity != SeverityInfo {
+				f.Severity = rule.Severity
+			}
+			f.RuleID = rule.ID
 			out = append(out, f)
 		}
 	}

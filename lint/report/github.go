@@ -36,7 +36,9 @@ var githubProperty = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", "
 // (::warning for warnings, ::notice for infos), which the Actions runner turns
 // into annotations on the pull request's files, then the plain summary line.
 // Suppressed findings are left out; they are counted in the summary.
-func GitHub(w io.Writer, res *lint.Result) error {
+func GitHub(w io.Writer, res *lint.Result) error { return gitHub(w, res, Options{}) }
+
+func gitHub(w io.Writer, res *lint.Result, opts Options) error {
 	var b strings.Builder
 	for _, f := range res.Findings {
 		if f.Suppressed != nil {
@@ -49,7 +51,7 @@ func GitHub(w io.Writer, res *lint.Result) error {
 		fmt.Fprintf(&b, "::%s file=%s,line=%d,col=%d,title=%s::%s\n", githubCommand(f.Severity),
 			githubProperty.Replace(f.File), f.Line, f.Column, githubProperty.Replace(f.Rule), githubData.Replace(msg))
 	}
-	b.WriteString(Summary(res))
+	b.WriteString(summary(res, opts))
 	b.WriteByte('\n')
 	_, err := io.WriteString(w, b.String())
 	return err

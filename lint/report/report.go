@@ -15,12 +15,24 @@ import (
 // Formats are the names accepted by -o.
 var Formats = []string{"text", "json", "sarif", "junit", "github"}
 
+// Options change how a result is rendered.
+type Options struct {
+	// Verbose is -v: the skipped documents are named on standard error, so
+	// the summary does not point at -v.
+	Verbose bool
+}
+
 // Write renders res in the named format. catalogue is the built-in rules'
 // metadata (linter.Rules()), which SARIF describes.
 func Write(w io.Writer, format string, res *lint.Result, catalogue []rules.Rule, kubernetesVersion string) error {
+	return WriteOptions(w, format, res, catalogue, kubernetesVersion, Options{})
+}
+
+// WriteOptions is Write with options.
+func WriteOptions(w io.Writer, format string, res *lint.Result, catalogue []rules.Rule, kubernetesVersion string, opts Options) error {
 	switch format {
 	case "text", "":
-		return Text(w, res)
+		return text(w, res, opts)
 	case "json":
 		return JSON(w, res, kubernetesVersion)
 	case "sarif":
@@ -28,7 +40,7 @@ func Write(w io.Writer, format string, res *lint.Result, catalogue []rules.Rule,
 	case "junit":
 		return JUnit(w, res)
 	case "github":
-		return GitHub(w, res)
+		return gitHub(w, res, opts)
 	default:
 		return fmt.Errorf("unknown output format %q: want one of %s", format, strings.Join(Formats, ", "))
 	}
@@ -39,7 +51,9 @@ func Write(w io.Writer, format string, res *lint.Result, catalogue []rules.Rule,
 //	path:line:col: severity rule: message (Kind namespace/name)
 //
 // in the result's order, then a one-line summary.
-func Text(w io.Writer, res *lint.Result) error {
+func Text(w io.Writer, res *lint.Result) error { return text(w, res, Options{}) }
+
+func text(w io.Writer, res *lint.Result, opts Options) error {
 	var b strings.Builder
 	for _, f := range res.Findings {
 		if f.Suppressed != nil {
@@ -51,7 +65,7 @@ func Text(w io.Writer, res *lint.Result) error {
 		}
 		b.WriteByte('\n')
 	}
-	b.WriteString(Summary(res))
+	b.WriteString(summary(res, opts))
 	b.WriteByte('\n')
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -65,8 +79,16 @@ func plural(n int, one, many string) string {
 }
 
 // Summary is the closing line of the text format.
-func Summary(res *lint.Result) string {
+func Summary(res *lint.Result) string { return summary(res, Options{}) }
+
+func summary(res *lint.Result, opts Options) string {
 	if res.Files == 0 && res.Objects == 0 {
+		if len(res.ExcludedNamed) > 0 {
+			return "no files read: " + excludedNamed(res.ExcludedNamed)
+		}
+		if res.Excluded > 0 {
+			return fmt.Sprintf("no files read: the configuration's exclude patterns leave out the %s found", plural(res.Excluded, "file", "files"))
+		}
 		return "no files read: no .yaml, .yml or .json files found"
 	}
 	counts := fmt.Sprintf("%s, %s, %s", plural(res.Count(lint.SeverityError), "error", "errors"),
@@ -76,18 +98,43 @@ func Summary(res *lint.Result) string {
 		read = plural(res.Objects, "object", "objects") // lint --live: objects from the cluster
 	}
 	if n := len(res.Skipped); n > 0 {
-		read += fmt.Sprintf(" (%s skipped: not Kubernetes objects; -v names them)", plural(n, "document", "documents"))
+		hint := "; -v names them"
+		if opts.Verbose {
+			hint = ""
+		}
+		what := "not Kubernetes objects"
+		for _, s := range res.Skipped {
+			if strings.HasPrefix(s.Reason, "a Kustomize patch") {
+				what = "not Kubernetes objects, or Kustomize patches"
+				break
+			}
+		}
+		read += fmt.Sprintf(" (%s skipped: %s%s)", plural(n, "document", "documents"), what, hint)
 	}
 	if n := res.CountSuppressed(); n > 0 {
 		counts += fmt.Sprintf(", %d suppressed", n)
 	}
 	if res.Excluded > 0 {
-		read += fmt.Sprintf(" (%s excluded by configuration)", plural(res.Excluded, "file", "files"))
+		named := ""
+		if len(res.ExcludedNamed) > 0 {
+			named = ": " + excludedNamed(res.ExcludedNamed)
+		}
+		read += fmt.Sprintf(" (%s excluded by configuration%s)", plural(res.Excluded, "file", "files"), named)
 	}
 	if res.Objects == 0 && len(res.Findings) == 0 {
 		return fmt.Sprintf("%s: no Kubernetes objects found", plural(res.Files, "file", "files"))
 	}
 	return read + ": " + counts
+}
+
+// excludedNamed says which files named on the command line the
+// configuration left out, and by which pattern.
+func excludedNamed(ex []lint.Exclusion) string {
+	parts := make([]string, len(ex))
+	for i, e := range ex {
+		parts[i] = fmt.Sprintf("%s is excluded by %q in %s", e.File, e.Pattern, e.Config)
+	}
+	return strings.Join(parts, "; ")
 }
 
 // jsonReport is the -o json schema, version 1. Fields are only ever added.

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"sort"
@@ -18,6 +19,7 @@ func builtinTiers() []rules.Rule {
 		{ID: lint.RuleUnparsable, Severity: rules.SeverityError, Title: "Document is not valid YAML or JSON"},
 		{ID: lint.RuleDuplicateKey, Severity: rules.SeverityError, Title: "Key given twice; kubectl keeps only the last value"},
 		{ID: lint.RuleLimitExceeded, Severity: rules.SeverityError, Title: "File or document over an input limit; not linted"},
+		{ID: lint.RuleGenerateName, Severity: rules.SeverityInfo, Title: "Object named by generateName only; kubectl apply refuses it, kubectl create accepts it"},
 		{ID: lint.RuleIgnoreMisplaced, Severity: rules.SeverityWarning, Title: "Ignore annotation in the pod template, where it silences nothing"},
 		{ID: lint.RuleIgnoreUnknownRule, Severity: rules.SeverityWarning, Title: "Ignore annotation names a rule that does not exist"},
 		{ID: lint.RuleIgnoreNoReason, Severity: rules.SeverityWarning, Title: "Ignore annotation without a reason; nothing is ignored"},
@@ -32,8 +34,27 @@ func builtinTiers() []rules.Rule {
 	return out
 }
 
-// RuleList writes every rule: id, severity and title, sorted by id.
-func RuleList(w io.Writer, catalogue []rules.Rule) error {
+// RuleList writes every rule: id, severity and title, sorted by id, as a
+// table, or with format "json" as a JSON array of {id, severity, title}
+// (every -o format but json prints the table).
+func RuleList(w io.Writer, format string, catalogue []rules.Rule) error {
+	if format == "json" {
+		type entry struct {
+			ID       string `json:"id"`
+			Severity string `json:"severity"`
+			Title    string `json:"title"`
+		}
+		out := []entry{}
+		for _, r := range sortRules(append(builtinTiers(), catalogue...)) {
+			out = append(out, entry{ID: r.ID, Severity: string(r.Severity), Title: r.Title})
+		}
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(out); err != nil {
+			return fmt.Errorf("write rule list: %w", err)
+		}
+		return nil
+	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "RULE\tSEVERITY\tTITLE")
 	all := append(builtinTiers(), catalogue...)

@@ -83,6 +83,10 @@ var tierHelps = map[string]tierHelp{
 		description: "A mapping gives the same key twice. kubectl silently keeps only the last value, so the first never reaches the API server; it is always a mistake.",
 		remediation: "Remove one of the two keys, keeping the value you meant.",
 	},
+	lint.RuleGenerateName: {
+		description: "The object has metadata.generateName and no metadata.name. kubectl apply needs a name to find the live object, and refuses it (\"cannot use generate name with apply\"); kubectl create accepts it, and the API server picks the name.",
+		remediation: "Create the object with kubectl create, or give it a metadata.name to manage it with kubectl apply.",
+	},
 	apicheck.RuleUnknownField: {
 		title:       "Unknown field, rejected by strict decoding",
 		description: "Strict decoding (kubectl's default --validate=strict) rejects a field the API does not define, such as a misspelled replicas. Like the API server, lint reports no validation findings for the object until the field is fixed.",

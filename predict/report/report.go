@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 	"time"
 
@@ -68,9 +69,7 @@ func Text(w io.Writer, res *runner.Result, chart bool) error {
 		}
 		writePrediction(b, p, chart)
 	}
-	for _, s := range res.Skipped {
-		fmt.Fprintf(b, "%s:%d:%d: %s: skipped: %s\n", s.File, s.Pos.Line, s.Pos.Column, s.Ref, s.Reason)
-	}
+	writeSkipped(b, res.Skipped)
 	for _, p := range res.Problems {
 		fmt.Fprintf(b, "%s:%d:%d: error: %s\n", p.File, p.Pos.Line, p.Pos.Column, p.Message)
 	}
@@ -79,6 +78,46 @@ func Text(w io.Writer, res *runner.Result, chart bool) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeSkipped writes one line per reason objects were skipped: the object
+// itself when it is the only one, else how many of each kind, from the
+// first one's position (a Helm chart's ServiceAccounts, ConfigMaps and
+// Services would otherwise each repeat the list of kinds predict models).
+// -o json lists every object.
+func writeSkipped(b *strings.Builder, skipped []runner.SkippedObject) {
+	var reasons []string
+	byReason := map[string][]runner.SkippedObject{}
+	for _, s := range skipped {
+		if _, ok := byReason[s.Reason]; !ok {
+			reasons = append(reasons, s.Reason)
+		}
+		byReason[s.Reason] = append(byReason[s.Reason], s)
+	}
+	for _, r := range reasons {
+		group := byReason[r]
+		first := group[0]
+		if len(group) == 1 {
+			fmt.Fprintf(b, "%s:%d:%d: %s: skipped: %s\n", first.File, first.Pos.Line, first.Pos.Column, first.Ref, r)
+			continue
+		}
+		var kinds []string
+		count := map[string]int{}
+		for _, s := range group {
+			kind, _, _ := strings.Cut(s.Ref, " ")
+			if count[kind] == 0 {
+				kinds = append(kinds, kind)
+			}
+			count[kind]++
+		}
+		sort.Strings(kinds)
+		parts := make([]string, len(kinds))
+		for i, k := range kinds {
+			parts[i] = fmt.Sprintf("%d %s", count[k], k)
+		}
+		fmt.Fprintf(b, "%s:%d:%d: %d objects skipped (%s; -o json lists them): %s\n", first.File, first.Pos.Line, first.Pos.Column,
+			len(group), strings.Join(parts, ", "), r)
+	}
 }
 
 func location(p runner.Prediction) string {

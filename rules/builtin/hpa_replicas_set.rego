@@ -34,7 +34,7 @@ findings contains f if {
 	f := {
 		"msg": sprintf(
 			"%s %s sets spec.replicas %v, but it is scaled by %s: every apply resets the count to %v and the autoscaler then changes it back, scaling the pods twice%s",
-			[input.object.kind, input.object.metadata.name, replicas, ranges(hpas), replicas, rollout],
+			[input.object.kind, lib.display_name, replicas, ranges(hpas), replicas, rollout],
 		),
 		"path": "spec.replicas",
 	}

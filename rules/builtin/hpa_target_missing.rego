@@ -6,7 +6,8 @@
 #   that kind and name in the namespace, the target is defined elsewhere, not
 #   created yet, or misspelled; until it exists the autoscaler reports
 #   FailedGetScale and does nothing. Reported as information, with any object
-#   of another scalable kind that has the target's name.
+#   of another scalable kind that has the target's name, and the object of the
+#   target's kind whose name is a few edits away (web-stabel for web-stable).
 # custom:
 #   id: hpa/target-missing
 #   severity: info
@@ -27,12 +28,19 @@ findings contains f if {
 	not lib.index.objects[key]
 	f := {
 		"msg": sprintf(
-			"HorizontalPodAutoscaler %s scales %s %s, which the input does not hold in namespace %s%s",
-			[input.object.metadata.name, ref.kind, ref.name, input.namespace, same_name(ref)],
+			"HorizontalPodAutoscaler %s scales %s %s, which the input does not hold in namespace %s%s%s",
+			[lib.display_name, ref.kind, ref.name, input.namespace, same_name(ref), did_you_mean],
 		),
 		"path": "spec.scaleTargetRef",
 	}
 }
+
+# did_you_mean names the object of the target's kind whose name is a few
+# edits away from the target's (the inventory's did_you_mean,
+# rules/relations.go): a misspelled scaleTargetRef.name.
+did_you_mean := sprintf("; did you mean %s?", [xref.entry(input.key).did_you_mean.name]) if {
+	xref.entry(input.key).did_you_mean.name
+} else := ""
 
 # same_name names objects of another scalable kind with the target's name: a
 # wrong kind in scaleTargetRef.

@@ -19,6 +19,7 @@
 #   remediation: Remove spec.manualSelector and spec.selector so that the API server generates a unique selector, unless the Job is meant to adopt an orphaned Job's pods.
 package kubectl_workload.rules.job_manual_selector
 
+import data.kubectl_workload.lib
 import data.kubectl_workload.lib.xref
 import rego.v1
 
@@ -29,7 +30,7 @@ findings contains f if {
 	f := {
 		"msg": sprintf(
 			"Job %s sets manualSelector, so its selector %s is used as written instead of a generated, unique one: the Job adopts any orphaned pod it matches, counts it as its own and may delete it, and the Job documentation warns that pods of other Jobs with a matching selector can be counted as this Job's%s",
-			[input.object.metadata.name, xref.format_selector(sel), others(sel)],
+			[lib.display_name, xref.format_selector(sel), others(sel)],
 		),
 		"path": "spec.manualSelector",
 	}

@@ -17,6 +17,7 @@
 #   remediation: Set spec.ttlSecondsAfterFinished (for example 86400, a day, to keep the logs for a while) or run the Job from a CronJob.
 package kubectl_workload.rules.job_no_ttl
 
+import data.kubectl_workload.lib
 import rego.v1
 
 findings contains f if {
@@ -28,7 +29,7 @@ findings contains f if {
 	f := {
 		"msg": sprintf(
 			"Job %s has no ttlSecondsAfterFinished and no CronJob owner: once finished it stays, with its pods, until someone deletes it",
-			[object.get(input.object, ["metadata", "name"], "")],
+			[lib.display_name],
 		),
 		"path": "spec",
 	}

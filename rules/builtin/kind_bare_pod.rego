@@ -14,6 +14,7 @@
 #   remediation: Run the pod from a controller, such as a Deployment (or a StatefulSet for stable identity and storage, a DaemonSet for one per node), or a Job for a task that runs to completion.
 package kubectl_workload.rules.kind_bare_pod
 
+import data.kubectl_workload.lib
 import rego.v1
 
 findings contains f if {
@@ -23,7 +24,7 @@ findings contains f if {
 	f := {
 		"msg": sprintf(
 			"Pod %s has no ownerReferences: no controller replaces it when it is deleted, evicted or its node fails, and it is not rescheduled elsewhere; run it from a %s",
-			[object.get(input.object, ["metadata", "name"], ""), suggestion],
+			[lib.display_name, suggestion],
 		),
 		"path": "kind",
 	}

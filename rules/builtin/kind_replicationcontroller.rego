@@ -14,6 +14,7 @@
 #   remediation: Replace the ReplicationController with an apps/v1 Deployment (same pod template, spec.selector.matchLabels with the same labels).
 package kubectl_workload.rules.kind_replicationcontroller
 
+import data.kubectl_workload.lib
 import rego.v1
 
 findings contains f if {
@@ -22,7 +23,7 @@ findings contains f if {
 	f := {
 		"msg": sprintf(
 			"ReplicationController %s with replicas %d: use a Deployment, which manages ReplicaSets and rolls out template changes declaratively; kubectl rolling-update, the way to update a ReplicationController, was removed",
-			[object.get(input.object, ["metadata", "name"], ""), object.get(input.defaulted, ["spec", "replicas"], 1)],
+			[lib.display_name, object.get(input.defaulted, ["spec", "replicas"], 1)],
 		),
 		"path": "kind",
 	}

@@ -33,7 +33,7 @@ findings contains f if {
 	f := {
 		"msg": sprintf(
 			"PodDisruptionBudget %s has no selector: in policy/v1 a budget without a selector selects no pods, so it protects nothing in namespace %s (an empty selector, {}, would select every pod there)",
-			[input.object.metadata.name, input.namespace],
+			[lib.display_name, input.namespace],
 		),
 		"path": "spec",
 	}
@@ -51,7 +51,7 @@ findings contains f if {
 	f := {
 		"msg": sprintf(
 			"PodDisruptionBudget %s selects %s, which matches no pod template or Pod of the %s in namespace %s, so it protects nothing; it was probably meant for %s",
-			[input.object.metadata.name, xref.format_selector(sel), xref.quantity(xref.workload_count, "workload"), input.namespace, xref.describe_intended(intended)],
+			[lib.display_name, xref.format_selector(sel), xref.quantity(xref.workload_count, "workload"), input.namespace, xref.describe_intended(intended)],
 		),
 		"path": "spec.selector",
 	}

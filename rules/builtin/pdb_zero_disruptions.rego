@@ -21,10 +21,11 @@
 #   remediation: Allow at least one eviction, with maxUnavailable set to 1 (or a percentage above 0) or with minAvailable below the number of replicas.
 package kubectl_workload.rules.pdb_zero_disruptions
 
+import data.kubectl_workload.lib
 import data.kubectl_workload.lib.xref
 import rego.v1
 
-name := input.object.metadata.name
+name := lib.display_name
 
 sel := xref.selector_of(input.object)
 

@@ -54,11 +54,45 @@ test_silent_for_shared_label_only if {
 	count(findings_for(service("alertmanager-main", sel), [exporter])) == 0
 }
 
+# A label the pod template does not set at all may be set at run time by an
+# operator: reported as information, saying so.
 test_missing_label_on_the_template if {
 	fs := findings_for(service("api", {"app": "web", "tier": "frontend", "track": "stable"}), [web])
 	count(fs) == 1
 	some f in fs
-	contains(f.msg, "meant for Deployment web")
+	f.severity == "info"
+	contains(f.msg, "Deployment web carries every label of it but track, which its pod template does not set")
+}
+
+# Issue 18: a database operator labels its primary pod role=primary.
+test_operator_label_is_info if {
+	db := object.union(h.deployment("postgres", {"app": "postgres"}, 3), {"kind": "StatefulSet"})
+	fs := findings_for(service("postgres-primary", {"app": "postgres", "role": "primary"}), [db])
+	count(fs) == 1
+	some f in fs
+	f.severity == "info"
+	contains(f.msg, "StatefulSet postgres carries every label of it but role")
+}
+
+# A label the StatefulSet controller adds to each pod: a Service per pod.
+test_controller_label_is_silent if {
+	db := object.union(h.deployment("db", {"app": "db"}, 3), {"kind": "StatefulSet"})
+	count(findings_for(service("db-0", {"app": "db", "statefulset.kubernetes.io/pod-name": "db-0"}), [db])) == 0
+}
+
+# Issue 18: a one-label selector whose value is a few edits away from a
+# workload's: "did you mean".
+test_did_you_mean_label_value if {
+	checkout := h.deployment("checkout", {"app.kubernetes.io/name": "checkout"}, 2)
+	inv := h.inventory([checkout, {
+		"kind": "Service", "apiVersion": "v1", "name": "shop", "selector": {"matchLabels": {"app.kubernetes.io/name": "chekout"}},
+		"did_you_mean": {"label": "app.kubernetes.io/name=checkout", "key": "Deployment/checkout"},
+	}])
+	fs := service_no_matching_workload.findings with input as h.with_ns(service("shop", {"app.kubernetes.io/name": "chekout"}))
+		with data.kubectl_workload.inventory as inv
+	count(fs) == 1
+	some f in fs
+	contains(f.msg, "did you mean app.kubernetes.io/name=checkout, as Deployment checkout has?")
 }
 
 test_selectorless_services_are_not_checked if {

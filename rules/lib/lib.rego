@@ -108,3 +108,15 @@ walk_has(obj, path) if {
 	count(path) > 0
 	object.get(obj, path, null) != null
 }
+
+# display_name is the input object's name for messages: metadata.name, or for
+# an object whose name the API server generates at creation
+# (metadata.generateName: a Job run with kubectl create) the prefix and "*",
+# as lint names such an object; "" when it has neither.
+display_name := n if {
+	n := object.get(input.object, ["metadata", "name"], "")
+	n != ""
+} else := sprintf("%s*", [g]) if {
+	g := object.get(input.object, ["metadata", "generateName"], "")
+	g != ""
+} else := ""

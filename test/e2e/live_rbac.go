@@ -153,16 +153,24 @@ func VerbCounts(events []AuditEvent) []string {
 	return out
 }
 
-// readOnlyRules grants get, list and watch on each group's resources.
-func readOnlyRules(resourcesByGroup map[string][]string) []rbacv1.PolicyRule {
-	groups := make([]string, 0, len(resourcesByGroup))
-	for g := range resourcesByGroup {
-		groups = append(groups, g)
+// viewClusterRole is the built-in ClusterRole whose rules the API server aggregates into
+// the view role (and so into edit and admin): what nearly every read-only user holds.
+const viewClusterRole = "system:aggregate-to-view"
+
+// viewRules reads the rules of viewClusterRole from the cluster's API server, so that the
+// tests run as a user holding exactly what this Kubernetes version's view role grants, not
+// a role written for the tests.
+func viewRules(ctx context.Context, c *Cluster) ([]rbacv1.PolicyRule, error) {
+	cs, err := kubernetes.NewForConfig(c.RESTConfig())
+	if err != nil {
+		return nil, fmt.Errorf("read %s: clientset: %w", viewClusterRole, err)
 	}
-	sort.Strings(groups)
-	var rules []rbacv1.PolicyRule
-	for _, g := range groups {
-		rules = append(rules, rbacv1.PolicyRule{APIGroups: []string{g}, Resources: resourcesByGroup[g], Verbs: ReadVerbs})
+	role, err := cs.RbacV1().ClusterRoles().Get(ctx, viewClusterRole, metav1.GetOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", viewClusterRole, err)
 	}
-	return rules
+	if len(role.Rules) == 0 {
+		return nil, fmt.Errorf("%s has no rules", viewClusterRole)
+	}
+	return role.Rules, nil
 }
