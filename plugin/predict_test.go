@@ -72,6 +72,12 @@ func TestPredictGolden(t *testing.T) {
 		// Created workloads (issue 16, item 12): no "(unchanged)" revision, no deletion notes.
 		{name: "predict-statefulset-created-parallel.txt", args: []string{"-f", dir + "sts-parallel.yaml"}, wantExit: 0},
 		{name: "predict-daemonset-created.txt", args: []string{"-f", dir + "ds-new.yaml", "--nodes", "2"}, wantExit: 0},
+		// Pictures reviewed as PNG renders (rsvg-convert) (issue 16, item 6): pods drawn at every
+		// change between events, StatefulSets and DaemonSets reaching full availability,
+		// settings with their values, wrapped subtitles, headroom above the peak.
+		{name: "predict-statefulset.svg", args: []string{"-f", dir + "sts-new.yaml", "--from", dir + "sts-old.yaml", "-o", "svg"}, wantExit: 0},
+		{name: "predict-daemonset.svg", args: []string{"-f", dir + "ds-new.yaml", "--from", dir + "ds-old.yaml", "--nodes", "5", "-o", "svg"}, wantExit: 0},
+		{name: "predict-state-scale.svg", args: []string{"--state", dir + "state.yaml", "--replicas", "8", "-o", "svg"}, wantExit: 0},
 		{name: "predict-batch.svg", args: []string{"-f", dir + "job.yaml", "-f", dir + "cronjob.yaml", "--now", "2026-03-08T05:40:00Z", "-o", "svg"}, wantExit: 0},
 	}
 	for _, tt := range tests {

@@ -110,7 +110,7 @@ func Simulate(in Input) (*Plan, error) {
 	if maxEvents == 0 {
 		maxEvents = defaultMaxEvents
 	}
-	return Drive(w, maxEvents)
+	return Drive(Recording(w, w.sizes, func() time.Duration { return w.now.Sub(w.start) }), maxEvents)
 }
 
 // Advance moves the clock to t: a requeued sync due by then is consumed, pod transitions are

@@ -126,7 +126,7 @@ func Simulate(in Input) (*predict.Plan, error) {
 	if maxEvents == 0 {
 		maxEvents = defaultMaxEvents
 	}
-	return predict.Drive(w, maxEvents)
+	return predict.Drive(predict.Recording(w, w.sizes, func() time.Duration { return w.now.Sub(w.start) }), maxEvents)
 }
 
 // Advance moves the clock to t and applies the pod transitions due.
