@@ -78,6 +78,9 @@ func TestPredictGolden(t *testing.T) {
 		{name: "predict-statefulset.svg", args: []string{"-f", dir + "sts-new.yaml", "--from", dir + "sts-old.yaml", "-o", "svg"}, wantExit: 0},
 		{name: "predict-daemonset.svg", args: []string{"-f", dir + "ds-new.yaml", "--from", dir + "ds-old.yaml", "--nodes", "5", "-o", "svg"}, wantExit: 0},
 		{name: "predict-state-scale.svg", args: []string{"--state", dir + "state.yaml", "--replicas", "8", "-o", "svg"}, wantExit: 0},
+		// What happens next, with no change (issue 16, item 10): the rollout in progress finishes.
+		{name: "predict-state-next.txt", args: []string{"--state", dir + "state.yaml"}, wantExit: 0},
+		{name: "predict-state-next-named.txt", args: []string{"--state", dir + "state.yaml", "deployment/web"}, wantExit: 0},
 		{name: "predict-batch.svg", args: []string{"-f", dir + "job.yaml", "-f", dir + "cronjob.yaml", "--now", "2026-03-08T05:40:00Z", "-o", "svg"}, wantExit: 0},
 	}
 	for _, tt := range tests {

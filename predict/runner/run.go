@@ -206,8 +206,10 @@ func Run(ctx context.Context, req Request) (*Result, error) {
 		return res, nil
 	}
 	if len(req.Files) == 0 {
-		if req.WhatIf.Empty() {
-			return nil, errors.New("nothing to predict: give new manifests with -f, or a change (--image, --replicas, --undo, --resume, --restart)")
+		// Without a change, a state (or a Deployment named in the cluster) predicts what happens
+		// next: how a rollout in progress finishes.
+		if req.WhatIf.Empty() && state == nil && len(req.Targets) == 0 {
+			return nil, errors.New("nothing to predict: give new manifests with -f, a change (--image, --replicas, --undo, --resume, --restart), or a state (--state, or deployment/NAME in the cluster) to see what happens next")
 		}
 		if state == nil && req.Fetch == nil {
 			return nil, errors.New("a change without -f needs the current state: give --state, or name a Deployment in the cluster")
@@ -215,6 +217,21 @@ func Run(ctx context.Context, req Request) (*Result, error) {
 		targets := req.Targets
 		if len(targets) == 0 && state == nil {
 			return nil, errors.New("a change without -f needs a Deployment: name it as deployment/NAME")
+		}
+		if len(targets) == 0 && req.WhatIf.Empty() {
+			// What happens next to every Deployment of the state.
+			for _, d := range state.Deployments {
+				targets = append(targets, Target{Namespace: d.Namespace, Name: d.Name})
+			}
+			sort.Slice(targets, func(i, j int) bool {
+				if targets[i].Namespace != targets[j].Namespace {
+					return targets[i].Namespace < targets[j].Namespace
+				}
+				return targets[i].Name < targets[j].Name
+			})
+			if len(targets) == 0 {
+				return nil, fmt.Errorf("state %s holds no Deployment: nothing to predict", state.Source)
+			}
 		}
 		if len(targets) == 0 {
 			if len(state.Deployments) != 1 {
@@ -533,6 +550,9 @@ func predictFromState(req Request, state *predict.State, cur, next *apps.Deploym
 	baseline := fmt.Sprintf("%s: %d ReplicaSets", state.Source, len(states))
 	if len(states) == 1 {
 		baseline = fmt.Sprintf("%s: 1 ReplicaSet", state.Source)
+	}
+	if next == nil && req.WhatIf.Empty() {
+		baseline += "; no change: what happens next"
 	}
 	in := predict.Input{Deployment: d, ReplicaSets: states, Start: start}
 	return simulate(req, in, d, baseline, notes, state, cur)
