@@ -91,9 +91,11 @@ type Request struct {
 	Failure job.FailureModel
 }
 
-// Target names a Deployment, or with Kind a ReplicaSet or ReplicationController.
+// Target names a Deployment, or with Kind a StatefulSet, DaemonSet, ReplicaSet or
+// ReplicationController.
 type Target struct {
-	// Kind is "" (a Deployment), KindReplicaSet or KindReplicationController.
+	// Kind is "" (a Deployment), "StatefulSet", "DaemonSet", KindReplicaSet or
+	// KindReplicationController.
 	Kind      string
 	Namespace string
 	Name      string
@@ -199,7 +201,7 @@ func Run(ctx context.Context, req Request) (*Result, error) {
 		res.Problems = append(res.Problems, oldSet.Problems...)
 	}
 	checker := apicheck.New()
-	if len(req.Files) == 0 && len(req.Targets) > 0 && req.Targets[0].Kind != "" {
+	if len(req.Files) == 0 && len(req.Targets) > 0 && (req.Targets[0].Kind == KindReplicaSet || req.Targets[0].Kind == KindReplicationController) {
 		if err := scaleDownTargets(ctx, req, state, res, ns); err != nil {
 			return nil, err
 		}
@@ -245,6 +247,14 @@ func Run(ctx context.Context, req Request) (*Result, error) {
 			explicit := t.Namespace != "" || req.NamespaceExplicit
 			if t.Namespace == "" {
 				t.Namespace = ns
+			}
+			if setKind(t.Kind) {
+				p, err := predictSetChange(ctx, req, checker, state, t, explicit)
+				if err != nil {
+					return nil, err
+				}
+				res.Predictions = append(res.Predictions, p)
+				continue
 			}
 			resolved, note, err := resolveNamespace(st, "Deployment", t.Namespace, t.Name, explicit)
 			if err != nil {
@@ -440,6 +450,7 @@ func loadState(req Request, res *Result) (*predict.State, error) {
 	merged.DaemonSets = append(append([]*apps.DaemonSet(nil), state.DaemonSets...), dump.DaemonSets...)
 	merged.Pods = append(append([]*v1.Pod(nil), state.Pods...), dump.Pods...)
 	merged.Nodes = append(append([]*v1.Node(nil), state.Nodes...), dump.Nodes...)
+	merged.ControllerRevisions = append(append([]*apps.ControllerRevision(nil), state.ControllerRevisions...), dump.ControllerRevisions...)
 	return &merged, nil
 }
 
