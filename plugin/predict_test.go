@@ -85,6 +85,8 @@ func TestPredictGolden(t *testing.T) {
 		{name: "predict-sts-state-undo.txt", args: []string{"--state", dir + "sts-state.json", "statefulset/db", "--undo"}, wantExit: 0},
 		{name: "predict-sts-state-image.txt", args: []string{"--state", dir + "sts-state.json", "sts", "db", "--image", "db=postgres:18"}, wantExit: 0},
 		{name: "predict-sts-state-restart.txt", args: []string{"--state", dir + "sts-state.json", "statefulset/db", "--restart"}, wantExit: 0},
+		{name: "predict-ds-state-undo.txt", args: []string{"--state", dir + "ds-state.json", "daemonset/agent", "--undo"}, wantExit: 0},
+		{name: "predict-ds-state-image.txt", args: []string{"--state", dir + "ds-state.json", "ds/agent", "--image", "agent=agent:3"}, wantExit: 0},
 		{name: "predict-batch.svg", args: []string{"-f", dir + "job.yaml", "-f", dir + "cronjob.yaml", "--now", "2026-03-08T05:40:00Z", "-o", "svg"}, wantExit: 0},
 	}
 	for _, tt := range tests {
@@ -180,6 +182,7 @@ func TestPredictUsageErrors(t *testing.T) {
 		{name: "sts undo to a missing revision", args: []string{"--state", "testdata/predict/sts-state.json", "statefulset/db", "--undo", "--to-revision", "7"},
 			want: "statefulset default/db: unable to find specified revision 7 in history"},
 		{name: "sts resume", args: []string{"--state", "testdata/predict/sts-state.json", "statefulset/db", "--resume"}, want: "--resume applies to Deployments"},
+		{name: "ds replicas", args: []string{"--state", "testdata/predict/ds-state.json", "daemonset/agent", "--replicas", "4"}, want: "a DaemonSet runs one pod per eligible node and has no replicas"},
 		{name: "negative run-for", args: []string{"-f", "testdata/predict/job.yaml", "--run-for", "-1s"}, want: "--run-for must not be negative"},
 		{name: "fail-first and fail-rate", args: []string{"-f", "testdata/predict/job.yaml", "--fail-first", "1", "--fail-rate", "0.5"}, want: "--fail-first or --fail-rate, not both"},
 		{name: "fail-rate above 1", args: []string{"-f", "testdata/predict/job.yaml", "--fail-rate", "1.5"}, want: "--fail-rate 1.5: want a probability from 0 to 1"},
