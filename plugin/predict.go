@@ -114,7 +114,9 @@ The starting point is one of:
   (nothing)         a Deployment created from scratch
 
 Instead of -f, a change can be described as kubectl would make it, on top of the
-state: --image, --replicas, --undo [--to-revision], --resume, --restart.
+state: --image, --replicas, --undo [--to-revision], --resume, --restart, for
+deployment/NAME, and (but --resume) statefulset/NAME and daemonset/NAME (--undo by
+ControllerRevision). With no change, the state shows what happens next.
 
 The new manifest first goes through the API server's validation (an update of the
 old object when there is one, so a changed selector is refused as the server
