@@ -22,13 +22,12 @@ func setKind(kind string) bool { return kind == "StatefulSet" || kind == "Daemon
 // changed object goes through predictSet as a new manifest over the stored one, as kubectl
 // would update it.
 func predictSetChange(ctx context.Context, req Request, checker *apicheck.Checker, state *predict.State, t Target, explicit bool) (Prediction, error) {
-	ref := strings.ToLower(t.Kind) + " " + t.Namespace + "/" + t.Name
 	resolved, nsNote, err := resolveNamespace(state, t.Kind, t.Namespace, t.Name, explicit)
 	if err != nil {
 		return Prediction{}, err
 	}
 	t.Namespace = resolved
-	ref = strings.ToLower(t.Kind) + " " + t.Namespace + "/" + t.Name
+	ref := strings.ToLower(t.Kind) + " " + t.Namespace + "/" + t.Name
 	lookup := func(st *predict.State) metav1.Object {
 		if st == nil {
 			return nil
