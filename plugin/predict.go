@@ -116,7 +116,9 @@ The starting point is one of:
   (nothing)         a Deployment created from scratch
 
 Instead of -f, a change can be described as kubectl would make it, on top of the
-state: --image, --replicas, --undo [--to-revision], --resume, --restart.
+state: --image, --replicas, --undo [--to-revision], --resume, --restart, for
+deployment/NAME, and (but --resume) statefulset/NAME and daemonset/NAME (--undo by
+ControllerRevision). With no change, the state shows what happens next.
 
 The new manifest first goes through the API server's validation (an update of the
 old object when there is one, so a changed selector is refused as the server
@@ -354,15 +356,19 @@ func parseTargets(args []string, namespace string) ([]runner.Target, error) {
 		var kind string
 		switch strings.ToLower(typ) {
 		case "deployment", "deployments", "deploy", "deployment.apps", "deployments.apps":
+		case "statefulset", "statefulsets", "sts", "statefulset.apps", "statefulsets.apps":
+			kind = "StatefulSet"
+		case "daemonset", "daemonsets", "ds", "daemonset.apps", "daemonsets.apps":
+			kind = "DaemonSet"
 		case "replicaset", "replicasets", "rs", "replicaset.apps", "replicasets.apps":
 			kind = runner.KindReplicaSet
 		case "replicationcontroller", "replicationcontrollers", "rc":
 			kind = runner.KindReplicationController
 		default:
-			return nil, fmt.Errorf("argument %q: predict models Deployments (and ReplicaSets and ReplicationControllers scaled down) by name, not %s; give other kinds with -f", args[i], typ)
+			return nil, fmt.Errorf("argument %q: predict models Deployments, StatefulSets and DaemonSets (and ReplicaSets and ReplicationControllers scaled down) by name, not %s; give other kinds with -f", args[i], typ)
 		}
-		if len(targets) > 0 && (targets[0].Kind == "") != (kind == "") {
-			return nil, fmt.Errorf("argument %q: name Deployments, or ReplicaSets and ReplicationControllers, not both", args[i])
+		if len(targets) > 0 && scaleDownTarget(targets[0].Kind) != scaleDownTarget(kind) {
+			return nil, fmt.Errorf("argument %q: name Deployments, StatefulSets and DaemonSets, or ReplicaSets and ReplicationControllers, not both", args[i])
 		}
 		targets = append(targets, runner.Target{Kind: kind, Namespace: namespace, Name: name})
 	}
@@ -433,10 +439,16 @@ func (o *PredictOptions) validateBatch() error {
 	case o.Runs > maxRuns:
 		return fmt.Errorf("--runs %d: at most %d", o.Runs, maxRuns)
 	}
-	if t := o.request.Targets; len(t) > 0 && t[0].Kind != "" && o.request.WhatIf.Replicas == nil {
+	if t := o.request.Targets; len(t) > 0 && scaleDownTarget(t[0].Kind) && o.request.WhatIf.Replicas == nil {
 		return fmt.Errorf("%s/%s: a scale-down needs --replicas N", strings.ToLower(t[0].Kind), t[0].Name)
 	}
 	return nil
+}
+
+// scaleDownTarget reports whether a target's kind is scaled down (a ReplicaSet or
+// ReplicationController) rather than rolled out.
+func scaleDownTarget(kind string) bool {
+	return kind == runner.KindReplicaSet || kind == runner.KindReplicationController
 }
 
 // rolloutKinds are the kinds whose rollout predict simulates.
@@ -463,12 +475,12 @@ var flagKinds = []struct {
 	{"terminate-after", rolloutKinds},
 	{"nodes", []string{"DaemonSet"}},
 	{"nodes-file", []string{"DaemonSet"}},
-	{"image", []string{"Deployment"}},
-	{"undo", []string{"Deployment"}},
-	{"to-revision", []string{"Deployment"}},
+	{"image", rolloutKinds},
+	{"undo", rolloutKinds},
+	{"to-revision", rolloutKinds},
 	{"resume", []string{"Deployment"}},
-	{"restart", []string{"Deployment"}},
-	{"replicas", []string{"Deployment", runner.KindReplicaSet, runner.KindReplicationController}},
+	{"restart", rolloutKinds},
+	{"replicas", []string{"Deployment", "StatefulSet", runner.KindReplicaSet, runner.KindReplicationController}},
 }
 
 // checkFlagsApply refuses a flag given for kinds that none of the predictions has: it would

@@ -3,6 +3,7 @@ package plugin
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	apps "k8s.io/api/apps/v1"
@@ -10,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubectl-workload/kubectl-workload/live"
 	"github.com/kubectl-workload/kubectl-workload/predict"
@@ -87,6 +89,13 @@ func listSelected[T any](ctx context.Context, c *live.Client, k live.Kind, names
 
 // fetchSet reads a StatefulSet or DaemonSet, the pods its selector matches, and for a
 // DaemonSet every node.
+// controllerRevisionsKind addresses apps/v1 ControllerRevisions, the history of StatefulSets
+// and DaemonSets.
+var controllerRevisionsKind = live.Kind{
+	GVR: schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "controllerrevisions"},
+	GVK: schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "ControllerRevision"},
+}
+
 func fetchSet(ctx context.Context, c *live.Client, now func() time.Time, kind, namespace, name string) (*predict.State, error) {
 	k, ok := live.KindFor("apps", kind)
 	if !ok {
@@ -112,6 +121,15 @@ func fetchSet(ctx context.Context, c *live.Client, now func() time.Time, kind, n
 		}
 	default:
 		return nil, fmt.Errorf("predict reads Deployments, StatefulSets and DaemonSets, not %s", kind)
+	}
+	// The history --undo rolls back to: the controller labels its revisions with the selector's
+	// labels.
+	sel, err := metav1.LabelSelectorAsSelector(selector)
+	if err != nil {
+		return nil, fmt.Errorf("context %q: %s %s/%s: selector: %w", c.Context, strings.ToLower(kind), namespace, name, err)
+	}
+	if state.ControllerRevisions, err = listSelected[apps.ControllerRevision](ctx, c, controllerRevisionsKind, namespace, sel.String()); err != nil {
+		return nil, err
 	}
 	return withPods(ctx, c, state, kind, namespace, name, selector)
 }

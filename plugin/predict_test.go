@@ -83,6 +83,21 @@ func TestPredictGolden(t *testing.T) {
 		// Created workloads (issue 16, item 12): no "(unchanged)" revision, no deletion notes.
 		{name: "predict-statefulset-created-parallel.txt", args: []string{"-f", dir + "sts-parallel.yaml"}, wantExit: 0},
 		{name: "predict-daemonset-created.txt", args: []string{"-f", dir + "ds-new.yaml", "--nodes", "2"}, wantExit: 0},
+		// Pictures reviewed as PNG renders (rsvg-convert) (issue 16, item 6): pods drawn at every
+		// change between events, StatefulSets and DaemonSets reaching full availability,
+		// settings with their values, wrapped subtitles, headroom above the peak.
+		{name: "predict-statefulset.svg", args: []string{"-f", dir + "sts-new.yaml", "--from", dir + "sts-old.yaml", "-o", "svg"}, wantExit: 0},
+		{name: "predict-daemonset.svg", args: []string{"-f", dir + "ds-new.yaml", "--from", dir + "ds-old.yaml", "--nodes", "5", "-o", "svg"}, wantExit: 0},
+		{name: "predict-state-scale.svg", args: []string{"--state", dir + "state.yaml", "--replicas", "8", "-o", "svg"}, wantExit: 0},
+		// What happens next, with no change (issue 16, item 10): the rollout in progress finishes.
+		{name: "predict-state-next.txt", args: []string{"--state", dir + "state.yaml"}, wantExit: 0},
+		{name: "predict-state-next-named.txt", args: []string{"--state", dir + "state.yaml", "deployment/web"}, wantExit: 0},
+		// What-ifs for StatefulSets by ControllerRevision (issue 16, item 9).
+		{name: "predict-sts-state-undo.txt", args: []string{"--state", dir + "sts-state.json", "statefulset/db", "--undo"}, wantExit: 0},
+		{name: "predict-sts-state-image.txt", args: []string{"--state", dir + "sts-state.json", "sts", "db", "--image", "db=postgres:18"}, wantExit: 0},
+		{name: "predict-sts-state-restart.txt", args: []string{"--state", dir + "sts-state.json", "statefulset/db", "--restart"}, wantExit: 0},
+		{name: "predict-ds-state-undo.txt", args: []string{"--state", dir + "ds-state.json", "daemonset/agent", "--undo"}, wantExit: 0},
+		{name: "predict-ds-state-image.txt", args: []string{"--state", dir + "ds-state.json", "ds/agent", "--image", "agent=agent:3"}, wantExit: 0},
 		{name: "predict-batch.svg", args: []string{"-f", dir + "job.yaml", "-f", dir + "cronjob.yaml", "--now", "2026-03-08T05:40:00Z", "-o", "svg"}, wantExit: 0},
 	}
 	for _, tt := range tests {
@@ -145,7 +160,7 @@ func TestPredictUsageErrors(t *testing.T) {
 		{name: "two baselines", args: []string{"-f", "x.yaml", "--from", "a.yaml", "--state", "b.yaml"}, want: "at most one of"},
 		{name: "bad image", args: []string{"--state", "testdata/predict/state.yaml", "--image", "nginx"}, want: "want NAME=IMAGE"},
 		{name: "unknown container", args: []string{"--state", "testdata/predict/state.yaml", "--image", "db=postgres"}, want: `unable to find container named "db"`},
-		{name: "not a deployment", args: []string{"--state", "testdata/predict/state.yaml", "statefulset/web", "--replicas", "2"}, want: "predict models Deployments"},
+		{name: "not a workload", args: []string{"--state", "testdata/predict/state.yaml", "job/web", "--replicas", "2"}, want: "predict models Deployments, StatefulSets and DaemonSets"},
 		{name: "missing deployment", args: []string{"--state", "testdata/predict/state.yaml", "deployment/api", "--replicas", "2"}, want: "deployment default/api: not found in testdata/predict/state.yaml"},
 		{name: "two namespaces", args: []string{"--state", "testdata/predict/state-shop.yaml", "--state", "testdata/predict/state-staging.yaml", "-f", "testdata/predict/new.yaml"},
 			want: "deployment/web: not in namespace default of [testdata/predict/state-shop.yaml testdata/predict/state-staging.yaml], but in namespaces shop, staging: name one with -n"},
@@ -175,6 +190,10 @@ func TestPredictUsageErrors(t *testing.T) {
 		{name: "next with a Job", args: []string{"-f", "testdata/predict/job.yaml", "--next", "3"}, want: "--next applies to CronJobs"},
 		{name: "last schedule after now", args: []string{"-f", "testdata/predict/cronjob.yaml", "--now", "2026-03-09T05:00:00Z", "--last-schedule", "2026-03-09T06:00:00Z"},
 			want: "--last-schedule 2026-03-09T06:00:00Z is after --now (2026-03-09T05:00:00Z)"},
+		{name: "sts undo to a missing revision", args: []string{"--state", "testdata/predict/sts-state.json", "statefulset/db", "--undo", "--to-revision", "7"},
+			want: "statefulset default/db: unable to find specified revision 7 in history"},
+		{name: "sts resume", args: []string{"--state", "testdata/predict/sts-state.json", "statefulset/db", "--resume"}, want: "--resume applies to Deployments"},
+		{name: "ds replicas", args: []string{"--state", "testdata/predict/ds-state.json", "daemonset/agent", "--replicas", "4"}, want: "a DaemonSet runs one pod per eligible node and has no replicas"},
 		{name: "negative run-for", args: []string{"-f", "testdata/predict/job.yaml", "--run-for", "-1s"}, want: "--run-for must not be negative"},
 		{name: "fail-first and fail-rate", args: []string{"-f", "testdata/predict/job.yaml", "--fail-first", "1", "--fail-rate", "0.5"}, want: "--fail-first or --fail-rate, not both"},
 		{name: "fail-rate above 1", args: []string{"-f", "testdata/predict/job.yaml", "--fail-rate", "1.5"}, want: "--fail-rate 1.5: want a probability from 0 to 1"},

@@ -193,6 +193,9 @@ type Plan struct {
 	// last pods terminated or became available (no step records those moments).
 	End   time.Duration
 	Final []ReplicaSetSize
+	// Timeline is the pods at every instant they changed, from the start to End: between two
+	// steps, pods turn Ready and Available and terminating pods go away. A picture draws it.
+	Timeline []Sample
 }
 
 // Header describes the workload and its strategy, resolved to numbers.

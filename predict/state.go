@@ -26,6 +26,9 @@ type State struct {
 	DaemonSets   []*apps.DaemonSet
 	Pods         []*v1.Pod
 	Nodes        []*v1.Node
+	// ControllerRevisions are the StatefulSets' and DaemonSets' history (kubectl get
+	// controllerrevisions): what --undo rolls back to.
+	ControllerRevisions []*apps.ControllerRevision
 	// Now is when the state was taken. ParseState estimates it as the latest timestamp in the
 	// dump; live mode uses the local clock at the read.
 	Now time.Time
@@ -52,6 +55,8 @@ func ParseState(set *manifest.Set, source string) (*State, error) {
 			target = appendNew(&s.Pods)
 		case "v1/Node":
 			target = appendNew(&s.Nodes)
+		case "apps/v1/ControllerRevision":
+			target = appendNew(&s.ControllerRevisions)
 		default:
 			continue
 		}

@@ -115,7 +115,7 @@ func Simulate(in Input) (*Plan, error) {
 	if maxEvents == 0 {
 		maxEvents = defaultMaxEvents
 	}
-	return Drive(w, maxEvents, in.Timing.Spread.Window())
+	return Drive(Recording(w, w.sizes, w.clock.Elapsed), maxEvents, in.Timing.Spread.Window())
 }
 
 // Advance moves the clock to t: a requeued sync due by then is consumed, pod transitions are

@@ -351,3 +351,20 @@ items:
 		t.Error("ParseNodes(Pod) = nil error, want an error")
 	}
 }
+
+// TestPlanEndsFullyAvailable: a completed rollout's plan ends with every pod available (its
+// Final and last Timeline sample), as the summary says, so the pictures reach it too.
+func TestPlanEndsFullyAvailable(t *testing.T) {
+	p := simulate(t, Input{DaemonSet: agentDS(t, "agent:2", "", ""), Old: agentDS(t, "agent:1", "", ""), Nodes: SyntheticNodes(3), Timing: timing})
+	if !p.Summary.Completed {
+		t.Fatalf("Summary = %+v, want completed", p.Summary)
+	}
+	var available int32
+	for _, r := range p.Final {
+		available += r.Available
+	}
+	n := len(p.Timeline)
+	if available != 3 || n == 0 || p.Timeline[n-1].Available != 3 {
+		t.Errorf("Final = %+v, Timeline %+v; want 3 available at the end", p.Final, p.Timeline)
+	}
+}

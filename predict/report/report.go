@@ -252,7 +252,8 @@ func writeSteps(b *strings.Builder, plan *predict.Plan) {
 	}
 	b.WriteString("\n")
 	eventWidth := len("EVENT")
-	for _, s := range plan.Steps {
+	rows := withEnd(plan)
+	for _, s := range rows {
 		eventWidth = max(eventWidth, len(stepText(s)))
 	}
 	fmt.Fprintf(b, "  %8s  %-*s", "TIME", eventWidth, "EVENT")
@@ -260,7 +261,7 @@ func writeSteps(b *strings.Builder, plan *predict.Plan) {
 		fmt.Fprintf(b, "  %5s", label(i))
 	}
 	fmt.Fprintf(b, "  %5s  %9s\n", "PODS", "AVAILABLE")
-	for _, s := range plan.Steps {
+	for _, s := range rows {
 		fmt.Fprintf(b, "  %8s  %-*s", seconds(s.At), eventWidth, stepText(s))
 		for _, n := range names {
 			cell := "-"
@@ -278,7 +279,7 @@ func writeSteps(b *strings.Builder, plan *predict.Plan) {
 
 // stepText is a step's event text; steps that are not scale events name their reason.
 func stepText(s predict.Step) string {
-	if s.Reason == predict.ReasonScaling || s.Message == "" {
+	if s.Reason == predict.ReasonScaling || s.Reason == "" || s.Message == "" {
 		return s.Message
 	}
 	return s.Reason + ": " + s.Message
@@ -309,10 +310,47 @@ var chartRunes = []rune{'█', '▓', '▒', '░'}
 
 // writeChart draws one bar per step: each ReplicaSet's pods in its own shade, scaled so the
 // peak fits chartWidth, with the available count beside it.
+// endMessage labels the row after the last step: the pods once the last transitions (pods
+// turning Ready or Available, terminating pods going away) are done.
+const endMessage = "(end: after the last pod transitions)"
+
+// withEnd is the plan's steps and, when the pods change after the last one (the last pods
+// become available, terminating ones go away), a row with the final state at the plan's
+// end, so that the table and the chart end as the rollout does.
+func withEnd(plan *predict.Plan) []predict.Step {
+	rows := plan.Steps
+	if len(plan.Final) == 0 || len(rows) == 0 {
+		return rows
+	}
+	end := predict.Step{At: plan.End, Message: endMessage, ReplicaSets: plan.Final}
+	for _, r := range plan.Final {
+		end.Pods += r.Pods
+		end.Available += r.Available
+	}
+	last := rows[len(rows)-1]
+	if last.Pods == end.Pods && last.Available == end.Available && sameReplicas(last.ReplicaSets, end.ReplicaSets) {
+		return rows
+	}
+	return append(append([]predict.Step(nil), rows...), end)
+}
+
+func sameReplicas(a, b []predict.ReplicaSetSize) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
 func writeChart(b *strings.Builder, plan *predict.Plan) {
 	names := columns(plan)
 	peak := int32(1)
-	for _, s := range plan.Steps {
+	rows := withEnd(plan)
+	for _, s := range rows {
 		peak = max(peak, s.Pods)
 	}
 	scale := 1.0
@@ -327,7 +365,7 @@ func writeChart(b *strings.Builder, plan *predict.Plan) {
 		fmt.Fprintf(b, "  (1 character ≈ %.1f pods)", 1/scale)
 	}
 	b.WriteString("\n")
-	for _, s := range plan.Steps {
+	for _, s := range rows {
 		fmt.Fprintf(b, "  %8s  ", seconds(s.At))
 		width := 0
 		for i, n := range names {

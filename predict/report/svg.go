@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kubectl-workload/kubectl-workload/predict"
 	"github.com/kubectl-workload/kubectl-workload/predict/runner"
 )
 
@@ -40,7 +41,10 @@ func SVG(w io.Writer, res *runner.Result) error {
 			notes = append(notes, fmt.Sprintf("%s %s/%s: no timeline in SVG; see -o text, json, yaml or html", p.Kind, p.Namespace, p.Name))
 		}
 	}
-	panelsHeight := len(panels) * svgPanel
+	panelsHeight := 0
+	for _, p := range panels {
+		panelsHeight += panelHeight(p)
+	}
 	if len(panels) == 0 && len(notes) == 0 {
 		panelsHeight = svgPanel
 	}
@@ -52,10 +56,12 @@ func SVG(w io.Writer, res *runner.Result) error {
 	if len(panels) == 0 && len(notes) == 0 {
 		fmt.Fprintf(b, `<text x="%d" y="%d">nothing to predict</text>`+"\n", svgLeft, svgTop)
 	}
-	for i, p := range panels {
-		fmt.Fprintf(b, `<g transform="translate(0,%d)">`+"\n", i*svgPanel)
+	offset := 0
+	for _, p := range panels {
+		fmt.Fprintf(b, `<g transform="translate(0,%d)">`+"\n", offset)
 		writePanel(b, p)
 		b.WriteString("</g>\n")
+		offset += panelHeight(p)
 	}
 	for i, n := range notes {
 		fmt.Fprintf(b, `<text x="%d" y="%d">%s</text>`+"\n", svgLeft, panelsHeight+i*svgNoteLine+svgNoteLine/2+4, html.EscapeString(n))
@@ -65,28 +71,122 @@ func SVG(w io.Writer, res *runner.Result) error {
 	return err
 }
 
+// svgSubtitleChars is how many characters of a subtitle fit across the picture, at about 6.6
+// pixels a character at font-size 12.
+const svgSubtitleChars = (svgWidth - svgLeft - 10) * 10 / 66
+
+// subtitles are a panel's lines under its title: the summary and the strategy's settings,
+// each setting with its value, wrapped to the picture's width.
+func subtitles(plan *predict.Plan) []string {
+	settings := []string{fmt.Sprintf("%s, %d replicas", plan.Header.Strategy, plan.Header.Replicas)}
+	for _, s := range plan.Header.Settings {
+		settings = append(settings, s.Name+" "+settingText(s))
+	}
+	width := svgSubtitleChars
+	return append(wrap(summaryText(plan), width), wrap(strings.Join(settings, "; "), width)...)
+}
+
+// settingText is a setting as the text header shows it: its value, then the arithmetic when
+// that adds something ("OrderedReady: one pod at a time, …").
+func settingText(s predict.Setting) string {
+	if s.Value != "" && s.Value != s.Arithmetic && !strings.HasPrefix(s.Arithmetic, s.Value+" ") {
+		return s.Value + ": " + s.Arithmetic
+	}
+	return s.Arithmetic
+}
+
+// wrap breaks text at spaces into lines of at most width characters (a longer word stands
+// alone).
+func wrap(text string, width int) []string {
+	var lines []string
+	line := ""
+	for _, w := range strings.Fields(text) {
+		switch {
+		case line == "":
+			line = w
+		case len([]rune(line))+1+len([]rune(w)) <= width:
+			line += " " + w
+		default:
+			lines = append(lines, line)
+			line = w
+		}
+	}
+	if line != "" {
+		lines = append(lines, line)
+	}
+	return lines
+}
+
+// panelTop is where a panel's plot starts: below its title and subtitle lines.
+func panelTop(p runner.Prediction) int {
+	return svgTop + (len(subtitles(p.Plan))-2)*svgLineHeight
+}
+
+// panelHeight is a panel's height: the plot's and its header's.
+func panelHeight(p runner.Prediction) int {
+	return svgPanel + (len(subtitles(p.Plan))-2)*svgLineHeight
+}
+
+// svgLineHeight is the distance between two subtitle lines.
+const svgLineHeight = 16
+
+// samples are the states a picture draws, each held until the next: the plan's Timeline
+// (every change of pods, between controller events too), else the state after the last step
+// of each instant and the final one.
+func samples(plan *predict.Plan) []predict.Sample {
+	if len(plan.Timeline) > 0 {
+		return plan.Timeline
+	}
+	var out []predict.Sample
+	for _, s := range plan.Steps {
+		st := predict.Sample{At: s.At, ReplicaSets: s.ReplicaSets, Pods: s.Pods, Available: s.Available}
+		if len(out) > 0 && out[len(out)-1].At == s.At {
+			out[len(out)-1] = st
+		} else {
+			out = append(out, st)
+		}
+	}
+	if len(plan.Final) > 0 && (len(out) == 0 || plan.End > out[len(out)-1].At) {
+		st := predict.Sample{At: plan.End, ReplicaSets: plan.Final}
+		for _, r := range plan.Final {
+			st.Pods += r.Pods
+			st.Available += r.Available
+		}
+		out = append(out, st)
+	}
+	return out
+}
+
 func writePanel(b *strings.Builder, p runner.Prediction) {
 	plan := p.Plan
 	names := columns(plan)
+	subs := subtitles(plan)
+	svgTop := panelTop(p)
 	end := max(plan.Summary.Duration, plan.End)
 	for _, s := range plan.Steps {
 		end = max(end, s.At)
 	}
 	// Leave room after the last step so its state is visible.
 	end += max(end/10, time.Second)
-	top := max(plan.Summary.PeakPods, plan.Header.MaxPods, 1)
+	peak := max(plan.Summary.PeakPods, plan.Header.MaxPods, 1)
+	for _, s := range plan.Timeline {
+		peak = max(peak, s.Pods)
+	}
+	// Headroom above the peak, so that its bar and the "at most" line stay clear of the top.
+	top := peak + max(peak/8, 1)
 	x := func(t time.Duration) float64 { return svgLeft + float64(t)/float64(end)*svgPlotWidth }
-	y := func(n float64) float64 { return svgTop + svgPlotHeight - n/float64(top)*svgPlotHeight }
+	y := func(n float64) float64 { return float64(svgTop+svgPlotHeight) - n/float64(top)*svgPlotHeight }
 
 	title := fmt.Sprintf("%s %s/%s", p.Kind, p.Namespace, p.Name)
 	fmt.Fprintf(b, `<text x="%d" y="20" font-size="14" font-weight="bold">%s</text>`+"\n", svgLeft, html.EscapeString(title))
-	fmt.Fprintf(b, `<text x="%d" y="38">%s</text>`+"\n", svgLeft, html.EscapeString(summaryText(plan)))
-	var settings []string
-	settings = append(settings, fmt.Sprintf("%s, %d replicas", plan.Header.Strategy, plan.Header.Replicas))
-	for _, s := range plan.Header.Settings {
-		settings = append(settings, s.Name+" "+s.Arithmetic)
+	summaryLines := len(wrap(summaryText(plan), svgSubtitleChars))
+	for i, line := range subs {
+		fill := ""
+		if i >= summaryLines {
+			fill = ` fill="#444"`
+		}
+		fmt.Fprintf(b, `<text x="%d" y="%d"%s>%s</text>`+"\n", svgLeft, 38+i*svgLineHeight, fill, html.EscapeString(line))
 	}
-	fmt.Fprintf(b, `<text x="%d" y="56" fill="#444">%s</text>`+"\n", svgLeft, html.EscapeString(strings.Join(settings, "; ")))
 
 	// Axes and ticks.
 	fmt.Fprintf(b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="black"/>`+"\n", svgLeft, svgTop+svgPlotHeight, svgLeft+svgPlotWidth, svgTop+svgPlotHeight)
@@ -102,30 +202,17 @@ func writePanel(b *strings.Builder, p runner.Prediction) {
 	fmt.Fprintf(b, `<text x="%d" y="%d" text-anchor="middle">time since the change</text>`+"\n", svgLeft+svgPlotWidth/2, svgTop+svgPlotHeight+34)
 	fmt.Fprintf(b, `<text x="16" y="%d" transform="rotate(-90 16 %d)" text-anchor="middle">pods</text>`+"\n", svgTop+svgPlotHeight/2, svgTop+svgPlotHeight/2)
 
-	// States: the sizes after the last step at each instant, held until the next instant.
+	// States: every change of pods (samples), each held until the next.
 	type state struct {
 		at        time.Duration
 		pods      map[string]int32
 		available int32
 	}
 	var states []state
-	for _, s := range plan.Steps {
-		st := state{at: s.At, pods: map[string]int32{}, available: s.Available}
-		for _, r := range s.ReplicaSets {
+	for _, sm := range samples(plan) {
+		st := state{at: sm.At, pods: map[string]int32{}, available: sm.Available}
+		for _, r := range sm.ReplicaSets {
 			st.pods[r.Name] = r.Pods
-		}
-		if len(states) > 0 && states[len(states)-1].at == s.At {
-			states[len(states)-1] = st
-		} else {
-			states = append(states, st)
-		}
-	}
-	// The end of the simulation, when the last pods have terminated or become available.
-	if len(plan.Final) > 0 && (len(states) == 0 || plan.End > states[len(states)-1].at) {
-		st := state{at: plan.End, pods: map[string]int32{}}
-		for _, r := range plan.Final {
-			st.pods[r.Name] = r.Pods
-			st.available += r.Available
 		}
 		states = append(states, st)
 	}
@@ -164,13 +251,22 @@ func writePanel(b *strings.Builder, p runner.Prediction) {
 		fmt.Fprintf(b, `<polyline points="%s" fill="none" stroke="black" stroke-width="2"/>`+"\n", strings.Join(line, " "))
 	}
 	// Bounds.
-	bound := func(n int32, color, text string) {
+	bound := func(n int32, color, text string, below bool) {
 		fmt.Fprintf(b, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="%s" stroke-dasharray="6 4"/>`+"\n", svgLeft, y(float64(n)), svgLeft+svgPlotWidth, y(float64(n)), color)
-		// The label sits inside the plot, right-aligned just above its line, clear of the legend.
-		fmt.Fprintf(b, `<text x="%d" y="%.1f" fill="%s" text-anchor="end" font-size="11">%s</text>`+"\n", svgLeft+svgPlotWidth-4, y(float64(n))-3, color, html.EscapeString(text))
+		// The label sits inside the plot, right-aligned just above its line (below it when the
+		// other bound's label is there), with a white halo so that the areas under it do not
+		// hide it.
+		ty := y(float64(n)) - 3
+		if below {
+			ty = y(float64(n)) + 12
+		}
+		fmt.Fprintf(b, `<text x="%d" y="%.1f" fill="%s" text-anchor="end" font-size="11" stroke="white" stroke-width="3" paint-order="stroke">%s</text>`+"\n",
+			svgLeft+svgPlotWidth-4, ty, color, html.EscapeString(text))
 	}
-	bound(plan.Header.MaxPods, "#dc2626", fmt.Sprintf("at most %d pods", plan.Header.MaxPods))
-	bound(plan.Header.MinAvailable, "#d97706", fmt.Sprintf("at least %d available", plan.Header.MinAvailable))
+	bound(plan.Header.MaxPods, "#dc2626", fmt.Sprintf("at most %d pods", plan.Header.MaxPods), false)
+	// Two labels closer than a line would overlap: the lower bound's goes under its line.
+	close := y(float64(plan.Header.MinAvailable))-y(float64(plan.Header.MaxPods)) < 14
+	bound(plan.Header.MinAvailable, "#d97706", fmt.Sprintf("at least %d available", plan.Header.MinAvailable), close)
 	if plan.Summary.DeadlineExceeded {
 		fmt.Fprintf(b, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#dc2626"/>`+"\n", x(plan.Summary.DeadlineAt), svgTop, x(plan.Summary.DeadlineAt), svgTop+svgPlotHeight)
 		fmt.Fprintf(b, `<text x="%.1f" y="%d" fill="#dc2626" text-anchor="end">progress deadline exceeded</text>`+"\n", x(plan.Summary.DeadlineAt)-4, svgTop+12)

@@ -98,9 +98,11 @@ type Request struct {
 	Failure job.FailureModel
 }
 
-// Target names a Deployment, or with Kind a ReplicaSet or ReplicationController.
+// Target names a Deployment, or with Kind a StatefulSet, DaemonSet, ReplicaSet or
+// ReplicationController.
 type Target struct {
-	// Kind is "" (a Deployment), KindReplicaSet or KindReplicationController.
+	// Kind is "" (a Deployment), "StatefulSet", "DaemonSet", KindReplicaSet or
+	// KindReplicationController.
 	Kind      string
 	Namespace string
 	Name      string
@@ -208,15 +210,17 @@ func Run(ctx context.Context, req Request) (*Result, error) {
 		res.Problems = append(res.Problems, oldSet.Problems...)
 	}
 	checker := apicheck.New()
-	if len(req.Files) == 0 && len(req.Targets) > 0 && req.Targets[0].Kind != "" {
+	if len(req.Files) == 0 && len(req.Targets) > 0 && (req.Targets[0].Kind == KindReplicaSet || req.Targets[0].Kind == KindReplicationController) {
 		if err := scaleDownTargets(ctx, req, state, res, ns); err != nil {
 			return nil, err
 		}
 		return res, nil
 	}
 	if len(req.Files) == 0 {
-		if req.WhatIf.Empty() {
-			return nil, errors.New("nothing to predict: give new manifests with -f, or a change (--image, --replicas, --undo, --resume, --restart)")
+		// Without a change, a state (or a Deployment named in the cluster) predicts what happens
+		// next: how a rollout in progress finishes.
+		if req.WhatIf.Empty() && state == nil && len(req.Targets) == 0 {
+			return nil, errors.New("nothing to predict: give new manifests with -f, a change (--image, --replicas, --undo, --resume, --restart), or a state (--state, or deployment/NAME in the cluster) to see what happens next")
 		}
 		if state == nil && req.Fetch == nil {
 			return nil, errors.New("a change without -f needs the current state: give --state, or name a Deployment in the cluster")
@@ -224,6 +228,21 @@ func Run(ctx context.Context, req Request) (*Result, error) {
 		targets := req.Targets
 		if len(targets) == 0 && state == nil {
 			return nil, errors.New("a change without -f needs a Deployment: name it as deployment/NAME")
+		}
+		if len(targets) == 0 && req.WhatIf.Empty() {
+			// What happens next to every Deployment of the state.
+			for _, d := range state.Deployments {
+				targets = append(targets, Target{Namespace: d.Namespace, Name: d.Name})
+			}
+			sort.Slice(targets, func(i, j int) bool {
+				if targets[i].Namespace != targets[j].Namespace {
+					return targets[i].Namespace < targets[j].Namespace
+				}
+				return targets[i].Name < targets[j].Name
+			})
+			if len(targets) == 0 {
+				return nil, fmt.Errorf("state %s holds no Deployment: nothing to predict", state.Source)
+			}
 		}
 		if len(targets) == 0 {
 			if len(state.Deployments) != 1 {
@@ -237,6 +256,14 @@ func Run(ctx context.Context, req Request) (*Result, error) {
 			explicit := t.Namespace != "" || req.NamespaceExplicit
 			if t.Namespace == "" {
 				t.Namespace = ns
+			}
+			if setKind(t.Kind) {
+				p, err := predictSetChange(ctx, req, checker, state, t, explicit)
+				if err != nil {
+					return nil, err
+				}
+				res.Predictions = append(res.Predictions, p)
+				continue
 			}
 			resolved, note, err := resolveNamespace(st, "Deployment", t.Namespace, t.Name, explicit)
 			if err != nil {
@@ -432,6 +459,7 @@ func loadState(req Request, res *Result) (*predict.State, error) {
 	merged.DaemonSets = append(append([]*apps.DaemonSet(nil), state.DaemonSets...), dump.DaemonSets...)
 	merged.Pods = append(append([]*v1.Pod(nil), state.Pods...), dump.Pods...)
 	merged.Nodes = append(append([]*v1.Node(nil), state.Nodes...), dump.Nodes...)
+	merged.ControllerRevisions = append(append([]*apps.ControllerRevision(nil), state.ControllerRevisions...), dump.ControllerRevisions...)
 	return &merged, nil
 }
 
@@ -542,6 +570,9 @@ func predictFromState(req Request, state *predict.State, cur, next *apps.Deploym
 	baseline := fmt.Sprintf("%s: %d ReplicaSets", state.Source, len(states))
 	if len(states) == 1 {
 		baseline = fmt.Sprintf("%s: 1 ReplicaSet", state.Source)
+	}
+	if next == nil && req.WhatIf.Empty() {
+		baseline += "; no change: what happens next"
 	}
 	in := predict.Input{Deployment: d, ReplicaSets: states, Start: start}
 	return simulate(req, in, d, baseline, notes, state, cur)

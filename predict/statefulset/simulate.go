@@ -131,7 +131,7 @@ func Simulate(in Input) (*predict.Plan, error) {
 	if maxEvents == 0 {
 		maxEvents = defaultMaxEvents
 	}
-	return predict.Drive(w, maxEvents, in.Timing.Spread.Window())
+	return predict.Drive(predict.Recording(w, w.sizes, w.clock.Elapsed), maxEvents, in.Timing.Spread.Window())
 }
 
 // Advance moves the clock to t and applies the pod transitions due.

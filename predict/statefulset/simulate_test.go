@@ -568,3 +568,20 @@ func TestSummaryAndHeader(t *testing.T) {
 		t.Errorf("first step sizes = %+v, want %+v", first.ReplicaSets, want)
 	}
 }
+
+// TestPlanEndsFullyAvailable: a completed rollout's plan ends with every pod available (its
+// Final and last Timeline sample), as the summary says, so the pictures reach it too.
+func TestPlanEndsFullyAvailable(t *testing.T) {
+	p := simulate(t, Input{StatefulSet: webSet(t, 3, "nginx:2", ""), Old: webSet(t, 3, "nginx:1", ""), Timing: timing})
+	if !p.Summary.Completed {
+		t.Fatalf("Summary = %+v, want completed", p.Summary)
+	}
+	var available int32
+	for _, r := range p.Final {
+		available += r.Available
+	}
+	n := len(p.Timeline)
+	if available != 3 || n == 0 || p.Timeline[n-1].Available != 3 || p.End < p.Steps[len(p.Steps)-1].At {
+		t.Errorf("Final = %+v, End %s, Timeline %+v; want 3 available at the end", p.Final, p.End, p.Timeline)
+	}
+}
