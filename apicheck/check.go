@@ -32,6 +32,7 @@ const (
 	RuleDecode         = "api/decode"
 	RuleRemovedVersion = "api/removed-version"
 	RuleUnknownVersion = "api/unknown-version"
+	RuleUnknownKind    = "api/unknown-kind"
 	RuleWarning        = "api/warning"
 	RuleInternal       = "api/internal"
 )
@@ -52,7 +53,7 @@ var ruleByType = map[field.ErrorType]string{
 
 // Rules lists every rule id the API tier can report, sorted.
 func Rules() []string {
-	ids := []string{RuleUnknownField, RuleDecode, RuleRemovedVersion, RuleUnknownVersion, RuleWarning}
+	ids := []string{RuleUnknownField, RuleDecode, RuleRemovedVersion, RuleUnknownVersion, RuleUnknownKind, RuleWarning}
 	for _, id := range ruleByType {
 		ids = append(ids, id)
 	}
@@ -147,6 +148,12 @@ func (c *Checker) Check(ctx context.Context, obj Object, opts Options) (res Resu
 		if served, known := servedVersion(obj.Kind); known {
 			return Result{Issues: []Issue{{Rule: RuleUnknownVersion, Field: "apiVersion",
 				Message: fmt.Sprintf("no matches for kind %q in version %q: use %s", obj.Kind, obj.APIVersion, served)}}}
+		}
+		if unknownKind(gvk) {
+			// kubectl's RESTMapper refuses it before any request is sent,
+			// in these words.
+			return Result{Issues: []Issue{{Rule: RuleUnknownKind, Field: "kind",
+				Message: fmt.Sprintf("no matches for kind %q in version %q", obj.Kind, obj.APIVersion)}}}
 		}
 		return Result{}
 	}

@@ -110,6 +110,29 @@ func TestCheck(t *testing.T) {
 			want:        []string{`api/unknown-version apiVersion: no matches for kind "Deployment" in version "batch/v1": use apps/v1`},
 		},
 		{
+			name:        "a misspelled kind in a built-in group",
+			doc:         strings.Replace(validDeployment, "kind: Deployment", "kind: Deploymnet", 1),
+			wantChecked: false,
+			want:        []string{`api/unknown-kind kind: no matches for kind "Deploymnet" in version "apps/v1"`},
+		},
+		{
+			name:        "kinds are case-sensitive",
+			doc:         "apiVersion: v1\nkind: service\nmetadata:\n  name: web\n",
+			wantChecked: false,
+			want:        []string{`api/unknown-kind kind: no matches for kind "service" in version "v1"`},
+		},
+		{
+			name:        "Cronjob",
+			doc:         "apiVersion: batch/v1\nkind: Cronjob\nmetadata:\n  name: nightly\n",
+			wantChecked: false,
+			want:        []string{`api/unknown-kind kind: no matches for kind "Cronjob" in version "batch/v1"`},
+		},
+		{
+			name:        "a CRD group stays silent",
+			doc:         "apiVersion: monitoring.coreos.com/v1\nkind: ServiceMonitr\nmetadata:\n  name: web\n",
+			wantChecked: false,
+		},
+		{
 			name:        "other kinds are not validated",
 			doc:         "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\nspec:\n  bogus: 1\n",
 			wantChecked: false,

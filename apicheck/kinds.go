@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/registry/rest"
+	clientscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/kubernetes/pkg/apis/apps"
 	"k8s.io/kubernetes/pkg/apis/batch"
 	api "k8s.io/kubernetes/pkg/apis/core"
@@ -130,4 +131,21 @@ func servedVersion(kindName string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// unknownKind reports whether gvk is in an API group that Kubernetes itself
+// serves (one client-go's scheme registers: core, apps, batch, policy, ...)
+// while no version of that group registers the kind, as for "Deploymnet" in
+// apps/v1 or "service" in v1. Groups the scheme does not know (CRDs,
+// aggregated APIs) are never unknown: lint cannot see what they serve.
+func unknownKind(gvk schema.GroupVersionKind) bool {
+	if !clientscheme.Scheme.IsGroupRegistered(gvk.Group) {
+		return false
+	}
+	for _, gv := range clientscheme.Scheme.PrioritizedVersionsForGroup(gvk.Group) {
+		if clientscheme.Scheme.Recognizes(gv.WithKind(gvk.Kind)) {
+			return false
+		}
+	}
+	return !clientscheme.Scheme.Recognizes(gvk)
 }

@@ -103,6 +103,11 @@ var tierHelps = map[string]tierHelp{
 		description: "The object's kind was never served under its apiVersion.",
 		remediation: "Use an apiVersion that serves the kind, such as apps/v1 for a Deployment.",
 	},
+	apicheck.RuleUnknownKind: {
+		title:       "Kind not served by its built-in API group",
+		description: "The object's kind is not one that its built-in API group serves, often a misspelling (Deploymnet, Cronjob, service); kubectl refuses it before sending anything. Kinds of groups Kubernetes does not define (CRDs) are not checked.",
+		remediation: "Fix the kind's spelling and case, such as Deployment or CronJob.",
+	},
 	apicheck.RuleWarning: {
 		title:       "The API server accepts the object with a warning",
 		description: "The API server accepts the object but answers with a Warning (WarningsOnCreate), usually about a deprecated field or a value that will not behave as written.",
