@@ -116,10 +116,10 @@ func TestCheck(t *testing.T) {
 			want:        []string{`api/unknown-kind kind: no matches for kind "Deploymnet" in version "apps/v1"`},
 		},
 		{
-			name:        "kinds are case-sensitive",
+			name:        "kinds are case-sensitive; kubectl maps a lower-case kind, the server refuses it",
 			doc:         "apiVersion: v1\nkind: service\nmetadata:\n  name: web\n",
 			wantChecked: false,
-			want:        []string{`api/unknown-kind kind: no matches for kind "service" in version "v1"`},
+			want:        []string{`api/unknown-kind kind: service in version "v1" cannot be handled as a Service: no kind "service" is registered for version "v1" in scheme "pkg/runtime/scheme.go:111"`},
 		},
 		{
 			name:        "Cronjob",
@@ -133,8 +133,65 @@ func TestCheck(t *testing.T) {
 			wantChecked: false,
 		},
 		{
-			name:        "other kinds are not validated",
+			name:        "a Service is validated: unknown fields",
 			doc:         "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\nspec:\n  bogus: 1\n",
+			wantChecked: true,
+			want:        []string{`api/unknown-field spec.bogus: Service in version "v1" cannot be handled as a Service: strict decoding error: unknown field "spec.bogus"`},
+		},
+		{
+			name:        "a Service targetPort name that is invalid",
+			doc:         "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\nspec:\n  selector: {app: web}\n  ports:\n  - port: 80\n    targetPort: Http_Port\n",
+			wantChecked: true,
+			want:        []string{`api/invalid spec.ports[0].targetPort: spec.ports[0].targetPort: Invalid value: "Http_Port": must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)`},
+		},
+		{
+			name:        "a headless Service: clusterIP alone is also clusterIPs, as the server's storage does",
+			doc:         "apiVersion: v1\nkind: Service\nmetadata:\n  name: db\nspec:\n  clusterIP: None\n  selector: {app: db}\n  ports:\n  - port: 5432\n",
+			wantChecked: true,
+		},
+		{
+			name:        "an HPA with maxReplicas below minReplicas",
+			doc:         "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata:\n  name: web\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n  minReplicas: 5\n  maxReplicas: 3\n",
+			wantChecked: true,
+			want:        []string{`api/invalid spec.maxReplicas: spec.maxReplicas: Invalid value: 3: must be greater than or equal to ` + "`minReplicas`"},
+		},
+		{
+			name:        "a PDB with both minAvailable and maxUnavailable",
+			doc:         "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata:\n  name: web\nspec:\n  minAvailable: 1\n  maxUnavailable: 1\n  selector: {matchLabels: {app: web}}\n",
+			wantChecked: true,
+			want:        []string{`api/invalid spec: spec: Invalid value: {"MinAvailable":1,"Selector":{"matchLabels":{"app":"web"}},"MaxUnavailable":1,"UnhealthyPodEvictionPolicy":null}: minAvailable and maxUnavailable cannot be both set`},
+		},
+		{
+			name:        "a Namespace is cluster-scoped",
+			doc:         "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: shop\n  labels: {pod-security.kubernetes.io/enforce: restricted}\n",
+			wantChecked: true,
+		},
+		{
+			name:        "a Namespace with an invalid name",
+			doc:         "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: Shop\n",
+			wantChecked: true,
+			want:        []string{`api/invalid metadata.name: metadata.name: Invalid value: "Shop": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')`},
+		},
+		{
+			name:        "a ConfigMap with an invalid key",
+			doc:         "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cfg\ndata:\n  \"a b\": x\n",
+			wantChecked: true,
+			want:        []string{`api/invalid data[a b]: data[a b]: Invalid value: "a b": a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')`},
+		},
+		{
+			name:        "an Ingress whose backend names no port",
+			doc:         "apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata:\n  name: web\nspec:\n  defaultBackend:\n    service: {name: web}\n",
+			wantChecked: true,
+			want:        []string{`api/required spec.defaultBackend: spec.defaultBackend: Required value: port name or number is required`},
+		},
+		{
+			name:        "a valid NetworkPolicy, Secret and ServiceAccount",
+			doc:         "apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata:\n  name: deny\nspec:\n  podSelector: {}\n  policyTypes: [Ingress]\n",
+			wantChecked: true,
+		},
+		{
+			name:        "a CRD kind is not validated",
+			doc:         "apiVersion: monitoring.coreos.com/v1\nkind: ServiceMonitor\nmetadata:\n  name: web\nspec:\n  bogus: 1\n",
 			wantChecked: false,
 		},
 		{
