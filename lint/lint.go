@@ -172,6 +172,10 @@ type checked struct {
 	shallow      shallowIndex
 	ignored      map[string]bool
 	ignoreReason string
+	// pss is the Pod Security evaluation of an object with pods; nsLabels
+	// a Namespace's Pod Security labels (see podsecurity.go).
+	pss      *pssState
+	nsLabels map[string]string
 }
 
 // Run loads opts.Paths and lints every object found, in two passes:
@@ -260,6 +264,7 @@ func (l *Linter) Run(ctx context.Context, opts Options) *Result {
 	if err := joinErrs(all); err != nil {
 		res.Errors = append(res.Errors, err)
 	}
+	applyPodSecurity(all)
 	for _, c := range all {
 		l.applyGovernance(c, opts)
 		res.Findings = append(res.Findings, c.findings...)
@@ -377,6 +382,11 @@ func (l *Linter) checkObject(ctx context.Context, obj *manifest.Object, opts Opt
 		c.findings = append(c.findings, c.at(is.Rule, sev, fieldPath, is.Message))
 		if !is.Warning {
 			c.input.Rejected = true
+		}
+	}
+	if res.Versioned != nil && !c.input.Rejected {
+		if err := c.checkPodSecurity(res.Versioned); err != nil {
+			c.errs = append(c.errs, fmt.Errorf("%s: document %d: %s: %w", c.file, c.document, c.ref, err))
 		}
 	}
 	if res.Versioned != nil {

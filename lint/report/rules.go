@@ -1,6 +1,7 @@
 package report
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"sort"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/kubectl-workload/kubectl-workload/apicheck"
 	"github.com/kubectl-workload/kubectl-workload/lint"
+	"github.com/kubectl-workload/kubectl-workload/podsecurity"
 	"github.com/kubectl-workload/kubectl-workload/rules"
 )
 
@@ -21,6 +23,12 @@ func builtinTiers() []rules.Rule {
 		{ID: lint.RuleIgnoreMisplaced, Severity: rules.SeverityWarning, Title: "Ignore annotation in the pod template, where it silences nothing"},
 		{ID: lint.RuleIgnoreUnknownRule, Severity: rules.SeverityWarning, Title: "Ignore annotation names a rule that does not exist"},
 		{ID: lint.RuleIgnoreNoReason, Severity: rules.SeverityWarning, Title: "Ignore annotation without a reason; nothing is ignored"},
+		{ID: lint.RuleIgnoreEnforced, Severity: rules.SeverityError, Title: "Ignore annotation or exemption tries to silence an enforced rule"},
+		{ID: podsecurity.RuleBaseline, Severity: rules.SeverityWarning, Title: "Pod fails a baseline Pod Security Standard check"},
+		{ID: podsecurity.RuleRestricted, Severity: rules.SeverityWarning, Title: "Pod fails a restricted Pod Security Standard check", OptIn: true},
+		{ID: podsecurity.RuleEnforce, Severity: rules.SeverityError, Title: "The namespace's Pod Security enforce label refuses the pods"},
+		{ID: podsecurity.RuleWarn, Severity: rules.SeverityWarning, Title: "The namespace's Pod Security warn label makes the server warn"},
+		{ID: podsecurity.RuleAudit, Severity: rules.SeverityWarning, Title: "The namespace's Pod Security audit label records a violation"},
 	}
 	for _, id := range apicheck.Rules() {
 		sev := rules.SeverityError
@@ -32,15 +40,40 @@ func builtinTiers() []rules.Rule {
 	return out
 }
 
-// RuleList writes every rule: id, severity and title, sorted by id.
-func RuleList(w io.Writer, catalogue []rules.Rule) error {
+// RuleList writes every rule: id, severity, whether it is on by default
+// (opt-in rules need rules.enable) and title, sorted by id; format "json"
+// writes them as a JSON array.
+func RuleList(w io.Writer, catalogue []rules.Rule, format string) error {
+	all := sortRules(append(builtinTiers(), catalogue...))
+	if format == "json" {
+		type entry struct {
+			ID       string `json:"id"`
+			Severity string `json:"severity"`
+			Default  string `json:"default"`
+			Title    string `json:"title"`
+		}
+		out := make([]entry, 0, len(all))
+		for _, r := range all {
+			out = append(out, entry{ID: r.ID, Severity: r.Severity, Default: defaultState(r), Title: r.Title})
+		}
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(out)
+	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "RULE\tSEVERITY\tTITLE")
-	all := append(builtinTiers(), catalogue...)
-	for _, r := range sortRules(all) {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", r.ID, r.Severity, r.Title)
+	fmt.Fprintln(tw, "RULE\tSEVERITY\tDEFAULT\tTITLE")
+	for _, r := range all {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.ID, r.Severity, defaultState(r), r.Title)
 	}
 	return tw.Flush()
+}
+
+// defaultState is "off" for opt-in rules, else "on".
+func defaultState(r rules.Rule) string {
+	if r.OptIn {
+		return "off"
+	}
+	return "on"
 }
 
 func sortRules(rs []rules.Rule) []rules.Rule {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/kubectl-workload/kubectl-workload/apicheck"
 	"github.com/kubectl-workload/kubectl-workload/lint"
+	"github.com/kubectl-workload/kubectl-workload/podsecurity"
 	"github.com/kubectl-workload/kubectl-workload/rules"
 	"github.com/kubectl-workload/kubectl-workload/version"
 )
@@ -129,6 +130,30 @@ var tierHelps = map[string]tierHelp{
 	lint.RuleIgnoreNoReason: {
 		description: "An ignore annotation has no ignore-reason annotation beside it. Ignores are governed, so nothing is ignored.",
 		remediation: "Add the ignore-reason annotation saying why the rules do not apply to the object.",
+	},
+	lint.RuleIgnoreEnforced: {
+		description: "An ignore annotation or a configuration exemption names a rule that the configuration enforces (rules.enforce). Enforced rules cannot be silenced; the finding it tried to silence is reported as well.",
+		remediation: "Fix what the enforced rule reports, or ask the platform team that enforces it.",
+	},
+	podsecurity.RuleBaseline: {
+		description: "A pod or pod template fails a check of the baseline Pod Security Standard, as k8s.io/pod-security-admission (the API server's PodSecurity admission) evaluates it at the latest version: privileged containers, host namespaces, host paths and ports, added capabilities, and more. Reported when the input holds no Pod Security labels for the object's namespace; the finding points at the offending field and carries upstream's check text.",
+		remediation: "Change the field as the check text says, or run the workload in a namespace whose Pod Security level allows it.",
+	},
+	podsecurity.RuleRestricted: {
+		description: "A pod or pod template fails a check that the restricted Pod Security Standard adds to baseline (privilege escalation, running as root, capabilities not dropped, seccomp profile, volume types), as k8s.io/pod-security-admission evaluates it. Off by default: enable it with rules.enable.",
+		remediation: "Set the securityContext fields the check text names: allowPrivilegeEscalation false, runAsNonRoot true, capabilities drop ALL, seccompProfile RuntimeDefault.",
+	},
+	podsecurity.RuleEnforce: {
+		description: "The input holds the object's Namespace, whose pod-security.kubernetes.io/enforce label sets a level the pods fail. The API server refuses such a Pod with its Forbidden message; it accepts a workload with a warning but refuses every pod the workload creates, so the rollout never makes progress.",
+		remediation: "Make the pod template satisfy the namespace's level, or deploy into a namespace whose level allows it.",
+	},
+	podsecurity.RuleWarn: {
+		description: "The input holds the object's Namespace, whose pod-security.kubernetes.io/warn label sets a level the pods fail: the API server accepts the object with this warning.",
+		remediation: "Make the pod template satisfy the warn level before the namespace enforces it.",
+	},
+	podsecurity.RuleAudit: {
+		description: "The input holds the object's Namespace, whose pod-security.kubernetes.io/audit label sets a level the pods fail: the API server records the violation in its audit log.",
+		remediation: "Make the pod template satisfy the audit level.",
 	},
 }
 
