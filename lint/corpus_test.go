@@ -19,12 +19,13 @@ var updateCorpus = flag.Bool("update-corpus", false, "rewrite testdata/corpus-re
 // a scheduler Policy file), containers of the kubernetes/examples demos that really set no
 // requests or memory limit, literal database passwords and access keys in env, identical
 // liveness and readiness probes, busybox and centos images without a tag pulled
-// IfNotPresent, and two HPAs with the default minReplicas. Any other finding of these rules
+// IfNotPresent, two HPAs with the default minReplicas, and the demos' single replicas,
+// unspread replicas and budgets without an unhealthy-pod policy (info). Any other finding of these rules
 // on the corpus is a false positive until reviewed.
 var reviewedRules = []string{"api/unknown-kind", "pss/baseline", "pss/restricted",
 	"resources/requests-missing", "resources/memory-limit-missing", "probes/port-not-declared",
 	"probes/liveness-equals-readiness", "images/pull-policy-mutable-tag", "hygiene/secret-in-env",
-	"hpa/min-replicas-one"}
+	"hpa/min-replicas-one", "availability/single-replica", "availability/no-spread", "pdb/unhealthy-eviction-policy"}
 
 // TestCorpusReviewed lints the real-world corpus (../../shared/corpus/real-world) and
 // compares the findings of reviewedRules, as path:line:col rule, with
