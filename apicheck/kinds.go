@@ -148,6 +148,20 @@ var removed = map[schema.GroupVersionKind]removal{
 	{Group: "flowcontrol.apiserver.k8s.io", Version: "v1beta3"}:               {"v1.32", "flowcontrol.apiserver.k8s.io/v1"},
 }
 
+// NamespaceScoped reports whether objects of apiVersion/kind live in a
+// namespace; known is false for kinds the API tier does not validate.
+func NamespaceScoped(apiVersion, kindName string) (scoped, known bool) {
+	gv, err := schema.ParseGroupVersion(apiVersion)
+	if err != nil {
+		return false, false
+	}
+	k, ok := kinds[gv.WithKind(kindName)]
+	if !ok {
+		return false, false
+	}
+	return k.strategy.NamespaceScoped(), true
+}
+
 // Removed reports whether apiVersion/kind names a version v1.37 no longer
 // serves, with the release that removed it and its replacement.
 func Removed(apiVersion, kindName string) (removedIn, replacement string, ok bool) {

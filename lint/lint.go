@@ -24,6 +24,9 @@ import (
 const (
 	RuleUnparsable   = "input/unparsable"
 	RuleDuplicateKey = "input/duplicate-key"
+	// RuleNamespaceMismatch reports an object whose metadata.namespace is
+	// not the one given with -n, which kubectl refuses to send.
+	RuleNamespaceMismatch = "input/namespace-mismatch"
 	// RuleLimitExceeded: a file or document over one of manifest's limits
 	// (MaxFileSize, MaxDocuments, MaxDepth, MaxAliasExpansion); it is not
 	// linted, and every other file is.
@@ -366,6 +369,15 @@ func (l *Linter) checkObject(ctx context.Context, obj *manifest.Object, opts Opt
 			fmt.Sprintf("%s: duplicate key: it is already set at line %d, and kubectl silently keeps only this last value", d.Field, d.First.Line))
 		f.Line, f.Column = d.Pos.Line, d.Pos.Column
 		c.findings = append(c.findings, f)
+	}
+	if scoped, _ := apicheck.NamespaceScoped(obj.APIVersion, obj.Kind); scoped && opts.Namespace != "" && obj.Namespace != "" &&
+		obj.Namespace != opts.Namespace && opts.Baseline == nil {
+		// kubectl's own words: resource.RequireNamespace
+		// (k8s.io/cli-runtime/pkg/resource), which kubectl apply and
+		// create run on every object read from a file.
+		c.findings = append(c.findings, c.at(RuleNamespaceMismatch, SeverityError, "metadata.namespace", fmt.Sprintf(
+			"the namespace from the provided object %q does not match the namespace %q. You must pass '--namespace=%s' to perform this operation.",
+			obj.Namespace, opts.Namespace, obj.Namespace)))
 	}
 	res := l.checkAPI(ctx, obj, ref, opts)
 	for _, is := range res.Issues {

@@ -139,3 +139,24 @@ spec:
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+func TestNamespaceMismatch(t *testing.T) {
+	doc := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  namespace: shop\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: d\n"
+	for _, tt := range []struct {
+		ns   string
+		want []string
+	}{
+		{"prod", []string{`5 input/namespace-mismatch: the namespace from the provided object "shop" does not match the namespace "prod". You must pass '--namespace=shop' to perform this operation.`}},
+		{"shop", nil},
+		{"", nil},
+	} {
+		res := newTestLinter(t).Run(context.Background(), Options{Paths: []string{"-"}, Stdin: strings.NewReader(doc), Namespace: tt.ns})
+		var got []string
+		for _, f := range res.Findings {
+			got = append(got, strconv.Itoa(f.Line)+" "+f.Rule+": "+f.Message)
+		}
+		if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
+			t.Errorf("lint -n %q: findings =\n%s\nwant\n%s", tt.ns, strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
+		}
+	}
+}

@@ -20,6 +20,7 @@ func builtinTiers() []rules.Rule {
 		{ID: lint.RuleUnparsable, Severity: rules.SeverityError, Title: "Document is not valid YAML or JSON"},
 		{ID: lint.RuleDuplicateKey, Severity: rules.SeverityError, Title: "Key given twice; kubectl keeps only the last value"},
 		{ID: lint.RuleLimitExceeded, Severity: rules.SeverityError, Title: "File or document over an input limit; not linted"},
+		{ID: lint.RuleNamespaceMismatch, Severity: rules.SeverityError, Title: "metadata.namespace differs from -n; kubectl refuses the object"},
 		{ID: lint.RuleIgnoreMisplaced, Severity: rules.SeverityWarning, Title: "Ignore annotation in the pod template, where it silences nothing"},
 		{ID: lint.RuleIgnoreUnknownRule, Severity: rules.SeverityWarning, Title: "Ignore annotation names a rule that does not exist"},
 		{ID: lint.RuleIgnoreNoReason, Severity: rules.SeverityWarning, Title: "Ignore annotation without a reason; nothing is ignored"},
