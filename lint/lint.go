@@ -401,7 +401,7 @@ func (l *Linter) checkObject(ctx context.Context, obj *manifest.Object, opts Opt
 			c.errs = append(c.errs, fmt.Errorf("%s: document %d: %s: %w", c.file, c.document, c.ref, err))
 		}
 	}
-	if res.Versioned != nil {
+	if res.Versioned != nil && defaultedKinds[ref.Kind] {
 		if js, err := json.Marshal(res.Versioned); err == nil {
 			c.input.Defaulted = js
 		}
@@ -409,6 +409,13 @@ func (l *Linter) checkObject(ctx context.Context, obj *manifest.Object, opts Opt
 	}
 	return c
 }
+
+// defaultedKinds are the kinds whose defaulted object the Rego rules see
+// (input.defaulted): the workloads. Other kinds the API tier validates
+// (Services, ConfigMaps, ...) are given to the rules as written, which saves
+// encoding and reading them twice.
+var defaultedKinds = map[string]bool{"Deployment": true, "ReplicaSet": true, "StatefulSet": true, "DaemonSet": true,
+	"Job": true, "CronJob": true, "ReplicationController": true, "Pod": true, "PodTemplate": true}
 
 // at places a finding about c's object at fieldPath, or at its nearest
 // existing ancestor. After the first pass, only the fields two levels deep
