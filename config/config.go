@@ -336,6 +336,19 @@ func (f *File) Enforced(rule string) bool {
 	return f != nil && matchAny(f.Rules.Enforce, rule)
 }
 
+// HasContainerExemptions reports whether an exemption names containers.
+func (f *File) HasContainerExemptions() bool {
+	if f == nil {
+		return false
+	}
+	for _, e := range f.Exemptions {
+		if len(e.Containers) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // ExemptContainer is Exempt for a finding about one container: an
 // exemption that names containers matches only findings about them, and
 // one that names none matches whatever container.

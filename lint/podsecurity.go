@@ -1,7 +1,10 @@
 package lint
 
 import (
+	"encoding/json"
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -135,4 +138,57 @@ func (st *pssState) namespaceFindings(ref ObjectRef, p api.Policy) []Finding {
 			"would violate PodSecurity %q: %s (recorded in the API server's audit log)", p.Audit.String(), d))
 	}
 	return out
+}
+
+// containerField finds the container a field path is in:
+// "spec.template.spec.containers[1].image" → "spec.template.spec.containers[1]".
+var containerField = regexp.MustCompile(`^(.*(?:initContainers|containers|ephemeralContainers)\[\d+\])`)
+
+// nameContainers sets the container of c's findings whose field is in a
+// container, from the object as written, so that exemptions can name
+// containers. The object is decoded only when a finding needs it.
+func (c *checked) nameContainers() {
+	var obj any
+	decoded := false
+	for i := range c.findings {
+		f := &c.findings[i]
+		if f.container != "" {
+			continue
+		}
+		m := containerField.FindStringSubmatch(f.Field)
+		if m == nil {
+			continue
+		}
+		if !decoded {
+			decoded = true
+			if err := json.Unmarshal(c.obj.JSON, &obj); err != nil {
+				return
+			}
+		}
+		if name, ok := fieldValue(obj, m[1]+".name").(string); ok {
+			f.container = name
+		}
+	}
+}
+
+// fieldValue returns the value at a field path ("a.b[2].c") in a decoded
+// JSON value, nil when there is none.
+func fieldValue(v any, path string) any {
+	for _, seg := range strings.Split(path, ".") {
+		name, index, hasIndex := strings.Cut(seg, "[")
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		v = m[name]
+		if hasIndex {
+			i, err := strconv.Atoi(strings.TrimSuffix(index, "]"))
+			list, ok := v.([]any)
+			if err != nil || !ok || i < 0 || i >= len(list) {
+				return nil
+			}
+			v = list[i]
+		}
+	}
+	return v
 }

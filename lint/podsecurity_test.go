@@ -53,6 +53,11 @@ func TestPodSecurityGovernance(t *testing.T) {
 			want:   []string{"13:22 pss/baseline [annotation]", "17:7 pss/baseline [config]"},
 		},
 		{
+			name:   "an exemption by container name applies to the Rego rules' findings too",
+			config: "rules:\n  enable: [resources/cpu-limit-missing]\n  disable: [pss/baseline]\nexemptions:\n  - rules: [resources/*]\n    containers: [istio-proxy]\n    reason: injected sidecar\n",
+			want:   []string{"10:5 resources/cpu-limit-missing", "14:5 resources/cpu-limit-missing [config]"},
+		},
+		{
 			name:   "opt-in pss/restricted, enabled",
 			config: "rules:\n  enable: [pss/restricted]\n  disable: [pss/baseline]\n",
 			// The app container's added capability is baseline's: restricted's
@@ -77,7 +82,7 @@ func TestPodSecurityGovernance(t *testing.T) {
 			res := newTestLinter(t).Run(context.Background(), Options{Paths: []string{"-"}, Stdin: strings.NewReader(meshPod), Settings: settings})
 			var got []string
 			for _, f := range res.Findings {
-				if !strings.HasPrefix(f.Rule, "pss/") && !strings.HasPrefix(f.Rule, "ignore/") {
+				if !strings.HasPrefix(f.Rule, "pss/") && !strings.HasPrefix(f.Rule, "ignore/") && f.Rule != "resources/cpu-limit-missing" {
 					continue
 				}
 				s := strings.Join([]string{itoa(f.Line) + ":" + itoa(f.Column), f.Rule}, " ")
