@@ -25,7 +25,8 @@ var updateCorpus = flag.Bool("update-corpus", false, "rewrite testdata/corpus-re
 var reviewedRules = []string{"api/unknown-kind", "pss/baseline", "pss/restricted",
 	"resources/requests-missing", "resources/memory-limit-missing", "probes/port-not-declared",
 	"probes/liveness-equals-readiness", "images/pull-policy-mutable-tag", "hygiene/secret-in-env",
-	"hpa/min-replicas-one", "availability/single-replica", "availability/no-spread", "pdb/unhealthy-eviction-policy"}
+	"hpa/min-replicas-one", "availability/single-replica", "availability/no-spread", "pdb/unhealthy-eviction-policy",
+	"networkpolicy/selects-nothing", "ingress/backend-missing"}
 
 // TestCorpusReviewed lints the real-world corpus (../../shared/corpus/real-world) and
 // compares the findings of reviewedRules, as path:line:col rule, with
