@@ -3,6 +3,9 @@
 package lint
 
 import (
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"context"
 	"encoding/json"
 	"errors"
@@ -179,6 +182,8 @@ type checked struct {
 	// a Namespace's Pod Security labels (see podsecurity.go).
 	pss      *pssState
 	nsLabels map[string]string
+	// refs are the objects its pod spec needs (references.go).
+	refs []reference
 }
 
 // Run loads opts.Paths and lints every object found, in two passes:
@@ -268,6 +273,7 @@ func (l *Linter) Run(ctx context.Context, opts Options) *Result {
 		res.Errors = append(res.Errors, err)
 	}
 	applyPodSecurity(all)
+	applyReferences(all)
 	for _, c := range all {
 		l.applyGovernance(c, opts)
 		res.Findings = append(res.Findings, c.findings...)
@@ -399,6 +405,11 @@ func (l *Linter) checkObject(ctx context.Context, obj *manifest.Object, opts Opt
 	if res.Versioned != nil && !c.input.Rejected {
 		if err := c.checkPodSecurity(res.Versioned); err != nil {
 			c.errs = append(c.errs, fmt.Errorf("%s: document %d: %s: %w", c.file, c.document, c.ref, err))
+		}
+		// A controller's objects (a Deployment's ReplicaSets) are left to
+		// their owner.
+		if m, err := meta.Accessor(res.Versioned); err == nil && metav1.GetControllerOfNoCopy(m) == nil {
+			c.readReferences(res.Versioned)
 		}
 	}
 	if res.Versioned != nil && defaultedKinds[ref.Kind] {

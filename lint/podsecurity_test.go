@@ -165,3 +165,44 @@ func TestNamespaceMismatch(t *testing.T) {
 		}
 	}
 }
+
+func TestReferencesMissing(t *testing.T) {
+	doc := `apiVersion: v1
+kind: ConfigMap
+metadata: {name: app-config}
+data: {a: b}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      serviceAccountName: web
+      containers:
+      - name: web
+        image: nginx:1.27
+        envFrom:
+        - configMapRef: {name: app-confg}
+        - secretRef: {name: db}
+      volumes:
+      - name: cfg
+        configMap: {name: app-config}
+      - name: opt
+        configMap: {name: extra, optional: true}
+`
+	res := newTestLinter(t).Run(context.Background(), Options{Paths: []string{"-"}, Stdin: strings.NewReader(doc)})
+	var got []string
+	for _, f := range res.Findings {
+		if f.Rule == RuleReferenceMissing {
+			got = append(got, strconv.Itoa(f.Line)+":"+strconv.Itoa(f.Column)+" "+f.Field)
+		}
+	}
+	// No Secret and no ServiceAccount in the input: only the misspelled ConfigMap.
+	want := []string{"19:26 spec.template.spec.containers[0].envFrom[0].configMapRef.name"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("references/missing findings =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

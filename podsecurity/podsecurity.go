@@ -94,6 +94,13 @@ var evaluator = sync.OnceValues(func() (policy.Evaluator, error) {
 // checks are the default checks, each at its latest version, by level.
 var checks = sync.OnceValue(func() []policy.Check { return policy.DefaultChecks() })
 
+// PodSpec returns the pod metadata and spec of a decoded and defaulted
+// object, and the spec's path ("spec.template.spec"); ok is false for
+// objects without one.
+func PodSpec(obj runtime.Object) (meta *metav1.ObjectMeta, spec *corev1.PodSpec, field string, ok bool) {
+	return podSpec(obj)
+}
+
 // podSpec returns the pod metadata and spec of a versioned object, and the
 // spec's path, as admission's DefaultPodSpecExtractor
 // (k8s.io/pod-security-admission/admission) finds them.

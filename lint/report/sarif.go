@@ -80,6 +80,10 @@ var tierHelps = map[string]tierHelp{
 		description: "A file or document is over one of lint's input limits: a file larger than 16 MiB, more than 10,000 documents in a file, nesting deeper than 256 levels, or YAML aliases that expand to more than 100,000 nodes (an alias bomb). It is not linted; every other file still is.",
 		remediation: "Split the file, flatten the document or expand its aliases by hand; no manifest the API server accepts comes near these limits.",
 	},
+	lint.RuleReferenceMissing: {
+		description: "A pod spec names a ConfigMap, Secret, ServiceAccount or PersistentVolumeClaim (volumes, envFrom, env valueFrom, serviceAccountName; optional references aside) that its namespace in the input does not hold, while the input holds other objects of that kind there. Its pods then do not start: ContainerCreating, CreateContainerConfigError, Pending, or refused by the ServiceAccount admission plugin.",
+		remediation: "Fix the name, or add the object to the manifests.",
+	},
 	lint.RuleNamespaceMismatch: {
 		description: "The object's metadata.namespace is not the namespace given with -n. kubectl apply and create refuse such an object before sending it (resource.RequireNamespace).",
 		remediation: "Drop -n, pass the object's namespace, or remove metadata.namespace from the manifest to let -n choose it.",
