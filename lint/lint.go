@@ -20,6 +20,7 @@ import (
 	"github.com/kubectl-workload/kubectl-workload/config"
 	"github.com/kubectl-workload/kubectl-workload/internal/slab"
 	"github.com/kubectl-workload/kubectl-workload/manifest"
+	"github.com/kubectl-workload/kubectl-workload/podsecurity"
 	"github.com/kubectl-workload/kubectl-workload/rules"
 )
 
@@ -403,7 +404,8 @@ func (l *Linter) checkObject(ctx context.Context, obj *manifest.Object, opts Opt
 		}
 	}
 	if res.Versioned != nil && !c.input.Rejected {
-		if err := c.checkPodSecurity(res.Versioned); err != nil {
+		// pss/restricted's per-check findings are made only when it is on.
+		if err := c.checkPodSecurity(res.Versioned, opts.Settings.Enabled(podsecurity.RuleRestricted) && !opts.Settings.Disabled(podsecurity.RuleRestricted)); err != nil {
 			c.errs = append(c.errs, fmt.Errorf("%s: document %d: %s: %w", c.file, c.document, c.ref, err))
 		}
 		// A controller's objects (a Deployment's ReplicaSets) are left to

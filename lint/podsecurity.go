@@ -35,7 +35,7 @@ type pssState struct {
 // checkPodSecurity evaluates an object the API tier accepted: its pods
 // against the Pod Security Standards, or, for a Namespace, its Pod Security
 // labels.
-func (c *checked) checkPodSecurity(versioned runtime.Object) error {
+func (c *checked) checkPodSecurity(versioned runtime.Object, restricted bool) error {
 	if ns, ok := versioned.(*corev1.Namespace); ok {
 		for k, v := range ns.Labels {
 			if strings.HasPrefix(k, podSecurityLabelPrefix) {
@@ -47,7 +47,11 @@ func (c *checked) checkPodSecurity(versioned runtime.Object) error {
 		}
 		return nil
 	}
-	res, ok, err := podsecurity.Evaluate(versioned)
+	levels := []api.Level{api.LevelBaseline}
+	if restricted {
+		levels = append(levels, api.LevelRestricted)
+	}
+	res, ok, err := podsecurity.Evaluate(versioned, levels...)
 	if err != nil || !ok || res.Restricted == "" {
 		return err
 	}
@@ -71,6 +75,7 @@ func (c *checked) checkPodSecurity(versioned runtime.Object) error {
 	} else if _, ok := st.anchor[api.LevelRestricted]; !ok {
 		st.anchor[api.LevelRestricted] = c.at(podsecurity.RuleRestricted, SeverityWarning, res.SpecField, "")
 	}
+	st.res.Violations = nil // placed in findings
 	c.pss = st
 	return nil
 }

@@ -27,8 +27,8 @@ var referencedKinds = map[string]string{
 
 // reference is one object a pod spec names, where it names it.
 type reference struct {
-	kind, name string
-	at         Finding // placed at the field; rule and message are set when reported
+	kind, name, field string
+	line, column      int32
 }
 
 // readReferences records the objects c's pod spec needs, the optional ones
@@ -42,7 +42,8 @@ func (c *checked) readReferences(versioned runtime.Object) {
 		if name == "" || (optional != nil && *optional) {
 			return
 		}
-		c.refs = append(c.refs, reference{kind: kind, name: name, at: c.at(RuleReferenceMissing, SeverityWarning, base+"."+field, "")})
+		f := c.at(RuleReferenceMissing, SeverityWarning, base+"."+field, "")
+		c.refs = append(c.refs, reference{kind: kind, name: name, field: f.Field, line: int32(f.Line), column: int32(f.Column)})
 	}
 	// A StatefulSet's volume named like one of its volumeClaimTemplates is
 	// replaced by each pod's own claim (the StatefulSet controller's
@@ -136,7 +137,8 @@ func applyReferences(all []*checked) {
 				continue
 			}
 			seen[dedupe] = true
-			f := r.at
+			f := Finding{Rule: RuleReferenceMissing, Severity: SeverityWarning, File: c.file, Document: c.document,
+				Line: int(r.line), Column: int(r.column), Field: r.field, Object: &c.ref}
 			f.Message = fmt.Sprintf("%s %s is not in the input's namespace %s, which holds %d other %s: %s",
 				r.kind, r.name, c.ref.Namespace, len(names), plural(r.kind, len(names)), referencedKinds[r.kind])
 			c.findings = append(c.findings, f)

@@ -133,9 +133,10 @@ func podSpec(obj runtime.Object) (*metav1.ObjectMeta, *corev1.PodSpec, string, b
 }
 
 // Evaluate evaluates a decoded and defaulted object (the versioned object of
-// the API tier) at the baseline and restricted levels. ok is false for
-// objects without a pod spec.
-func Evaluate(obj runtime.Object) (res Result, ok bool, err error) {
+// the API tier) at the baseline and restricted levels, and lists the
+// violations of each check of the levels in perCheck (baseline,
+// restricted). ok is false for objects without a pod spec.
+func Evaluate(obj runtime.Object, perCheck ...api.Level) (res Result, ok bool, err error) {
 	meta, spec, specField, ok := podSpec(obj)
 	if !ok {
 		return Result{}, false, nil
@@ -156,8 +157,17 @@ func Evaluate(obj runtime.Object) (res Result, ok bool, err error) {
 			}
 		}
 	}
-	if res.Restricted != "" {
-		res.Violations = violations(meta, spec, specField)
+	levels := map[api.Level]bool{}
+	for _, l := range perCheck {
+		levels[l] = true
+	}
+	// Most pods fail some restricted check: the per-check work is done only
+	// for the levels asked for, and baseline's only when a check fails.
+	if res.Baseline == "" {
+		delete(levels, api.LevelBaseline)
+	}
+	if res.Restricted != "" && len(levels) > 0 {
+		res.Violations = violations(meta, spec, specField, levels)
 	}
 	return res, true, nil
 }
@@ -246,7 +256,7 @@ func podField(id policy.CheckID, spec *corev1.PodSpec) string {
 // each failure has a field. A restricted check that overrides a baseline
 // one (restrictedVolumes over hostPathVolumes) is not reported where the
 // baseline check already fails.
-func violations(meta *metav1.ObjectMeta, spec *corev1.PodSpec, specField string) []Violation {
+func violations(meta *metav1.ObjectMeta, spec *corev1.PodSpec, specField string, levels map[api.Level]bool) []Violation {
 	podOnly, ps := parts(spec)
 	var out []Violation
 	join := func(rel string) string {
@@ -256,6 +266,9 @@ func violations(meta *metav1.ObjectMeta, spec *corev1.PodSpec, specField string)
 		return specField + "." + rel
 	}
 	for _, c := range checks() {
+		if !levels[c.Level] {
+			continue
+		}
 		v := latest(c)
 		failsWithOverridden := func(s *corev1.PodSpec) bool {
 			for _, id := range v.OverrideCheckIDs {

@@ -34,7 +34,7 @@ func TestEvaluate(t *testing.T) {
 					AllowPrivilegeEscalation: new(bool), Capabilities: &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}}}}},
 				Volumes: []corev1.Volume{{Name: "logs", VolumeSource: corev1.VolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: "/var/log"}}}},
 			}}}},
-			wantOK:       true,
+			wantOK: true,
 			// Admission's order: the checks as registered.
 			wantBaseline: `hostPath volumes (volume "logs"), privileged (container "setup" must not set securityContext.privileged=true)`,
 			// restrictedVolumes, which overrides hostPathVolumes, is not reported again.
@@ -48,7 +48,7 @@ func TestEvaluate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res, ok, err := Evaluate(tt.obj)
+			res, ok, err := Evaluate(tt.obj, api.LevelBaseline, api.LevelRestricted)
 			if err != nil || ok != tt.wantOK {
 				t.Fatalf("Evaluate() ok = %v, err = %v; want ok %v", ok, err, tt.wantOK)
 			}
