@@ -31,7 +31,7 @@ var reviewedRules = []string{"api/unknown-kind", "pss/baseline", "pss/restricted
 	"probes/liveness-equals-readiness", "images/pull-policy-mutable-tag", "hygiene/secret-in-env",
 	"hpa/min-replicas-one", "availability/single-replica", "availability/no-spread", "pdb/unhealthy-eviction-policy",
 	"networkpolicy/selects-nothing", "ingress/backend-missing", "references/missing", "input/namespace-mismatch",
-	"availability/no-pdb", "pdb/overlap"}
+	"availability/no-pdb", "pdb/overlap", "cronjob/never-fires"}
 
 // TestCorpusReviewed lints the real-world corpus (../../shared/corpus/real-world) and
 // compares the findings of reviewedRules, as path:line:col rule, with

@@ -413,6 +413,7 @@ func (l *Linter) checkObject(ctx context.Context, obj *manifest.Object, opts Opt
 		if m, err := meta.Accessor(res.Versioned); err == nil && metav1.GetControllerOfNoCopy(m) == nil {
 			c.readReferences(res.Versioned)
 		}
+		c.checkSchedule(res.Versioned)
 	}
 	if res.Versioned != nil && defaultedKinds[ref.Kind] {
 		if js, err := json.Marshal(res.Versioned); err == nil {

@@ -206,3 +206,33 @@ spec:
 		t.Errorf("references/missing findings =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+func TestCronJobNeverFires(t *testing.T) {
+	cj := func(schedule string) string {
+		return "apiVersion: batch/v1\nkind: CronJob\nmetadata: {name: report}\nspec:\n  schedule: \"" + schedule +
+			"\"\n  jobTemplate:\n    spec:\n      template:\n        spec:\n          restartPolicy: OnFailure\n          containers: [{name: r, image: busybox:1.36}]\n"
+	}
+	for _, tt := range []struct {
+		schedule string
+		want     bool
+	}{
+		{"0 0 31 2 *", true},
+		{"0 0 30 2 *", true},
+		{"0 0 29 2 *", false}, // leap years
+		{"*/5 * * * *", false},
+	} {
+		res := newTestLinter(t).Run(context.Background(), Options{Paths: []string{"-"}, Stdin: strings.NewReader(cj(tt.schedule))})
+		got := false
+		for _, f := range res.Findings {
+			if f.Rule == RuleCronJobNeverFires {
+				got = true
+				if f.Line != 5 || f.Field != "spec.schedule" {
+					t.Errorf("schedule %q: finding at %d %s, want line 5 spec.schedule", tt.schedule, f.Line, f.Field)
+				}
+			}
+		}
+		if got != tt.want {
+			t.Errorf("schedule %q: cronjob/never-fires = %v, want %v", tt.schedule, got, tt.want)
+		}
+	}
+}

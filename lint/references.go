@@ -3,12 +3,15 @@ package lint
 import (
 	"fmt"
 	"strconv"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kubectl-workload/kubectl-workload/podsecurity"
+	"github.com/kubectl-workload/kubectl-workload/predict/cronjob"
 )
 
 // RuleReferenceMissing reports a ConfigMap, Secret, ServiceAccount or
@@ -153,4 +156,29 @@ func plural(kind string, n int) string {
 		return kind
 	}
 	return kind + "s"
+}
+
+// RuleCronJobNeverFires reports a CronJob whose schedule matches no date.
+const RuleCronJobNeverFires = "cronjob/never-fires"
+
+// scheduleFrom is where the search for a CronJob's next schedule time
+// starts. The schedule parser looks five years ahead, so a schedule that
+// matches any date at all (29 February included) is found from any start;
+// a fixed one keeps lint independent of the clock.
+var scheduleFrom = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// checkSchedule reports a CronJob whose schedule never fires (0 0 31 2 *),
+// with the schedule parsed as the CronJob controller parses it
+// (predict/cronjob.Schedule).
+func (c *checked) checkSchedule(versioned runtime.Object) {
+	cj, ok := versioned.(*batchv1.CronJob)
+	if !ok {
+		return
+	}
+	sched, err := cronjob.Schedule(cj)
+	if err != nil || !sched.Next(scheduleFrom).IsZero() {
+		return // an invalid schedule is the API tier's
+	}
+	c.findings = append(c.findings, c.at(RuleCronJobNeverFires, SeverityWarning, "spec.schedule", fmt.Sprintf(
+		"schedule %q matches no date, so the CronJob controller never finds a next schedule time and never creates a Job", cj.Spec.Schedule)))
 }

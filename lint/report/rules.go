@@ -25,6 +25,7 @@ func builtinTiers() []rules.Rule {
 		{ID: lint.RuleIgnoreUnknownRule, Severity: rules.SeverityWarning, Title: "Ignore annotation names a rule that does not exist"},
 		{ID: lint.RuleIgnoreNoReason, Severity: rules.SeverityWarning, Title: "Ignore annotation without a reason; nothing is ignored"},
 		{ID: lint.RuleIgnoreEnforced, Severity: rules.SeverityError, Title: "Ignore annotation or exemption tries to silence an enforced rule"},
+		{ID: lint.RuleCronJobNeverFires, Severity: rules.SeverityWarning, Title: "CronJob schedule that matches no date"},
 		{ID: lint.RuleReferenceMissing, Severity: rules.SeverityWarning, Title: "Pod spec needs a ConfigMap, Secret, ServiceAccount or claim the input lacks"},
 		{ID: podsecurity.RuleBaseline, Severity: rules.SeverityWarning, Title: "Pod fails a baseline Pod Security Standard check"},
 		{ID: podsecurity.RuleRestricted, Severity: rules.SeverityWarning, Title: "Pod fails a restricted Pod Security Standard check", OptIn: true},

@@ -80,6 +80,10 @@ var tierHelps = map[string]tierHelp{
 		description: "A file or document is over one of lint's input limits: a file larger than 16 MiB, more than 10,000 documents in a file, nesting deeper than 256 levels, or YAML aliases that expand to more than 100,000 nodes (an alias bomb). It is not linted; every other file still is.",
 		remediation: "Split the file, flatten the document or expand its aliases by hand; no manifest the API server accepts comes near these limits.",
 	},
+	lint.RuleCronJobNeverFires: {
+		description: "The CronJob's schedule matches no date (0 0 31 2 *: the 31st of February), so the CronJob controller never finds a next schedule time and never creates a Job. The schedule is parsed as the controller parses it; predict shows the same.",
+		remediation: "Fix the day of month or the month so that the schedule matches real dates.",
+	},
 	lint.RuleReferenceMissing: {
 		description: "A pod spec names a ConfigMap, Secret, ServiceAccount or PersistentVolumeClaim (volumes, envFrom, env valueFrom, serviceAccountName; optional references aside) that its namespace in the input does not hold, while the input holds other objects of that kind there. Its pods then do not start: ContainerCreating, CreateContainerConfigError, Pending, or refused by the ServiceAccount admission plugin.",
 		remediation: "Fix the name, or add the object to the manifests.",
