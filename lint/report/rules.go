@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/kubectl-workload/kubectl-workload/apicheck"
@@ -94,10 +95,15 @@ func Explain(w io.Writer, catalogue []rules.Rule, id string) error {
 		}
 	}
 	for _, r := range builtinTiers() {
-		if r.ID == id {
-			_, err := fmt.Fprintf(w, "%s (%s)\n\n%s. Findings carry the API server's own message; see the README's rule table.\n", r.ID, r.Severity, r.Title)
+		if r.ID != id {
+			continue
+		}
+		if h, ok := tierHelps[id]; ok && !strings.HasPrefix(id, "api/") {
+			_, err := fmt.Fprintf(w, "%s (%s)\n\n%s\n\n%s\n\nRemediation: %s\n", r.ID, r.Severity, r.Title, h.description, h.remediation)
 			return err
 		}
+		_, err := fmt.Fprintf(w, "%s (%s)\n\n%s. Findings carry the API server's own message; see the README's rule table.\n", r.ID, r.Severity, r.Title)
+		return err
 	}
 	return fmt.Errorf("unknown rule %q: kubectl workload lint --list-rules lists them", id)
 }
