@@ -32,6 +32,7 @@ const (
 	RuleDecode         = "api/decode"
 	RuleRemovedVersion = "api/removed-version"
 	RuleUnknownVersion = "api/unknown-version"
+	RuleUnknownKind    = "api/unknown-kind"
 	RuleWarning        = "api/warning"
 	RuleInternal       = "api/internal"
 )
@@ -52,7 +53,7 @@ var ruleByType = map[field.ErrorType]string{
 
 // Rules lists every rule id the API tier can report, sorted.
 func Rules() []string {
-	ids := []string{RuleUnknownField, RuleDecode, RuleRemovedVersion, RuleUnknownVersion, RuleWarning}
+	ids := []string{RuleUnknownField, RuleDecode, RuleRemovedVersion, RuleUnknownVersion, RuleUnknownKind, RuleWarning}
 	for _, id := range ruleByType {
 		ids = append(ids, id)
 	}
@@ -148,6 +149,9 @@ func (c *Checker) Check(ctx context.Context, obj Object, opts Options) (res Resu
 			return Result{Issues: []Issue{{Rule: RuleUnknownVersion, Field: "apiVersion",
 				Message: fmt.Sprintf("no matches for kind %q in version %q: use %s", obj.Kind, obj.APIVersion, served)}}}
 		}
+		if msg, unknown := unknownKind(gvk); unknown {
+			return Result{Issues: []Issue{{Rule: RuleUnknownKind, Field: "kind", Message: msg}}}
+		}
 		return Result{}
 	}
 	res.Checked = true
@@ -198,24 +202,20 @@ func (c *Checker) Check(ctx context.Context, obj Object, opts Options) (res Resu
 	if accessor.GetName() == "" && accessor.GetGenerateName() != "" {
 		accessor.SetName(generateName(accessor.GetGenerateName()))
 	}
-	ns := accessor.GetNamespace()
-	if ns == "" {
-		ns = opts.Namespace
-		if ns == "" {
-			ns = metav1.NamespaceDefault
-		}
-		accessor.SetNamespace(ns)
+	ns := k.namespace(accessor.GetNamespace(), opts)
+	// rest.BeforeCreate: the object's namespace must be the request's
+	// (kubectl sends it to the object's own), or none for a cluster-scoped
+	// kind, whose namespace the server drops.
+	if err := rest.EnsureObjectNamespaceMatchesRequestNamespace(ns, accessor); err != nil {
+		res.Issues = append(res.Issues, Issue{Rule: RuleInternal, Message: fmt.Sprintf("%s namespace: %v", gvk.Kind, err)})
+		return res
 	}
 	ctx = genericapirequest.WithNamespace(ctx, ns)
-	apiPrefix := "apis"
-	if gvk.Group == "" {
-		apiPrefix = "api"
-	}
-	ctx = genericapirequest.WithRequestInfo(ctx, &genericapirequest.RequestInfo{
-		IsResourceRequest: true, Path: "/" + apiPrefix, Verb: "create", APIPrefix: apiPrefix,
-		APIGroup: gvk.Group, APIVersion: gvk.Version, Namespace: ns, Resource: k.resource, Name: accessor.GetName(),
-	})
+	ctx = genericapirequest.WithRequestInfo(ctx, requestInfo(gvk, k.resource, "create", ns, accessor.GetName()))
 
+	if begin := beginCreate[gvk.GroupKind()]; begin != nil {
+		begin(internal)
+	}
 	// 4. rest.BeforeCreate's checks, in its order.
 	k.strategy.PrepareForCreate(ctx, internal)
 	if errs := rest.ValidateCreate(ctx, internal, k.strategy); len(errs) > 0 {

@@ -1,6 +1,7 @@
 package apicheck
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 
@@ -8,31 +9,48 @@ import (
 	// database the same way, so results do not depend on the host.
 	_ "time/tzdata"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/registry/rest"
+	clientscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
 	"k8s.io/kubernetes/pkg/apis/apps"
+	"k8s.io/kubernetes/pkg/apis/autoscaling"
 	"k8s.io/kubernetes/pkg/apis/batch"
 	api "k8s.io/kubernetes/pkg/apis/core"
+	"k8s.io/kubernetes/pkg/apis/networking"
+	"k8s.io/kubernetes/pkg/apis/policy"
 	"k8s.io/kubernetes/pkg/registry/apps/daemonset"
 	"k8s.io/kubernetes/pkg/registry/apps/deployment"
 	"k8s.io/kubernetes/pkg/registry/apps/replicaset"
 	"k8s.io/kubernetes/pkg/registry/apps/statefulset"
+	"k8s.io/kubernetes/pkg/registry/autoscaling/horizontalpodautoscaler"
 	"k8s.io/kubernetes/pkg/registry/batch/cronjob"
 	"k8s.io/kubernetes/pkg/registry/batch/job"
+	"k8s.io/kubernetes/pkg/registry/core/configmap"
+	"k8s.io/kubernetes/pkg/registry/core/namespace"
 	"k8s.io/kubernetes/pkg/registry/core/pod"
 	"k8s.io/kubernetes/pkg/registry/core/podtemplate"
 	"k8s.io/kubernetes/pkg/registry/core/replicationcontroller"
+	"k8s.io/kubernetes/pkg/registry/core/secret"
+	"k8s.io/kubernetes/pkg/registry/core/service"
+	"k8s.io/kubernetes/pkg/registry/core/serviceaccount"
+	"k8s.io/kubernetes/pkg/registry/networking/ingress"
+	"k8s.io/kubernetes/pkg/registry/networking/networkpolicy"
+	"k8s.io/kubernetes/pkg/registry/policy/poddisruptionbudget"
 
 	// The API groups' types, defaults and conversions, registered in
 	// legacyscheme.Scheme as the API server registers them.
 	_ "k8s.io/kubernetes/pkg/apis/apps/install"
+	_ "k8s.io/kubernetes/pkg/apis/autoscaling/install"
 	_ "k8s.io/kubernetes/pkg/apis/batch/install"
 	_ "k8s.io/kubernetes/pkg/apis/core/install"
+	_ "k8s.io/kubernetes/pkg/apis/networking/install"
+	_ "k8s.io/kubernetes/pkg/apis/policy/install"
 )
 
-// kind is one workload kind the API tier validates.
+// kind is one kind the API tier validates.
 type kind struct {
 	// resource is the REST resource, as the request info names it.
 	resource string
@@ -40,8 +58,14 @@ type kind struct {
 	internal func() runtime.Object
 }
 
-// kinds are the workload kinds whose create path is run, by the versions the
-// v1.37 API server serves for them.
+// beginCreate is, by kind, what the kind's REST storage does to a new object
+// before rest.BeforeCreate (its BeginCreate hook), where lint can do it.
+var beginCreate = map[schema.GroupKind]func(obj runtime.Object){
+	{Group: "", Kind: "Service"}: normalizeClusterIPs,
+}
+
+// kinds are the kinds whose create path is run, by the versions the v1.37 API
+// server serves for them: the workloads, and the objects that come with them.
 var kinds = map[schema.GroupVersionKind]kind{
 	{Group: "apps", Version: "v1", Kind: "Deployment"}:  {"deployments", deployment.Strategy, func() runtime.Object { return &apps.Deployment{} }},
 	{Group: "apps", Version: "v1", Kind: "ReplicaSet"}:  {"replicasets", replicaset.Strategy, func() runtime.Object { return &apps.ReplicaSet{} }},
@@ -53,6 +77,22 @@ var kinds = map[schema.GroupVersionKind]kind{
 		func() runtime.Object { return &api.ReplicationController{} }},
 	{Group: "", Version: "v1", Kind: "Pod"}:         {"pods", pod.Strategy, func() runtime.Object { return &api.Pod{} }},
 	{Group: "", Version: "v1", Kind: "PodTemplate"}: {"podtemplates", podtemplate.Strategy, func() runtime.Object { return &api.PodTemplate{} }},
+
+	{Group: "", Version: "v1", Kind: "Service"}:        {"services", service.Strategy, func() runtime.Object { return &api.Service{} }},
+	{Group: "", Version: "v1", Kind: "ConfigMap"}:      {"configmaps", configmap.Strategy, func() runtime.Object { return &api.ConfigMap{} }},
+	{Group: "", Version: "v1", Kind: "Secret"}:         {"secrets", secret.Strategy, func() runtime.Object { return &api.Secret{} }},
+	{Group: "", Version: "v1", Kind: "ServiceAccount"}: {"serviceaccounts", serviceaccount.Strategy, func() runtime.Object { return &api.ServiceAccount{} }},
+	{Group: "", Version: "v1", Kind: "Namespace"}:      {"namespaces", namespace.Strategy, func() runtime.Object { return &api.Namespace{} }},
+	{Group: "policy", Version: "v1", Kind: "PodDisruptionBudget"}: {"poddisruptionbudgets", poddisruptionbudget.Strategy,
+		func() runtime.Object { return &policy.PodDisruptionBudget{} }},
+	{Group: "autoscaling", Version: "v1", Kind: "HorizontalPodAutoscaler"}: {"horizontalpodautoscalers", horizontalpodautoscaler.Strategy,
+		func() runtime.Object { return &autoscaling.HorizontalPodAutoscaler{} }},
+	{Group: "autoscaling", Version: "v2", Kind: "HorizontalPodAutoscaler"}: {"horizontalpodautoscalers", horizontalpodautoscaler.Strategy,
+		func() runtime.Object { return &autoscaling.HorizontalPodAutoscaler{} }},
+	{Group: "networking.k8s.io", Version: "v1", Kind: "Ingress"}: {"ingresses", ingress.Strategy,
+		func() runtime.Object { return &networking.Ingress{} }},
+	{Group: "networking.k8s.io", Version: "v1", Kind: "NetworkPolicy"}: {"networkpolicies", networkpolicy.Strategy,
+		func() runtime.Object { return &networking.NetworkPolicy{} }},
 }
 
 // Validated reports whether the API tier runs the API server's create path for
@@ -109,6 +149,20 @@ var removed = map[schema.GroupVersionKind]removal{
 	{Group: "flowcontrol.apiserver.k8s.io", Version: "v1beta3"}:               {"v1.32", "flowcontrol.apiserver.k8s.io/v1"},
 }
 
+// NamespaceScoped reports whether objects of apiVersion/kind live in a
+// namespace; known is false for kinds the API tier does not validate.
+func NamespaceScoped(apiVersion, kindName string) (scoped, known bool) {
+	gv, err := schema.ParseGroupVersion(apiVersion)
+	if err != nil {
+		return false, false
+	}
+	k, ok := kinds[gv.WithKind(kindName)]
+	if !ok {
+		return false, false
+	}
+	return k.strategy.NamespaceScoped(), true
+}
+
 // Removed reports whether apiVersion/kind names a version v1.37 no longer
 // serves, with the release that removed it and its replacement.
 func Removed(apiVersion, kindName string) (removedIn, replacement string, ok bool) {
@@ -125,15 +179,78 @@ func Removed(apiVersion, kindName string) (removedIn, replacement string, ok boo
 	return "", "", false
 }
 
-// servedVersion returns the apiVersion v1.37 serves for a workload kind, when
-// kindName is one of the validated kinds.
+// servedVersion returns the apiVersion v1.37 serves for a validated kind, when
+// kindName is one of them; the latest when it serves several
+// (autoscaling/v2).
 func servedVersion(kindName string) (string, bool) {
+	served := ""
 	for gvk := range kinds {
-		if gvk.Kind == kindName {
-			return gvk.GroupVersion().String(), true
+		if v := gvk.GroupVersion().String(); gvk.Kind == kindName && v > served {
+			served = v
 		}
 	}
-	return "", false
+	return served, served != ""
+}
+
+// namespace is the request's namespace for an object of k written with ns:
+// its own, else the one kubectl takes from -n or the context, else
+// "default"; none for a cluster-scoped kind (a Namespace).
+func (k kind) namespace(ns string, opts Options) string {
+	if !k.strategy.NamespaceScoped() {
+		return metav1.NamespaceNone
+	}
+	return requestNamespace(ns, opts)
+}
+
+// unknownKind returns what kubectl or the API server says about an object
+// of kind gvk, when gvk is in an API group that Kubernetes itself serves
+// (one client-go's scheme registers: core, apps, batch, policy, ...) and no
+// version of that group registers the kind: kubectl's "no matches for kind
+// "Deploymnet" in version "apps/v1"". A kind that is a served kind in lower
+// case ("service") gets past kubectl, whose discovery RESTMapper also maps
+// lower-case kinds (meta.NewDiscoveryRESTMapper), and the API server's
+// decoder refuses it: "service in version "v1" cannot be handled as a
+// Service: no kind "service" is registered ...". Groups the scheme does not
+// know (CRDs, aggregated APIs) are never unknown: lint cannot see what they
+// serve.
+func unknownKind(gvk schema.GroupVersionKind) (string, bool) {
+	sch := clientscheme.Scheme
+	if !sch.IsGroupRegistered(gvk.Group) {
+		return "", false
+	}
+	for _, gv := range sch.PrioritizedVersionsForGroup(gvk.Group) {
+		if sch.Recognizes(gv.WithKind(gvk.Kind)) {
+			return "", false
+		}
+	}
+	if sch.Recognizes(gvk) {
+		return "", false
+	}
+	if lower := strings.ToLower(gvk.Kind); lower == gvk.Kind {
+		for served := range sch.KnownTypes(gvk.GroupVersion()) {
+			if strings.ToLower(served) == lower {
+				return fmt.Sprintf("%s in version %q cannot be handled as a %s: no kind %q is registered for version %q in scheme %q",
+					gvk.Kind, gvk.Version, served, gvk.Kind, gvk.GroupVersion().String(), legacyscheme.Scheme.Name()), true
+			}
+		}
+	}
+	return fmt.Sprintf("no matches for kind %q in version %q", gvk.Kind, gvk.GroupVersion().String()), true
+}
+
+// normalizeClusterIPs mirrors the create half of normalizeClusterIPs
+// (k8s.io/kubernetes/pkg/registry/core/service/storage), which the Service
+// REST storage's beginCreate runs before validation: a Service that gives
+// clusterIP alone (an older client, or "None" for a headless Service) gets
+// it as clusterIPs too. The allocation that follows it needs the cluster's
+// IP ranges, which lint does not know: an address outside them is not found.
+func normalizeClusterIPs(obj runtime.Object) {
+	svc, ok := obj.(*api.Service)
+	if !ok {
+		return
+	}
+	if len(svc.Spec.ClusterIP) > 0 && len(svc.Spec.ClusterIPs) == 0 {
+		svc.Spec.ClusterIPs = []string{svc.Spec.ClusterIP}
+	}
 }
 
 // KnownKinds returns, sorted, the names of the kinds a configuration's

@@ -110,9 +110,9 @@ func (c *Checker) CheckUpdate(ctx context.Context, old, obj Object, opts Options
 		res.Issues = append(res.Issues, Issue{Rule: RuleInternal, Message: fmt.Sprintf("read the stored %s metadata: %v", gvk.Kind, err)})
 		return res
 	}
-	ns := requestNamespace(accessor.GetNamespace(), opts)
+	ns := k.namespace(accessor.GetNamespace(), opts)
 	accessor.SetNamespace(ns)
-	if oldAccessor.GetNamespace() == "" {
+	if oldAccessor.GetNamespace() == "" || ns == metav1.NamespaceNone {
 		oldAccessor.SetNamespace(ns)
 	}
 	ctx = genericapirequest.WithNamespace(ctx, ns)
@@ -192,11 +192,16 @@ func (c *Checker) CreatedByApply(ctx context.Context, obj Object, opts Options) 
 	accessor.SetCreationTimestamp(metav1.NewTime(time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)))
 	accessor.SetResourceVersion(storedResourceVersion)
 	accessor.SetGeneration(1)
-	ns := requestNamespace(accessor.GetNamespace(), opts)
+	ns := k.namespace(accessor.GetNamespace(), opts)
 	accessor.SetNamespace(ns)
 	ctx = genericapirequest.WithNamespace(ctx, ns)
 	ctx = genericapirequest.WithRequestInfo(ctx, requestInfo(gvk, k.resource, "create", ns, accessor.GetName()))
-	if err := safely(func() { k.strategy.PrepareForCreate(ctx, internal) }); err != nil {
+	if err := safely(func() {
+		if begin := beginCreate[gvk.GroupKind()]; begin != nil {
+			begin(internal)
+		}
+		k.strategy.PrepareForCreate(ctx, internal)
+	}); err != nil {
 		return nil, fmt.Errorf("%s %s: prepare for create: %w", obj.Kind, obj.Name, err)
 	}
 	out, err := legacyscheme.Scheme.ConvertToVersion(internal, gvk.GroupVersion())

@@ -48,6 +48,12 @@ type Rules struct {
 	Disable []string `yaml:"disable"`
 	// Severity overrides a rule's severity: id → error|warning|info.
 	Severity map[string]string `yaml:"severity"`
+	// Enable lists opt-in rules (ids or globs, such as "pss/restricted")
+	// that run; rules on by default need no entry.
+	Enable []string `yaml:"enable"`
+	// Enforce lists rules (ids or globs, such as "pss/*") that ignore
+	// annotations and exemptions cannot silence.
+	Enforce []string `yaml:"enforce"`
 }
 
 // Exemption silences rules for the objects it matches. Kind, Namespace and
@@ -58,6 +64,9 @@ type Exemption struct {
 	Kind      string   `yaml:"kind"`
 	Namespace string   `yaml:"namespace"`
 	Name      string   `yaml:"name"`
+	// Containers, when set, limit the exemption to findings about these
+	// containers (names or globs, such as an injected istio-proxy).
+	Containers []string `yaml:"containers"`
 	// Reason is required: exemptions are governed, not silent.
 	Reason string `yaml:"reason"`
 	// Line is the exemption's line in the file.
@@ -137,10 +146,10 @@ func Load(path string) (*File, error) {
 		if strings.TrimSpace(e.Reason) == "" {
 			errs = append(errs, fmt.Errorf("%s:%d: exemption %d has no reason: every exemption must say why", path, e.Line, i+1))
 		}
-		if e.Kind == "" && e.Namespace == "" && e.Name == "" {
+		if e.Kind == "" && e.Namespace == "" && e.Name == "" && len(e.Containers) == 0 {
 			errs = append(errs, fmt.Errorf("%s:%d: exemption %d names no kind, namespace or name: it would silence every object", path, e.Line, i+1))
 		}
-		for _, g := range append(append([]string{}, e.Rules...), e.Kind, e.Namespace, e.Name) {
+		for _, g := range append(append(append([]string{}, e.Rules...), e.Containers...), e.Kind, e.Namespace, e.Name) {
 			if _, err := filepath.Match(g, ""); err != nil {
 				errs = append(errs, fmt.Errorf("%s:%d: bad pattern %q: %w", path, e.Line, g, err))
 			}
@@ -315,6 +324,58 @@ func (f *File) Exempt(rule, kind, namespace, name string) (Exemption, bool) {
 			if ok, _ := filepath.Match(r, rule); ok {
 				return e, true
 			}
+		}
+	}
+	return Exemption{}, false
+}
+
+// matchAny reports whether rule matches one of globs.
+func matchAny(globs []string, rule string) bool {
+	for _, g := range globs {
+		if ok, _ := filepath.Match(g, rule); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// Enabled reports whether an opt-in rule is turned on (rules.enable).
+func (f *File) Enabled(rule string) bool {
+	return f != nil && matchAny(f.Rules.Enable, rule)
+}
+
+// Enforced reports whether a rule cannot be silenced (rules.enforce).
+func (f *File) Enforced(rule string) bool {
+	return f != nil && matchAny(f.Rules.Enforce, rule)
+}
+
+// HasContainerExemptions reports whether an exemption names containers.
+func (f *File) HasContainerExemptions() bool {
+	if f == nil {
+		return false
+	}
+	for _, e := range f.Exemptions {
+		if len(e.Containers) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// ExemptContainer is Exempt for a finding about one container: an
+// exemption that names containers matches only findings about them, and
+// one that names none matches whatever container.
+func (f *File) ExemptContainer(rule, kind, namespace, name, container string) (Exemption, bool) {
+	if f == nil {
+		return Exemption{}, false
+	}
+	for i, e := range f.Exemptions {
+		if len(e.Containers) > 0 && (container == "" || !matchAny(e.Containers, container)) {
+			continue
+		}
+		one := File{Exemptions: f.Exemptions[i : i+1]}
+		if _, ok := one.Exempt(rule, kind, namespace, name); ok {
+			return e, true
 		}
 	}
 	return Exemption{}, false

@@ -108,3 +108,42 @@ func TestDiscoverStopsAtGitRoot(t *testing.T) {
 		t.Errorf("Discover = %q, %v; want %q", got, err, want)
 	}
 }
+
+func TestEnableEnforceContainers(t *testing.T) {
+	path := filepath.Join(t.TempDir(), FileName)
+	if err := os.WriteFile(path, []byte(`rules:
+  enable: [pss/restricted]
+  enforce: ["pss/*"]
+exemptions:
+  - containers: [istio-*]
+    reason: injected sidecar
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := Load(path)
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	for _, tt := range []struct {
+		got, want bool
+		what      string
+	}{
+		{f.Enabled("pss/restricted"), true, `Enabled("pss/restricted")`},
+		{f.Enabled("pss/baseline"), false, `Enabled("pss/baseline")`},
+		{f.Enforced("pss/baseline"), true, `Enforced("pss/baseline")`},
+		{f.Enforced("api/warning"), false, `Enforced("api/warning")`},
+		{(*File)(nil).Enabled("pss/restricted"), false, `nil.Enabled`},
+	} {
+		if tt.got != tt.want {
+			t.Errorf("%s = %v, want %v", tt.what, tt.got, tt.want)
+		}
+	}
+	if _, ok := f.ExemptContainer("pss/baseline", "Pod", "default", "p", "istio-proxy"); !ok {
+		t.Errorf("ExemptContainer(istio-proxy) = false, want true")
+	}
+	for _, c := range []string{"app", ""} {
+		if _, ok := f.ExemptContainer("pss/baseline", "Pod", "default", "p", c); ok {
+			t.Errorf("ExemptContainer(%q) = true, want false", c)
+		}
+	}
+}

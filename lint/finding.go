@@ -97,6 +97,9 @@ type Finding struct {
 	// exemption silences the finding. Suppressed findings stay in the
 	// report (JSON, SARIF) but never count toward --fail-on.
 	Suppressed *Suppression `json:"suppressed,omitempty"`
+	// container is the name of the container the finding is about, when it
+	// is about one: exemptions can name containers.
+	container string
 }
 
 // Suppression says what silenced a finding, and why.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/kubectl-workload/kubectl-workload/apicheck"
 	"github.com/kubectl-workload/kubectl-workload/config"
+	"github.com/kubectl-workload/kubectl-workload/podsecurity"
 )
 
 // The ignore annotations, set in an object's own metadata.
@@ -25,12 +26,18 @@ const (
 	RuleIgnoreMisplaced   = "ignore/misplaced"
 	RuleIgnoreUnknownRule = "ignore/unknown-rule"
 	RuleIgnoreNoReason    = "ignore/no-reason"
+	// RuleIgnoreEnforced reports an ignore annotation or an exemption that
+	// tries to silence a rule the configuration enforces (rules.enforce).
+	RuleIgnoreEnforced = "ignore/enforced"
 )
 
 // knownRules returns every rule id lint can report (policy/* aside).
 func (l *Linter) knownRules() map[string]bool {
 	known := map[string]bool{RuleUnparsable: true, RuleDuplicateKey: true, RuleLimitExceeded: true, RuleGenerateName: true,
-		RuleIgnoreMisplaced: true, RuleIgnoreUnknownRule: true, RuleIgnoreNoReason: true}
+		RuleIgnoreMisplaced: true, RuleIgnoreUnknownRule: true, RuleIgnoreNoReason: true, RuleIgnoreEnforced: true, RuleNamespaceMismatch: true, RuleReferenceMissing: true, RuleCronJobNeverFires: true}
+	for _, id := range podsecurity.Rules() {
+		known[id] = true
+	}
 	for _, id := range apicheck.Rules() {
 		known[id] = true
 	}
@@ -81,19 +88,47 @@ func (l *Linter) readGovernance(c *checked, opts Options, known func() map[strin
 func (l *Linter) applyGovernance(c *checked, opts Options) {
 	ignored, reason := c.ignored, c.ignoreReason
 	kept := c.findings[:0]
+	var tried []Finding // attempts to silence an enforced rule
+	triedOnce := map[string]bool{}
 	for _, f := range c.findings {
-		if opts.Settings.Disabled(f.Rule) {
+		if opts.Settings.Disabled(f.Rule) || (l.OptIn(f.Rule) && !opts.Settings.Enabled(f.Rule)) {
 			continue
 		}
 		applySeverity(&f, opts.Settings)
-		if e, ok := opts.Settings.Exempt(f.Rule, c.ref.Kind, c.ref.Namespace, c.ref.Name); ok {
-			f.Suppressed = &Suppression{Kind: "config", Reason: fmt.Sprintf("%s (%s:%d)", e.Reason, opts.Settings.Path, e.Line)}
+		enforced := opts.Settings.Enforced(f.Rule)
+		var s *Suppression
+		if e, ok := opts.Settings.ExemptContainer(f.Rule, c.ref.Kind, c.ref.Namespace, c.ref.Name, f.container); ok {
+			s = &Suppression{Kind: "config", Reason: fmt.Sprintf("%s (%s:%d)", e.Reason, opts.Settings.Path, e.Line)}
 		} else if reason != "" && (ignored["*"] || ignored[f.Rule]) && !strings.HasPrefix(f.Rule, "ignore/") {
-			f.Suppressed = &Suppression{Kind: "annotation", Reason: reason}
+			s = &Suppression{Kind: "annotation", Reason: reason}
 		}
+		if s != nil && enforced {
+			if key := s.Kind + "\x00" + f.Rule; !triedOnce[key] {
+				triedOnce[key] = true
+				by := "the exemption " + s.Reason
+				if s.Kind == "annotation" {
+					by = "the " + AnnotationIgnore + " annotation"
+				}
+				t := f
+				t.Rule, t.Severity, t.Suppressed = RuleIgnoreEnforced, SeverityError, nil
+				t.Message = fmt.Sprintf("%s cannot silence %s: the configuration enforces it (rules.enforce in %s)", by, f.Rule, opts.Settings.Path)
+				tried = append(tried, t)
+			}
+			s = nil
+		}
+		f.Suppressed = s
 		kept = append(kept, f)
 	}
-	c.findings = kept
+	c.findings = append(kept, tried...)
+}
+
+// OptIn reports whether a rule is off by default, until the configuration
+// enables it (rules.enable).
+func (l *Linter) OptIn(rule string) bool {
+	if podsecurity.OptIn(rule) {
+		return true
+	}
+	return l.rules.OptIn(rule)
 }
 
 // readIgnore reads the ignore annotations, and adds findings when they are

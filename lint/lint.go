@@ -3,6 +3,9 @@
 package lint
 
 import (
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"context"
 	"encoding/json"
 	"errors"
@@ -18,6 +21,7 @@ import (
 	"github.com/kubectl-workload/kubectl-workload/config"
 	"github.com/kubectl-workload/kubectl-workload/internal/slab"
 	"github.com/kubectl-workload/kubectl-workload/manifest"
+	"github.com/kubectl-workload/kubectl-workload/podsecurity"
 	"github.com/kubectl-workload/kubectl-workload/rules"
 )
 
@@ -25,6 +29,9 @@ import (
 const (
 	RuleUnparsable   = "input/unparsable"
 	RuleDuplicateKey = "input/duplicate-key"
+	// RuleNamespaceMismatch reports an object whose metadata.namespace is
+	// not the one given with -n, which kubectl refuses to send.
+	RuleNamespaceMismatch = "input/namespace-mismatch"
 	// RuleLimitExceeded: a file or document over one of manifest's limits
 	// (MaxFileSize, MaxDocuments, MaxDepth, MaxAliasExpansion); it is not
 	// linted, and every other file is.
@@ -190,6 +197,12 @@ type checked struct {
 	shallow      shallowIndex
 	ignored      map[string]bool
 	ignoreReason string
+	// pss is the Pod Security evaluation of an object with pods; nsLabels
+	// a Namespace's Pod Security labels (see podsecurity.go).
+	pss      *pssState
+	nsLabels map[string]string
+	// refs are the objects its pod spec needs (references.go).
+	refs []reference
 }
 
 // Run loads opts.Paths and lints every object found, in two passes:
@@ -285,6 +298,8 @@ func (l *Linter) Run(ctx context.Context, opts Options) *Result {
 	if err := joinErrs(all); err != nil {
 		res.Errors = append(res.Errors, err)
 	}
+	applyPodSecurity(all)
+	applyReferences(all)
 	for _, c := range all {
 		l.applyGovernance(c, opts)
 		res.Findings = append(res.Findings, c.findings...)
@@ -392,6 +407,15 @@ func (l *Linter) checkObject(ctx context.Context, obj *manifest.Object, opts Opt
 		f.Line, f.Column = d.Pos.Line, d.Pos.Column
 		c.findings = append(c.findings, f)
 	}
+	if scoped, _ := apicheck.NamespaceScoped(obj.APIVersion, obj.Kind); scoped && opts.Namespace != "" && obj.Namespace != "" &&
+		obj.Namespace != opts.Namespace && opts.Baseline == nil {
+		// kubectl's own words: resource.RequireNamespace
+		// (k8s.io/cli-runtime/pkg/resource), which kubectl apply and
+		// create run on every object read from a file.
+		c.findings = append(c.findings, c.at(RuleNamespaceMismatch, SeverityError, "metadata.namespace", fmt.Sprintf(
+			"the namespace from the provided object %q does not match the namespace %q. You must pass '--namespace=%s' to perform this operation.",
+			obj.Namespace, opts.Namespace, obj.Namespace)))
+	}
 	res := l.checkAPI(ctx, obj, ref, opts)
 	for _, is := range res.Issues {
 		sev := SeverityError
@@ -409,7 +433,19 @@ func (l *Linter) checkObject(ctx context.Context, obj *manifest.Object, opts Opt
 			c.input.Rejected = true
 		}
 	}
-	if res.Versioned != nil {
+	if res.Versioned != nil && !c.input.Rejected {
+		// pss/restricted's per-check findings are made only when it is on.
+		if err := c.checkPodSecurity(res.Versioned, opts.Settings.Enabled(podsecurity.RuleRestricted) && !opts.Settings.Disabled(podsecurity.RuleRestricted)); err != nil {
+			c.errs = append(c.errs, fmt.Errorf("%s: document %d: %s: %w", c.file, c.document, c.ref, err))
+		}
+		// A controller's objects (a Deployment's ReplicaSets) are left to
+		// their owner.
+		if m, err := meta.Accessor(res.Versioned); err == nil && metav1.GetControllerOfNoCopy(m) == nil {
+			c.readReferences(res.Versioned)
+		}
+		c.checkSchedule(res.Versioned)
+	}
+	if res.Versioned != nil && defaultedKinds[ref.Kind] {
 		if js, err := json.Marshal(res.Versioned); err == nil {
 			c.input.Defaulted = js
 		}
@@ -417,6 +453,13 @@ func (l *Linter) checkObject(ctx context.Context, obj *manifest.Object, opts Opt
 	}
 	return c
 }
+
+// defaultedKinds are the kinds whose defaulted object the Rego rules see
+// (input.defaulted): the workloads. Other kinds the API tier validates
+// (Services, ConfigMaps, ...) are given to the rules as written, which saves
+// encoding and reading them twice.
+var defaultedKinds = map[string]bool{"Deployment": true, "ReplicaSet": true, "StatefulSet": true, "DaemonSet": true,
+	"Job": true, "CronJob": true, "ReplicationController": true, "Pod": true, "PodTemplate": true}
 
 // at places a finding about c's object at fieldPath, or at its nearest
 // existing ancestor. After the first pass, only the fields two levels deep

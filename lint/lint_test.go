@@ -39,6 +39,8 @@ spec:
 		got = append(got, strings.Join([]string{f.Rule, f.Field, f.Object.String(), strconv.Itoa(f.Line) + ":" + strconv.Itoa(f.Column)}, " "))
 	}
 	want := []string{
+		// -n team for an object of namespace prod: kubectl refuses it.
+		"input/namespace-mismatch metadata.namespace Deployment prod/web 5:3",
 		"api/invalid spec.replicas Deployment prod/web 7:3",
 		"api/duplicate spec.template.spec.containers[1].name Deployment prod/web 14:10",
 		"input/duplicate-key spec.containers Pod team/p 21:3",

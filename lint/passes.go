@@ -125,6 +125,9 @@ func (l *Linter) firstPass(ctx context.Context, c *checked, local *localRules, o
 		c.errs = append(c.errs, fmt.Errorf("%s: document %d: %s: %w", c.file, c.document, c.ref, err))
 	}
 	l.readGovernance(c, opts, known)
+	if opts.Settings.HasContainerExemptions() {
+		c.nameContainers()
+	}
 	if in != nil && !in.Rejected() {
 		if cross := in.Cross(); l.rules.ReportsAcross(cross.Kind()) {
 			c.cross = cross

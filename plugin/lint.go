@@ -110,7 +110,7 @@ or tool errors (such as a path that does not exist).`,
 		"Rego package whose deny/violation/warn rules are read (repeatable; default main; conftest's --namespace, renamed because -n/--namespace is kubectl's)")
 	cmd.Flags().DurationVar(&o.PolicyTimeout, "policy-timeout", rules.DefaultPolicyTimeout,
 		"stop a user policy that takes longer than this on one object (the run then exits 2)")
-	cmd.Flags().BoolVar(&o.ListRules, "list-rules", false, "list every rule with its severity, then exit")
+	cmd.Flags().BoolVar(&o.ListRules, "list-rules", false, "list every rule with its severity and whether it is on by default (-o json: as JSON), then exit")
 	cmd.Flags().StringVar(&o.ConfigFile, "config", "", "configuration file (default: "+config.FileName+" in the current directory or the nearest parent, up to the git root)")
 	cmd.Flags().BoolVar(&o.NoConfig, "no-config", false, "do not read a configuration file")
 	cmd.Flags().BoolVar(&o.NoIgnore, "no-ignore-annotations", false, "disregard the objects' "+lint.AnnotationIgnore+" annotations")
@@ -204,7 +204,7 @@ func (o *LintOptions) Run(cmd *cobra.Command) error {
 	}
 	switch {
 	case o.ListRules:
-		return report.RuleList(o.Out, o.Output, linter.Rules())
+		return report.RuleList(o.Out, linter.Rules(), o.Output)
 	case o.Explain != "":
 		return report.Explain(o.Out, linter.Rules(), o.Explain)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/tester"
 
+	"github.com/kubectl-workload/kubectl-workload/config"
 	"github.com/kubectl-workload/kubectl-workload/lint"
 	"github.com/kubectl-workload/kubectl-workload/rules"
 )
@@ -105,7 +106,11 @@ func TestFixtures(t *testing.T) {
 		pass, fail := fixtures(t, r.ID)
 		for _, f := range append(pass, fail...) {
 			t.Run(filepath.ToSlash(f), func(t *testing.T) {
-				res := l.Run(context.Background(), lint.Options{Paths: []string{f}})
+				opts := lint.Options{Paths: []string{f}}
+				if r.OptIn {
+					opts.Settings = &config.File{Rules: config.Rules{Enable: []string{r.ID}}}
+				}
+				res := l.Run(context.Background(), opts)
 				var hits []lint.Finding
 				for _, fd := range res.Findings {
 					if strings.HasPrefix(fd.Rule, "api/") && fd.Severity == lint.SeverityError || strings.HasPrefix(fd.Rule, "input/") {

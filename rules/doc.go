@@ -14,6 +14,9 @@ func Doc(r Rule) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s\n\n", r.ID)
 	fmt.Fprintf(&b, "**%s**\n\nSeverity: %s\n\n", r.Title, r.Severity)
+	if r.OptIn {
+		fmt.Fprintf(&b, "Off by default: enable it with `rules.enable: [%s]` in the configuration.\n\n", r.ID)
+	}
 	fmt.Fprintf(&b, "%s\n\n", r.Description)
 	fmt.Fprintf(&b, "## Remediation\n\n%s\n\n", r.Remediation)
 	fmt.Fprintf(&b, "Source: [`rules/%s`](../../rules/%s).\n", r.File, r.File)
@@ -24,9 +27,13 @@ func Doc(r Rule) string {
 func DocIndex(rs []Rule) string {
 	var b strings.Builder
 	b.WriteString("# Built-in rules\n\nGenerated from the rules' METADATA by `go test ./rules -update-docs`; do not edit.\n\n")
-	b.WriteString("| rule | severity | title |\n| --- | --- | --- |\n")
+	b.WriteString("| rule | severity | default | title |\n| --- | --- | --- | --- |\n")
 	for _, r := range rs {
-		fmt.Fprintf(&b, "| [%s](%s) | %s | %s |\n", r.ID, DocFile(r.ID), r.Severity, r.Title)
+		def := "on"
+		if r.OptIn {
+			def = "off"
+		}
+		fmt.Fprintf(&b, "| [%s](%s) | %s | %s | %s |\n", r.ID, DocFile(r.ID), r.Severity, def, r.Title)
 	}
 	return b.String()
 }

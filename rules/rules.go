@@ -48,6 +48,9 @@ type Rule struct {
 	// custom.kinds), or nil for any: a cross-resource rule is evaluated
 	// only on objects of its kinds.
 	Kinds []string `json:"-"`
+	// OptIn is set for a rule that is off by default (METADATA custom
+	// default: off) until the configuration enables it (rules.enable).
+	OptIn bool `json:"optIn,omitempty"`
 }
 
 // Options configure an Engine.
@@ -259,6 +262,12 @@ func (e *Engine) Rules() []Rule {
 	return e.rules
 }
 
+// OptIn reports whether the built-in rule id is off by default.
+func (e *Engine) OptIn(id string) bool {
+	r, ok := e.Rule(id)
+	return ok && r.OptIn
+}
+
 // Rule returns the built-in rule with the given id.
 func (e *Engine) Rule(id string) (Rule, bool) {
 	_ = e.wait()
@@ -286,6 +295,13 @@ func ruleFromModule(file string, m *ast.Module) (Rule, error) {
 		}
 		r := Rule{ID: str("id"), Title: a.Title, Severity: str("severity"), Description: strings.TrimSpace(a.Description),
 			Remediation: str("remediation"), Package: pkg, File: file}
+		switch d := str("default"); d {
+		case "", "on":
+		case "off":
+			r.OptIn = true
+		default:
+			return Rule{}, fmt.Errorf("built-in rule %s: custom default %q: want on or off", file, d)
+		}
 		if ks, ok := a.Custom["kinds"]; ok {
 			list, _ := ks.([]any)
 			for _, k := range list {

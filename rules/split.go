@@ -231,6 +231,7 @@ var crossFields = map[string]any{
 		"selector": nil, "replicas": nil, "type": nil, "scaleTargetRef": nil, "serviceName": nil, "manualSelector": nil,
 		"minAvailable": nil, "maxUnavailable": nil, "parallelism": nil, "completions": nil,
 		"clusterIP": nil, "clusterIPs": nil, "minReplicas": nil, "maxReplicas": nil, "strategy": nil,
+		"podSelector": nil, "rules": nil, "defaultBackend": nil,
 		"template": map[string]any{"metadata": map[string]any{"labels": nil}},
 	},
 }

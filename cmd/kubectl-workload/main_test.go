@@ -47,7 +47,7 @@ func TestBinaryExitCodes(t *testing.T) {
 		{name: "clean", args: []string{"lint", "../../examples/good"}, wantExit: 0, wantOut: "0 errors"},
 		{name: "findings", args: []string{"lint", "../../examples/broken"}, wantExit: 1, wantOut: "error api/invalid"},
 		{name: "missing file among good ones", args: []string{"lint", "nope.yaml", "../../examples/good"}, wantExit: 2,
-			wantOut: "5 objects in 3 files", wantErr: "error: nope.yaml: no such file or directory"},
+			wantOut: "7 objects in 3 files", wantErr: "error: nope.yaml: no such file or directory"},
 		{name: "usage", args: []string{"lint"}, wantExit: 2, wantErr: "error: no input"},
 		{name: "unknown command", args: []string{"frobnicate"}, wantExit: 2, wantErr: `unknown command "frobnicate"`},
 	}

@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/kubectl-workload/kubectl-workload/apicheck"
 	"github.com/kubectl-workload/kubectl-workload/lint"
+	"github.com/kubectl-workload/kubectl-workload/podsecurity"
 	"github.com/kubectl-workload/kubectl-workload/rules"
 )
 
@@ -20,9 +22,18 @@ func builtinTiers() []rules.Rule {
 		{ID: lint.RuleDuplicateKey, Severity: rules.SeverityError, Title: "Key given twice; kubectl keeps only the last value"},
 		{ID: lint.RuleLimitExceeded, Severity: rules.SeverityError, Title: "File or document over an input limit; not linted"},
 		{ID: lint.RuleGenerateName, Severity: rules.SeverityInfo, Title: "Object named by generateName only; kubectl apply refuses it, kubectl create accepts it"},
+		{ID: lint.RuleNamespaceMismatch, Severity: rules.SeverityError, Title: "metadata.namespace differs from -n; kubectl refuses the object"},
 		{ID: lint.RuleIgnoreMisplaced, Severity: rules.SeverityWarning, Title: "Ignore annotation in the pod template, where it silences nothing"},
 		{ID: lint.RuleIgnoreUnknownRule, Severity: rules.SeverityWarning, Title: "Ignore annotation names a rule that does not exist"},
 		{ID: lint.RuleIgnoreNoReason, Severity: rules.SeverityWarning, Title: "Ignore annotation without a reason; nothing is ignored"},
+		{ID: lint.RuleIgnoreEnforced, Severity: rules.SeverityError, Title: "Ignore annotation or exemption tries to silence an enforced rule"},
+		{ID: lint.RuleCronJobNeverFires, Severity: rules.SeverityWarning, Title: "CronJob schedule that matches no date"},
+		{ID: lint.RuleReferenceMissing, Severity: rules.SeverityWarning, Title: "Pod spec needs a ConfigMap, Secret, ServiceAccount or claim the input lacks"},
+		{ID: podsecurity.RuleBaseline, Severity: rules.SeverityWarning, Title: "Pod fails a baseline Pod Security Standard check"},
+		{ID: podsecurity.RuleRestricted, Severity: rules.SeverityWarning, Title: "Pod fails a restricted Pod Security Standard check", OptIn: true},
+		{ID: podsecurity.RuleEnforce, Severity: rules.SeverityError, Title: "The namespace's Pod Security enforce label refuses the pods"},
+		{ID: podsecurity.RuleWarn, Severity: rules.SeverityWarning, Title: "The namespace's Pod Security warn label makes the server warn"},
+		{ID: podsecurity.RuleAudit, Severity: rules.SeverityWarning, Title: "The namespace's Pod Security audit label records a violation"},
 	}
 	for _, id := range apicheck.Rules() {
 		sev := rules.SeverityError
@@ -34,34 +45,40 @@ func builtinTiers() []rules.Rule {
 	return out
 }
 
-// RuleList writes every rule: id, severity and title, sorted by id, as a
-// table, or with format "json" as a JSON array of {id, severity, title}
-// (every -o format but json prints the table).
-func RuleList(w io.Writer, format string, catalogue []rules.Rule) error {
+// RuleList writes every rule: id, severity, whether it is on by default
+// (opt-in rules need rules.enable) and title, sorted by id; format "json"
+// writes them as a JSON array.
+func RuleList(w io.Writer, catalogue []rules.Rule, format string) error {
+	all := sortRules(append(builtinTiers(), catalogue...))
 	if format == "json" {
 		type entry struct {
 			ID       string `json:"id"`
 			Severity string `json:"severity"`
+			Default  string `json:"default"`
 			Title    string `json:"title"`
 		}
-		out := []entry{}
-		for _, r := range sortRules(append(builtinTiers(), catalogue...)) {
-			out = append(out, entry{ID: r.ID, Severity: string(r.Severity), Title: r.Title})
+		out := make([]entry, 0, len(all))
+		for _, r := range all {
+			out = append(out, entry{ID: r.ID, Severity: r.Severity, Default: defaultState(r), Title: r.Title})
 		}
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
-		if err := enc.Encode(out); err != nil {
-			return fmt.Errorf("write rule list: %w", err)
-		}
-		return nil
+		return enc.Encode(out)
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "RULE\tSEVERITY\tTITLE")
-	all := append(builtinTiers(), catalogue...)
-	for _, r := range sortRules(all) {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", r.ID, r.Severity, r.Title)
+	fmt.Fprintln(tw, "RULE\tSEVERITY\tDEFAULT\tTITLE")
+	for _, r := range all {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.ID, r.Severity, defaultState(r), r.Title)
 	}
 	return tw.Flush()
+}
+
+// defaultState is "off" for opt-in rules, else "on".
+func defaultState(r rules.Rule) string {
+	if r.OptIn {
+		return "off"
+	}
+	return "on"
 }
 
 func sortRules(rs []rules.Rule) []rules.Rule {
@@ -79,10 +96,15 @@ func Explain(w io.Writer, catalogue []rules.Rule, id string) error {
 		}
 	}
 	for _, r := range builtinTiers() {
-		if r.ID == id {
-			_, err := fmt.Fprintf(w, "%s (%s)\n\n%s. Findings carry the API server's own message; see the README's rule table.\n", r.ID, r.Severity, r.Title)
+		if r.ID != id {
+			continue
+		}
+		if h, ok := tierHelps[id]; ok && !strings.HasPrefix(id, "api/") {
+			_, err := fmt.Fprintf(w, "%s (%s)\n\n%s\n\n%s\n\nRemediation: %s\n", r.ID, r.Severity, r.Title, h.description, h.remediation)
 			return err
 		}
+		_, err := fmt.Fprintf(w, "%s (%s)\n\n%s. Findings carry the API server's own message; see the README's rule table.\n", r.ID, r.Severity, r.Title)
+		return err
 	}
 	return fmt.Errorf("unknown rule %q: kubectl workload lint --list-rules lists them", id)
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/kubectl-workload/kubectl-workload/apicheck"
 	"github.com/kubectl-workload/kubectl-workload/lint"
+	"github.com/kubectl-workload/kubectl-workload/podsecurity"
 	"github.com/kubectl-workload/kubectl-workload/rules"
 	"github.com/kubectl-workload/kubectl-workload/version"
 )
@@ -79,6 +80,18 @@ var tierHelps = map[string]tierHelp{
 		description: "A file or document is over one of lint's input limits: a file larger than 16 MiB, more than 10,000 documents in a file, nesting deeper than 256 levels, or YAML aliases that expand to more than 100,000 nodes (an alias bomb). It is not linted; every other file still is.",
 		remediation: "Split the file, flatten the document or expand its aliases by hand; no manifest the API server accepts comes near these limits.",
 	},
+	lint.RuleCronJobNeverFires: {
+		description: "The CronJob's schedule matches no date (0 0 31 2 *: the 31st of February), so the CronJob controller never finds a next schedule time and never creates a Job. The schedule is parsed as the controller parses it; predict shows the same.",
+		remediation: "Fix the day of month or the month so that the schedule matches real dates.",
+	},
+	lint.RuleReferenceMissing: {
+		description: "A pod spec names a ConfigMap, Secret, ServiceAccount or PersistentVolumeClaim (volumes, envFrom, env valueFrom, serviceAccountName; optional references aside) that its namespace in the input does not hold, while the input holds other objects of that kind there. Its pods then do not start: ContainerCreating, CreateContainerConfigError, Pending, or refused by the ServiceAccount admission plugin.",
+		remediation: "Fix the name, or add the object to the manifests.",
+	},
+	lint.RuleNamespaceMismatch: {
+		description: "The object's metadata.namespace is not the namespace given with -n. kubectl apply and create refuse such an object before sending it (resource.RequireNamespace).",
+		remediation: "Drop -n, pass the object's namespace, or remove metadata.namespace from the manifest to let -n choose it.",
+	},
 	lint.RuleDuplicateKey: {
 		description: "A mapping gives the same key twice. kubectl silently keeps only the last value, so the first never reaches the API server; it is always a mistake.",
 		remediation: "Remove one of the two keys, keeping the value you meant.",
@@ -107,6 +120,11 @@ var tierHelps = map[string]tierHelp{
 		description: "The object's kind was never served under its apiVersion.",
 		remediation: "Use an apiVersion that serves the kind, such as apps/v1 for a Deployment.",
 	},
+	apicheck.RuleUnknownKind: {
+		title:       "Kind not served by its built-in API group",
+		description: "The object's kind is not one that its built-in API group serves, often a misspelling (Deploymnet, Cronjob, service); kubectl refuses it before sending anything. Kinds of groups Kubernetes does not define (CRDs) are not checked.",
+		remediation: "Fix the kind's spelling and case, such as Deployment or CronJob.",
+	},
 	apicheck.RuleWarning: {
 		title:       "The API server accepts the object with a warning",
 		description: "The API server accepts the object but answers with a Warning (WarningsOnCreate), usually about a deprecated field or a value that will not behave as written.",
@@ -128,6 +146,30 @@ var tierHelps = map[string]tierHelp{
 	lint.RuleIgnoreNoReason: {
 		description: "An ignore annotation has no ignore-reason annotation beside it. Ignores are governed, so nothing is ignored.",
 		remediation: "Add the ignore-reason annotation saying why the rules do not apply to the object.",
+	},
+	lint.RuleIgnoreEnforced: {
+		description: "An ignore annotation or a configuration exemption names a rule that the configuration enforces (rules.enforce). Enforced rules cannot be silenced; the finding it tried to silence is reported as well.",
+		remediation: "Fix what the enforced rule reports, or ask the platform team that enforces it.",
+	},
+	podsecurity.RuleBaseline: {
+		description: "A pod or pod template fails a check of the baseline Pod Security Standard, as k8s.io/pod-security-admission (the API server's PodSecurity admission) evaluates it at the latest version: privileged containers, host namespaces, host paths and ports, added capabilities, and more. Reported when the input holds no Pod Security labels for the object's namespace; the finding points at the offending field and carries upstream's check text.",
+		remediation: "Change the field as the check text says, or run the workload in a namespace whose Pod Security level allows it.",
+	},
+	podsecurity.RuleRestricted: {
+		description: "A pod or pod template fails a check that the restricted Pod Security Standard adds to baseline (privilege escalation, running as root, capabilities not dropped, seccomp profile, volume types), as k8s.io/pod-security-admission evaluates it. Off by default: enable it with rules.enable.",
+		remediation: "Set the securityContext fields the check text names: allowPrivilegeEscalation false, runAsNonRoot true, capabilities drop ALL, seccompProfile RuntimeDefault.",
+	},
+	podsecurity.RuleEnforce: {
+		description: "The input holds the object's Namespace, whose pod-security.kubernetes.io/enforce label sets a level the pods fail. The API server refuses such a Pod with its Forbidden message; it accepts a workload with a warning but refuses every pod the workload creates, so the rollout never makes progress.",
+		remediation: "Make the pod template satisfy the namespace's level, or deploy into a namespace whose level allows it.",
+	},
+	podsecurity.RuleWarn: {
+		description: "The input holds the object's Namespace, whose pod-security.kubernetes.io/warn label sets a level the pods fail: the API server accepts the object with this warning.",
+		remediation: "Make the pod template satisfy the warn level before the namespace enforces it.",
+	},
+	podsecurity.RuleAudit: {
+		description: "The input holds the object's Namespace, whose pod-security.kubernetes.io/audit label sets a level the pods fail: the API server records the violation in its audit log.",
+		remediation: "Make the pod template satisfy the audit level.",
 	},
 }
 

@@ -1,0 +1,199 @@
+package lint
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/pod-security-admission/api"
+
+	"github.com/kubectl-workload/kubectl-workload/podsecurity"
+)
+
+// podSecurityLabelPrefix starts the namespace labels PodSecurity admission
+// reads (pod-security.kubernetes.io/enforce, ...).
+const podSecurityLabelPrefix = "pod-security.kubernetes.io/"
+
+// pssState is what an object with pods keeps for the Pod Security checks,
+// which wait for the whole run: the namespace's labels may be in any file.
+type pssState struct {
+	res podsecurity.Result
+	// findings are the per-check findings (pss/baseline, pss/restricted),
+	// placed; reported when the namespace has no Pod Security labels.
+	findings []Finding
+	// anchor is where a namespace-level finding about each level points:
+	// the first field that fails it.
+	anchor map[api.Level]Finding
+}
+
+// checkPodSecurity evaluates an object the API tier accepted: its pods
+// against the Pod Security Standards, or, for a Namespace, its Pod Security
+// labels.
+func (c *checked) checkPodSecurity(versioned runtime.Object, restricted bool) error {
+	if ns, ok := versioned.(*corev1.Namespace); ok {
+		for k, v := range ns.Labels {
+			if strings.HasPrefix(k, podSecurityLabelPrefix) {
+				if c.nsLabels == nil {
+					c.nsLabels = map[string]string{}
+				}
+				c.nsLabels[k] = v
+			}
+		}
+		return nil
+	}
+	levels := []api.Level{api.LevelBaseline}
+	if restricted {
+		levels = append(levels, api.LevelRestricted)
+	}
+	res, ok, err := podsecurity.Evaluate(versioned, levels...)
+	if err != nil || !ok || res.Restricted == "" {
+		return err
+	}
+	st := &pssState{res: res, anchor: map[api.Level]Finding{}}
+	for _, v := range res.Violations {
+		rule := podsecurity.RuleBaseline
+		if v.Level == api.LevelRestricted {
+			rule = podsecurity.RuleRestricted
+		}
+		f := c.at(rule, SeverityWarning, v.Field, fmt.Sprintf("%s: forbidden by the %s Pod Security Standard", v.Message, v.Level))
+		f.container = v.Container
+		st.findings = append(st.findings, f)
+		// Admission lists baseline checks first: a level's finding
+		// points at the first field its message names.
+		if _, ok := st.anchor[v.Level]; !ok {
+			st.anchor[v.Level] = f
+		}
+	}
+	if b, ok := st.anchor[api.LevelBaseline]; ok {
+		st.anchor[api.LevelRestricted] = b
+	} else if _, ok := st.anchor[api.LevelRestricted]; !ok {
+		st.anchor[api.LevelRestricted] = c.at(podsecurity.RuleRestricted, SeverityWarning, res.SpecField, "")
+	}
+	st.res.Violations = nil // placed in findings
+	c.pss = st
+	return nil
+}
+
+// applyPodSecurity reports the Pod Security findings once every object is
+// known: where the input holds the object's Namespace with Pod Security
+// labels, what admission does with them (pss/enforce, pss/warn,
+// pss/audit); elsewhere, each failing check (pss/baseline, and
+// pss/restricted when enabled).
+func applyPodSecurity(all []*checked) {
+	policies := map[string]map[string]string{}
+	for _, c := range all {
+		if c.ref.Kind == "Namespace" && c.ref.APIVersion == "v1" && len(c.nsLabels) > 0 {
+			policies[c.ref.Name] = c.nsLabels
+		}
+	}
+	for _, c := range all {
+		if c.pss == nil {
+			continue
+		}
+		labels, ok := policies[c.ref.Namespace]
+		if !ok {
+			c.findings = append(c.findings, c.pss.findings...)
+			continue
+		}
+		// The API server's default configuration: privileged:latest for
+		// each mode, which a label replaces.
+		privileged := api.LevelVersion{Level: api.LevelPrivileged, Version: api.LatestVersion()}
+		p, _ := api.PolicyToEvaluate(labels, api.Policy{Enforce: privileged, Audit: privileged, Warn: privileged})
+		c.findings = append(c.findings, c.pss.namespaceFindings(c.ref, p)...)
+	}
+}
+
+// namespaceFindings mirrors Admission.EvaluatePod
+// (k8s.io/pod-security-admission/admission): a Pod that fails the enforce
+// level is refused, and gets no warnings; otherwise the warn level makes a
+// warning and the audit level an audit annotation. A workload is not held
+// to the enforce level (admission checks it only for pods), but every pod
+// it creates is. Each level's checks are those of its latest version.
+func (st *pssState) namespaceFindings(ref ObjectRef, p api.Policy) []Finding {
+	var out []Finding
+	at := func(lv api.LevelVersion, rule string, sev Severity, msg string) {
+		f := st.anchor[lv.Level]
+		f.Rule, f.Severity, f.Message = rule, sev, msg
+		out = append(out, f)
+	}
+	if d := st.res.Detail(p.Enforce.Level); d != "" {
+		if st.res.Pod {
+			err := fmt.Errorf("violates PodSecurity %q: %s", p.Enforce.String(), d)
+			at(p.Enforce, podsecurity.RuleEnforce, SeverityError,
+				apierrors.NewForbidden(schema.GroupResource{Resource: "pods"}, ref.Name, err).Error())
+			return out
+		}
+		at(p.Enforce, podsecurity.RuleEnforce, SeverityError, fmt.Sprintf(
+			"would violate PodSecurity %q: %s; the API server accepts the %s, but namespace %s refuses every pod it creates (enforce=%s), so the rollout never makes progress",
+			p.Enforce.String(), d, ref.Kind, ref.Namespace, p.Enforce.Level))
+	}
+	warned := false
+	if d := st.res.Detail(p.Warn.Level); d != "" && !(p.Warn == p.Enforce && !st.res.Pod) {
+		at(p.Warn, podsecurity.RuleWarn, SeverityWarning, fmt.Sprintf("would violate PodSecurity %q: %s", p.Warn.String(), d))
+		warned = true
+	}
+	if d := st.res.Detail(p.Audit.Level); d != "" && p.Audit != p.Enforce && !(warned && p.Audit == p.Warn) {
+		at(p.Audit, podsecurity.RuleAudit, SeverityWarning, fmt.Sprintf(
+			"would violate PodSecurity %q: %s (recorded in the API server's audit log)", p.Audit.String(), d))
+	}
+	return out
+}
+
+// containerField finds the container a field path is in:
+// "spec.template.spec.containers[1].image" → "spec.template.spec.containers[1]".
+var containerField = regexp.MustCompile(`^(.*(?:initContainers|containers|ephemeralContainers)\[\d+\])`)
+
+// nameContainers sets the container of c's findings whose field is in a
+// container, from the object as written, so that exemptions can name
+// containers. The object is decoded only when a finding needs it.
+func (c *checked) nameContainers() {
+	var obj any
+	decoded := false
+	for i := range c.findings {
+		f := &c.findings[i]
+		if f.container != "" {
+			continue
+		}
+		m := containerField.FindStringSubmatch(f.Field)
+		if m == nil {
+			continue
+		}
+		if !decoded {
+			decoded = true
+			if err := json.Unmarshal(c.obj.JSON, &obj); err != nil {
+				return
+			}
+		}
+		if name, ok := fieldValue(obj, m[1]+".name").(string); ok {
+			f.container = name
+		}
+	}
+}
+
+// fieldValue returns the value at a field path ("a.b[2].c") in a decoded
+// JSON value, nil when there is none.
+func fieldValue(v any, path string) any {
+	for _, seg := range strings.Split(path, ".") {
+		name, index, hasIndex := strings.Cut(seg, "[")
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		v = m[name]
+		if hasIndex {
+			i, err := strconv.Atoi(strings.TrimSuffix(index, "]"))
+			list, ok := v.([]any)
+			if err != nil || !ok || i < 0 || i >= len(list) {
+				return nil
+			}
+			v = list[i]
+		}
+	}
+	return v
+}

@@ -1,0 +1,184 @@
+package lint
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/kubectl-workload/kubectl-workload/podsecurity"
+	"github.com/kubectl-workload/kubectl-workload/predict/cronjob"
+)
+
+// RuleReferenceMissing reports a ConfigMap, Secret, ServiceAccount or
+// PersistentVolumeClaim that a pod spec needs and that its namespace in the
+// input does not hold, when the input holds objects of that kind there.
+const RuleReferenceMissing = "references/missing"
+
+// referencedKinds are the kinds a pod spec names that must exist for its
+// pods to start, with what happens when one is missing.
+var referencedKinds = map[string]string{
+	"ConfigMap":             "the pods stay in ContainerCreating (a volume) or fail with CreateContainerConfigError (env)",
+	"Secret":                "the pods stay in ContainerCreating (a volume) or fail with CreateContainerConfigError (env)",
+	"PersistentVolumeClaim": "the pods stay Pending",
+	"ServiceAccount":        "the API server refuses every pod (the ServiceAccount admission plugin), so none is created",
+}
+
+// reference is one object a pod spec names, where it names it.
+type reference struct {
+	kind, name, field string
+	line, column      int32
+}
+
+// readReferences records the objects c's pod spec needs, the optional ones
+// aside; the default ServiceAccount, which every namespace has, is not one.
+func (c *checked) readReferences(versioned runtime.Object) {
+	_, spec, base, ok := podsecurity.PodSpec(versioned)
+	if !ok {
+		return
+	}
+	add := func(kind, name, field string, optional *bool) {
+		if name == "" || (optional != nil && *optional) {
+			return
+		}
+		f := c.at(RuleReferenceMissing, SeverityWarning, base+"."+field, "")
+		c.refs = append(c.refs, reference{kind: kind, name: name, field: f.Field, line: int32(f.Line), column: int32(f.Column)})
+	}
+	// A StatefulSet's volume named like one of its volumeClaimTemplates is
+	// replaced by each pod's own claim (the StatefulSet controller's
+	// updateStorage).
+	claimTemplates := map[string]bool{}
+	if sts, ok := versioned.(*appsv1.StatefulSet); ok {
+		for _, t := range sts.Spec.VolumeClaimTemplates {
+			claimTemplates[t.Name] = true
+		}
+	}
+	if sa := spec.ServiceAccountName; sa != "default" {
+		add("ServiceAccount", sa, "serviceAccountName", nil)
+	}
+	for i, v := range spec.Volumes {
+		f := "volumes[" + strconv.Itoa(i) + "]"
+		switch {
+		case v.ConfigMap != nil:
+			add("ConfigMap", v.ConfigMap.Name, f+".configMap.name", v.ConfigMap.Optional)
+		case v.Secret != nil:
+			add("Secret", v.Secret.SecretName, f+".secret.secretName", v.Secret.Optional)
+		case v.PersistentVolumeClaim != nil && !claimTemplates[v.Name]:
+			add("PersistentVolumeClaim", v.PersistentVolumeClaim.ClaimName, f+".persistentVolumeClaim.claimName", nil)
+		case v.Projected != nil:
+			for j, s := range v.Projected.Sources {
+				g := f + ".projected.sources[" + strconv.Itoa(j) + "]"
+				if s.ConfigMap != nil {
+					add("ConfigMap", s.ConfigMap.Name, g+".configMap.name", s.ConfigMap.Optional)
+				}
+				if s.Secret != nil {
+					add("Secret", s.Secret.Name, g+".secret.name", s.Secret.Optional)
+				}
+			}
+		}
+	}
+	lists := []struct {
+		field      string
+		containers []corev1.Container
+	}{{"initContainers", spec.InitContainers}, {"containers", spec.Containers}}
+	for _, l := range lists {
+		for i, ct := range l.containers {
+			f := l.field + "[" + strconv.Itoa(i) + "]"
+			for j, e := range ct.EnvFrom {
+				g := f + ".envFrom[" + strconv.Itoa(j) + "]"
+				if e.ConfigMapRef != nil {
+					add("ConfigMap", e.ConfigMapRef.Name, g+".configMapRef.name", e.ConfigMapRef.Optional)
+				}
+				if e.SecretRef != nil {
+					add("Secret", e.SecretRef.Name, g+".secretRef.name", e.SecretRef.Optional)
+				}
+			}
+			for j, e := range ct.Env {
+				if e.ValueFrom == nil {
+					continue
+				}
+				g := f + ".env[" + strconv.Itoa(j) + "].valueFrom"
+				if r := e.ValueFrom.ConfigMapKeyRef; r != nil {
+					add("ConfigMap", r.Name, g+".configMapKeyRef.name", r.Optional)
+				}
+				if r := e.ValueFrom.SecretKeyRef; r != nil {
+					add("Secret", r.Name, g+".secretKeyRef.name", r.Optional)
+				}
+			}
+		}
+	}
+}
+
+// applyReferences reports the references to objects that the input does not
+// hold, in namespaces where it holds objects of the kind: elsewhere they may
+// be created apart from the manifests (a Secret from a vault, a chart).
+func applyReferences(all []*checked) {
+	type key struct{ namespace, kind string }
+	present := map[key]map[string]bool{}
+	for _, c := range all {
+		if _, ok := referencedKinds[c.ref.Kind]; ok && c.ref.APIVersion == "v1" {
+			k := key{c.ref.Namespace, c.ref.Kind}
+			if present[k] == nil {
+				present[k] = map[string]bool{}
+			}
+			present[k][c.ref.Name] = true
+		}
+	}
+	for _, c := range all {
+		seen := map[reference]bool{}
+		for _, r := range c.refs {
+			names := present[key{c.ref.Namespace, r.kind}]
+			if names == nil || names[r.name] {
+				continue
+			}
+			dedupe := reference{kind: r.kind, name: r.name}
+			if seen[dedupe] {
+				continue
+			}
+			seen[dedupe] = true
+			f := Finding{Rule: RuleReferenceMissing, Severity: SeverityWarning, File: c.file, Document: c.document,
+				Line: int(r.line), Column: int(r.column), Field: r.field, Object: &c.ref}
+			f.Message = fmt.Sprintf("%s %s is not in the input's namespace %s, which holds %d other %s: %s",
+				r.kind, r.name, c.ref.Namespace, len(names), plural(r.kind, len(names)), referencedKinds[r.kind])
+			c.findings = append(c.findings, f)
+		}
+		c.refs = nil
+	}
+}
+
+// plural is kind, with an s for n other than 1.
+func plural(kind string, n int) string {
+	if n == 1 {
+		return kind
+	}
+	return kind + "s"
+}
+
+// RuleCronJobNeverFires reports a CronJob whose schedule matches no date.
+const RuleCronJobNeverFires = "cronjob/never-fires"
+
+// scheduleFrom is where the search for a CronJob's next schedule time
+// starts. The schedule parser looks five years ahead, so a schedule that
+// matches any date at all (29 February included) is found from any start;
+// a fixed one keeps lint independent of the clock.
+var scheduleFrom = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// checkSchedule reports a CronJob whose schedule never fires (0 0 31 2 *),
+// with the schedule parsed as the CronJob controller parses it
+// (predict/cronjob.Schedule).
+func (c *checked) checkSchedule(versioned runtime.Object) {
+	cj, ok := versioned.(*batchv1.CronJob)
+	if !ok {
+		return
+	}
+	sched, err := cronjob.Schedule(cj)
+	if err != nil || !sched.Next(scheduleFrom).IsZero() {
+		return // an invalid schedule is the API tier's
+	}
+	c.findings = append(c.findings, c.at(RuleCronJobNeverFires, SeverityWarning, "spec.schedule", fmt.Sprintf(
+		"schedule %q matches no date, so the CronJob controller never finds a next schedule time and never creates a Job", cj.Spec.Schedule)))
+}
