@@ -157,18 +157,6 @@ func checkStateInvariants(t *testing.T, in Input) {
 	}
 }
 
-func sameSizes(a, b []ReplicaSetSize) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 // describeState renders a fuzzed input for failure messages.
 func describeState(in Input) string {
 	var b strings.Builder
