@@ -486,7 +486,7 @@ var predictScenarios = []predictScenario{
 		name:  "no-min-ready-10-surge3-unavailable2",
 		old:   withMinReady(webManifest(10, "nginx:1.0", surge3unavailable2, ""), 0),
 		steps: next(withMinReady(webManifest(10, "nginx:2.0", surge3unavailable2, ""), 0)),
-		runs:  16,
+		runs:  30,
 	},
 	{
 		// No minReadySeconds, 8 replicas at 3/1: controllers.md's checkout example.

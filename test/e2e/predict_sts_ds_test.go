@@ -502,7 +502,7 @@ var dsScenarios = []dsScenario{
 	{name: "default-maxunavailable-1-no-min-ready"},
 	{name: "maxunavailable-2-no-min-ready", runs: 16, strategy: "  updateStrategy:\n    rollingUpdate:\n      maxUnavailable: 2"},
 	{name: "maxsurge-1", strategy: "  updateStrategy:\n    rollingUpdate:\n      maxUnavailable: 0\n      maxSurge: 1"},
-	{name: "maxsurge-50pct-rounds-up", runs: 24, strategy: "  updateStrategy:\n    rollingUpdate:\n      maxUnavailable: 0\n      maxSurge: 50%"},
+	{name: "maxsurge-50pct-rounds-up", runs: 40, strategy: "  updateStrategy:\n    rollingUpdate:\n      maxUnavailable: 0\n      maxSurge: 50%"},
 	{name: "hostport-surge-deadlock", stalls: true,
 		strategy: "  updateStrategy:\n    rollingUpdate:\n      maxUnavailable: 0\n      maxSurge: 1",
 		podExtra: "        ports:\n        - containerPort: 9100\n          hostPort: 9100\n"},
