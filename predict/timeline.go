@@ -1,6 +1,9 @@
 package predict
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // Sample is the pods of every ReplicaSet (or controller revision) at one instant, after the
 // controllers settled: what a picture of the rollout draws between two controller events.
@@ -41,7 +44,7 @@ func (r *recorder) Settle() error {
 		s.Available += rs.Available
 	}
 	plan := r.Plan()
-	if n := len(plan.Timeline); n > 0 && sameSamples(plan.Timeline[n-1].ReplicaSets, s.ReplicaSets) {
+	if n := len(plan.Timeline); n > 0 && slices.Equal(plan.Timeline[n-1].ReplicaSets, s.ReplicaSets) {
 		return nil
 	}
 	plan.Timeline = append(plan.Timeline, s)
@@ -62,16 +65,4 @@ func (r *recorder) Finish() {
 	if k := len(plan.Steps); k > 0 {
 		plan.End = max(plan.End, plan.Steps[k-1].At)
 	}
-}
-
-func sameSamples(a, b []ReplicaSetSize) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

@@ -645,18 +645,7 @@ func (r *rolloutRun) run() string {
 		t.Fatalf("%v", err)
 	}
 	old := r.decode(r.sc.old)
-
-	// Old: apply and let it complete.
-	if _, err := r.cs.AppsV1().Deployments(r.ns).Create(ctx, r.raw(r.sc.old), metav1.CreateOptions{}); err != nil {
-		t.Fatalf("create old deployment: %v", err)
-	}
-	if err := r.waitComplete(ctx); err != nil {
-		t.Fatalf("old rollout: %v", err)
-	}
-	rec, err := startRecorder(ctx, r.cs, r.ns)
-	if err != nil {
-		t.Fatalf("%v", err)
-	}
+	rec := r.startFromOld(ctx)
 	defer rec.stop()
 
 	// The steps: predict, apply, wait until settled, compare. base is where the current
@@ -764,16 +753,10 @@ func (r *rolloutRun) runVarying() string {
 	return fmt.Sprintf("agree with run %v of %d (%d events)", matched, len(seen), len(want))
 }
 
-// attempt is one run of a one-step scenario in r.ns: the old Deployment is created and left
-// to complete, the plan is made with the apply's wall clock as its start, the step is
-// applied, and the real scale events are returned once the rollout is complete and quiet.
-func (r *rolloutRun) attempt() ([]string, *predict.Plan, *recorder) {
+// startFromOld creates the scenario's old Deployment in r.ns, waits until its rollout is
+// complete, and starts recording the scale events from there.
+func (r *rolloutRun) startFromOld(ctx context.Context) *recorder {
 	t := r.t
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	if err := r.c.EnsureNamespace(ctx, r.ns); err != nil {
-		t.Fatalf("%v", err)
-	}
 	if _, err := r.cs.AppsV1().Deployments(r.ns).Create(ctx, r.raw(r.sc.old), metav1.CreateOptions{}); err != nil {
 		t.Fatalf("create old deployment: %v", err)
 	}
@@ -784,13 +767,27 @@ func (r *rolloutRun) attempt() ([]string, *predict.Plan, *recorder) {
 	if err != nil {
 		t.Fatalf("%v", err)
 	}
+	return rec
+}
+
+// attempt is one run of a one-step scenario in r.ns: the old Deployment is created and left
+// to complete, the plan is made with the apply's wall clock as its start, the step is
+// applied, and the real scale events are returned once the rollout is complete and quiet.
+func (r *rolloutRun) attempt() ([]string, *predict.Plan, *recorder) {
+	t := r.t
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	if err := r.c.EnsureNamespace(ctx, r.ns); err != nil {
+		t.Fatalf("%v", err)
+	}
+	rec := r.startFromOld(ctx)
 	defer rec.stop()
 	step := r.sc.steps[0]
 	d := r.decode(step.manifest)
 	at := time.Now()
 	plan := r.simulate(predict.Input{Deployment: d, Old: r.decode(r.sc.old), Timing: r.timing(d, step.fail), Start: at})
 	r.apply(ctx, step.manifest)
-	err = waitFor(ctx, nil, predictTimeout, "rollout of "+r.ns+"/web to complete", func() (bool, error) {
+	err := waitFor(ctx, nil, predictTimeout, "rollout of "+r.ns+"/web to complete", func() (bool, error) {
 		dep, err := r.cs.AppsV1().Deployments(r.ns).Get(ctx, "web", metav1.GetOptions{})
 		if err != nil || dep.Status.ObservedGeneration < dep.Generation {
 			return false, err
