@@ -48,3 +48,44 @@ func Drive(w World, maxEvents int, window time.Duration) (*Plan, error) {
 	w.Finish()
 	return w.Plan(), nil
 }
+
+// Epoch is the simulated wall time of the first sync when the input names none: a fixed date,
+// so that a plan never depends on the real clock.
+var Epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// StartOr is start, or Epoch when start is zero.
+func StartOr(start time.Time) time.Time {
+	if start.IsZero() {
+		return Epoch
+	}
+	return start
+}
+
+// DefaultMaxEvents bounds a simulation whose input sets no limit: enough to roll out about
+// 100,000 pods one at a time.
+const DefaultMaxEvents = 200_000
+
+// EventLimit is n, or DefaultMaxEvents when n is 0.
+func EventLimit(n int) int {
+	if n == 0 {
+		return DefaultMaxEvents
+	}
+	return n
+}
+
+// MaxSyncsPerInstant bounds the syncs of one controller at one instant. The controllers reach
+// a fixed point in a few syncs; more means the mirror loops.
+const MaxSyncsPerInstant = 10_000
+
+// UntilFixedPoint runs sync until it reports that it changed nothing, as the informers would
+// requeue a controller after each of its own writes. After MaxSyncsPerInstant syncs it fails,
+// naming what (for example "deployment web") and the time since the start.
+func UntilFixedPoint(what string, now time.Duration, sync func() (changed bool, err error)) error {
+	for i := 0; i < MaxSyncsPerInstant; i++ {
+		changed, err := sync()
+		if err != nil || !changed {
+			return err
+		}
+	}
+	return fmt.Errorf("predict: %s: no fixed point after %d syncs at %s", what, MaxSyncsPerInstant, now)
+}

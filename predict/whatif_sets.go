@@ -33,7 +33,7 @@ func (w WhatIf) ApplyToTemplate(ref string, tpl *v1.PodTemplateSpec, replicas **
 		}
 	}
 	for _, ic := range w.Images {
-		if err := setImage(&tpl.Spec, ic); err != nil {
+		if err := SetImage(&tpl.Spec, ic); err != nil {
 			return nil, fmt.Errorf("%s: %w", ref, err)
 		}
 	}

@@ -2,10 +2,11 @@ package cronjob
 
 import (
 	"fmt"
-	"sort"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
+
+	"github.com/kubectl-workload/kubectl-workload/predict"
 )
 
 // Outcome is what happened to one scheduled time.
@@ -55,9 +56,11 @@ type ConcurrencyResult struct {
 }
 
 type activeJob struct {
-	name   string
-	run    int
-	endsAt time.Time
+	name string
+	run  int
+	// endsAt is when the Job finishes: its creation's instant plus runFor, so it comes after a
+	// scheduled time of the same wall-clock time (see Concurrency).
+	endsAt predict.Instant
 }
 
 // Concurrency predicts the first n scheduled times after from when every Job runs for runFor,
@@ -103,22 +106,40 @@ func Concurrency(cj *batchv1.CronJob, from time.Time, runFor time.Duration, n in
 	last := from
 	var active []activeJob
 
-	// Sync points: every scheduled time, and every Job end, in time order.
-	pending := append([]time.Time(nil), times...)
+	// Sync points on the kernel clock: every scheduled time, and every Job end, earliest
+	// first. A Job's end is caused by its creation, so a Job that runs exactly one interval is
+	// still active at the next scheduled time, as in a cluster, where the Job's pods start
+	// after the create call and finish after it.
+	clock := predict.NewClock(from)
+	pending := make([]predict.Instant, 0, len(times))
+	for _, t := range times {
+		pending = append(pending, predict.At(t))
+	}
 	for len(pending) > 0 {
-		sort.Slice(pending, func(i, j int) bool { return pending[i].Before(pending[j]) })
-		now := pending[0]
-		pending = pending[1:]
+		next := predict.NewEarliest(clock.Now())
+		for _, p := range pending {
+			next.Consider(p)
+		}
+		at, _ := next.Result()
+		kept := pending[:0]
+		for _, p := range pending {
+			if !p.Equal(at) {
+				kept = append(kept, p)
+			}
+		}
+		pending = kept
+		clock.Set(at)
+		now := at.Time
 		if now.After(horizon) {
 			break
 		}
-		kept := active[:0]
+		stillActive := active[:0]
 		for _, j := range active {
-			if j.endsAt.After(now) {
-				kept = append(kept, j)
+			if j.endsAt.After(at) {
+				stillActive = append(stillActive, j)
 			}
 		}
-		active = kept
+		active = stillActive
 
 		lastCopy := last
 		m, err := MissedSchedule(cj, &lastCopy, now)
@@ -154,20 +175,21 @@ func Concurrency(cj *batchv1.CronJob, from time.Time, runFor time.Duration, n in
 			}
 			active = nil
 			r.Outcome = Replaced
-		} else if now.Equal(r.Scheduled) {
+		} else if at.Equal(predict.At(r.Scheduled)) {
 			r.Outcome = Started
 		} else {
 			r.Outcome = StartedLate
 		}
 		r.Job = m.JobName
 		r.StartedAt = now
-		r.EndsAt = now.Add(runFor)
+		end := clock.Issue().Add(runFor)
+		r.EndsAt = end.Time
 		r.Events = append(r.Events, Event{Type: "Normal", Reason: ReasonSuccessfulCreate, Message: "Created job " + m.JobName})
-		active = append(active, activeJob{name: m.JobName, run: i, endsAt: r.EndsAt})
+		active = append(active, activeJob{name: m.JobName, run: i, endsAt: end})
 		r.Concurrent = len(active)
 		res.MaxConcurrent = max(res.MaxConcurrent, len(active))
 		last = *m.ScheduledTime
-		pending = append(pending, r.EndsAt)
+		pending = append(pending, end)
 	}
 	res.Runs = runs
 	return res, nil

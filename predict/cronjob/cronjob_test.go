@@ -204,9 +204,10 @@ func TestConcurrency(t *testing.T) {
 	}{
 		{batchv1.AllowConcurrent, []Outcome{Started, Started, Started, Started, Started, Started}, 3},
 		// 00:00 runs to 00:25; 00:10 and 00:20 find it active; at 00:25 the most recent unmet
-		// time, 00:20, starts late and runs to 00:50, so 00:30 and 00:40 are refused and 00:50
-		// starts as the Job ends.
-		{batchv1.ForbidConcurrent, []Outcome{Started, Skipped, StartedLate, Skipped, Skipped, Started}, 1},
+		// time, 00:20, starts late and runs to 00:50, so 00:30 and 00:40 are refused. At 00:50
+		// the Job, created after the 00:25 sync's call, is still running: 00:50 is refused too,
+		// and starts late, at 00:50 still, once the Job ends.
+		{batchv1.ForbidConcurrent, []Outcome{Started, Skipped, StartedLate, Skipped, Skipped, StartedLate}, 1},
 		{batchv1.ReplaceConcurrent, []Outcome{Started, Replaced, Replaced, Replaced, Replaced, Replaced}, 1},
 	}
 	for _, tt := range tests {
@@ -302,5 +303,28 @@ func TestExplanationInTimeZone(t *testing.T) {
 		if strings.Contains(m.Explanation, "Z") || !strings.Contains(m.Explanation, "-04:00") {
 			t.Errorf("MissedSchedule(now %s).Explanation = %q, want times in -04:00", now, m.Explanation)
 		}
+	}
+}
+
+// TestConcurrencyJobOfExactlyOneInterval: a Job that runs exactly one interval is still
+// running at the next scheduled time (it was created by the previous sync's call, after that
+// scheduled time), so Forbid refuses the time with JobAlreadyActive and starts it, late, when
+// the Job ends at the same wall-clock second.
+func TestConcurrencyJobOfExactlyOneInterval(t *testing.T) {
+	cj := newCronJob("*/10 * * * *", nil)
+	cj.Spec.ConcurrencyPolicy = batchv1.ForbidConcurrent
+	res, err := Concurrency(cj, utc("2026-01-01T00:00:00Z").Add(-time.Second), 10*time.Minute, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := res.Runs[1]
+	var reasons []string
+	for _, e := range r.Events {
+		reasons = append(reasons, e.Reason)
+	}
+	if r.Outcome != StartedLate || !r.StartedAt.Equal(r.Scheduled) ||
+		strings.Join(reasons, ",") != ReasonJobAlreadyActive+","+ReasonSuccessfulCreate || res.MaxConcurrent != 1 {
+		t.Errorf("second run = %v at %s with events %v (max %d concurrent), want StartedLate at its scheduled time after JobAlreadyActive, 1 concurrent",
+			r, r.StartedAt, reasons, res.MaxConcurrent)
 	}
 }

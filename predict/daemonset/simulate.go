@@ -43,13 +43,6 @@ const (
 	NoteOnDelete = "OnDelete: nothing changes until pods are deleted; each deleted old pod is recreated at the new revision."
 )
 
-var defaultStart = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-
-const (
-	defaultMaxEvents   = 100_000
-	maxSyncsPerInstant = 10_000
-)
-
 // Input is what Simulate needs. DaemonSet is the desired state, defaulted as the API server
 // stores it. Nodes are the cluster's nodes (live, from ParseNodes, or SyntheticNodes). The
 // starting state is either Old (the previous version, fully rolled out: one available pod on
@@ -139,11 +132,7 @@ func Simulate(in Input) (*predict.Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	maxEvents := in.MaxEvents
-	if maxEvents == 0 {
-		maxEvents = defaultMaxEvents
-	}
-	return predict.Drive(predict.Recording(w, w.sizes, w.clock.Elapsed), maxEvents, in.Timing.Spread.Window())
+	return predict.Drive(predict.Recording(w, w.sizes, w.clock.Elapsed), predict.EventLimit(in.MaxEvents), in.Timing.Spread.Window())
 }
 
 // Advance moves the clock to t and applies the pod transitions due.
@@ -166,10 +155,7 @@ func newWorld(in Input) (*world, error) {
 	if in.Old != nil && len(in.Pods) > 0 {
 		return nil, fmt.Errorf("daemonset %s: give either an old daemonset or pods, not both", ds.Name)
 	}
-	start := in.Start
-	if start.IsZero() {
-		start = defaultStart
-	}
+	start := predict.StartOr(in.Start)
 	w := &world{
 		ds:       ds.DeepCopy(),
 		clock:    predict.NewClock(start),
@@ -179,7 +165,7 @@ func newWorld(in Input) (*world, error) {
 		hostPort: usesHostPort(&ds.Spec.Template.Spec),
 		plan:     &predict.Plan{Kind: "DaemonSet"},
 	}
-	w.plan.NewReplicaSet = w.revisionName(w.hash)
+	w.plan.TargetRevision = w.revisionName(w.hash)
 	byName := map[string]*node{}
 	elig := Eligible(ds, in.Nodes)
 	nodesByName := map[string]*v1.Node{}
@@ -593,8 +579,8 @@ func nodesText(n int) string {
 
 func (w *world) record(reason, message string) {
 	w.seq++
-	step := predict.Step{At: w.clock.Elapsed(), Seq: w.seq, Reason: reason, Message: message, ReplicaSets: w.sizes()}
-	for _, s := range step.ReplicaSets {
+	step := predict.Step{At: w.clock.Elapsed(), Seq: w.seq, Reason: reason, Message: message, Revisions: w.sizes()}
+	for _, s := range step.Revisions {
 		step.Pods += s.Pods
 		step.Available += s.Available
 	}
@@ -602,11 +588,11 @@ func (w *world) record(reason, message string) {
 	w.observe()
 }
 
-func (w *world) sizes() []predict.ReplicaSetSize {
+func (w *world) sizes() []predict.RevisionSize {
 	hashes := append(append([]string(nil), w.oldHashes...), w.hash)
-	sizes := make([]predict.ReplicaSetSize, 0, len(hashes))
+	sizes := make([]predict.RevisionSize, 0, len(hashes))
 	for _, h := range hashes {
-		s := predict.ReplicaSetSize{Name: w.revisionName(h)}
+		s := predict.RevisionSize{Name: w.revisionName(h)}
 		for _, n := range w.nodes {
 			for _, p := range n.pods {
 				if p.hash != h {
@@ -654,13 +640,8 @@ func (w *world) observe() {
 
 // Settle runs the DaemonSet controller at the current instant until it has nothing left to do.
 func (w *world) Settle() error {
-	for i := 0; ; i++ {
-		if i == maxSyncsPerInstant {
-			return fmt.Errorf("daemonset %s: no fixed point after %d syncs at %s", w.ds.Name, i, w.clock.Elapsed())
-		}
-		if !w.sync() {
-			break
-		}
+	if err := predict.UntilFixedPoint("daemonset "+w.ds.Name, w.clock.Elapsed(), func() (bool, error) { return w.sync(), nil }); err != nil {
+		return err
 	}
 	w.observe()
 	if done := w.complete(); done && !w.done {

@@ -45,8 +45,6 @@ const (
 // OnFailure); it starts at 10 s and doubles.
 const kubeletMaxBackoff = 5 * time.Minute
 
-var defaultStart = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-
 const defaultMaxPods = 10_000
 
 // FailureModel decides which pods fail. FailFirst makes the first N pods (or, under
@@ -205,10 +203,7 @@ func Simulate(in Input) (*Result, error) {
 		return &Result{Outcome: OutcomeSuspended, Reason: ReasonSuspended, Message: MessageSuspended,
 			Notes: []string{"spec.suspend is true: the controller creates no pods until the Job is resumed (suspend: false); activeDeadlineSeconds counts from then"}}, nil
 	}
-	start := in.Start
-	if start.IsZero() {
-		start = defaultStart
-	}
+	start := predict.StartOr(in.Start)
 	s := &sim{
 		in: in, job: j, clock: predict.NewClock(start), now: start, start: start,
 		rng:       rand.New(rand.NewSource(in.Failure.Seed)),

@@ -190,7 +190,7 @@ func toPlan(p *predict.Plan) *plan {
 	h := p.Header
 	jp := &plan{
 		Header: header{Strategy: h.Strategy, Replicas: h.Replicas, Settings: []setting{}, OldRevision: h.OldRevision, NewRevision: h.NewRevision,
-			NewReplicaSet: p.NewReplicaSet, NameNote: h.NameNote, MaxPods: h.MaxPods, MinAvailable: h.MinAvailable},
+			NewReplicaSet: p.TargetRevision, NameNote: h.NameNote, MaxPods: h.MaxPods, MinAvailable: h.MinAvailable},
 		Steps: []step{}, Notes: append([]string{}, p.Notes...),
 		Summary: summary{Completed: p.Summary.Completed, DurationSeconds: secs(p.Summary.Duration), StallReason: p.Summary.StallReason,
 			PeakPods: p.Summary.PeakPods, MinAvailable: p.Summary.MinAvailable, DeadlineExceeded: p.Summary.DeadlineExceeded,
@@ -202,7 +202,7 @@ func toPlan(p *predict.Plan) *plan {
 	}
 	for _, s := range p.Steps {
 		js := step{AtSeconds: secs(s.At), Reason: s.Reason, Message: s.Message, ReplicaSets: []size{}, Pods: s.Pods, Available: s.Available}
-		for _, r := range s.ReplicaSets {
+		for _, r := range s.Revisions {
 			js.ReplicaSets = append(js.ReplicaSets, size(r))
 		}
 		jp.Steps = append(jp.Steps, js)

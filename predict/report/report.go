@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-workload/kubectl-workload/predict"
+	"github.com/kubectl-workload/kubectl-workload/predict/deployment"
 	"github.com/kubectl-workload/kubectl-workload/predict/runner"
 )
 
@@ -165,11 +166,11 @@ func writePrediction(b *strings.Builder, p runner.Prediction, chart bool) {
 	} else {
 		row("revision", fmt.Sprintf("%s (unchanged)", orNone(h.NewRevision)))
 	}
-	if plan.NewReplicaSet != "" {
+	if plan.TargetRevision != "" {
 		if p.Kind == "Deployment" {
-			row("new ReplicaSet", plan.NewReplicaSet)
+			row("new ReplicaSet", plan.TargetRevision)
 		} else {
-			row("new revision", plan.NewReplicaSet)
+			row("new revision", plan.TargetRevision)
 		}
 		if h.NameNote != "" {
 			row("", "("+h.NameNote+")")
@@ -225,7 +226,7 @@ func columns(plan *predict.Plan) []string {
 	var names []string
 	seen := map[string]bool{}
 	for _, s := range plan.Steps {
-		for _, r := range s.ReplicaSets {
+		for _, r := range s.Revisions {
 			if !seen[r.Name] {
 				seen[r.Name] = true
 				names = append(names, r.Name)
@@ -245,7 +246,7 @@ func writeSteps(b *strings.Builder, plan *predict.Plan) {
 	names := columns(plan)
 	for i, n := range names {
 		role := "old"
-		if n == plan.NewReplicaSet {
+		if n == plan.TargetRevision {
 			role = "new"
 		}
 		fmt.Fprintf(b, "  %s = %s (%s)\n", label(i), n, role)
@@ -265,7 +266,7 @@ func writeSteps(b *strings.Builder, plan *predict.Plan) {
 		fmt.Fprintf(b, "  %8s  %-*s", seconds(s.At), eventWidth, stepText(s))
 		for _, n := range names {
 			cell := "-"
-			for _, r := range s.ReplicaSets {
+			for _, r := range s.Revisions {
 				if r.Name == n {
 					cell = fmt.Sprint(r.Replicas)
 				}
@@ -279,7 +280,7 @@ func writeSteps(b *strings.Builder, plan *predict.Plan) {
 
 // stepText is a step's event text; steps that are not scale events name their reason.
 func stepText(s predict.Step) string {
-	if s.Reason == predict.ReasonScaling || s.Reason == "" || s.Message == "" {
+	if s.Reason == deployment.ReasonScaling || s.Reason == "" || s.Message == "" {
 		return s.Message
 	}
 	return s.Reason + ": " + s.Message
@@ -322,19 +323,19 @@ func withEnd(plan *predict.Plan) []predict.Step {
 	if len(plan.Final) == 0 || len(rows) == 0 {
 		return rows
 	}
-	end := predict.Step{At: plan.End, Message: endMessage, ReplicaSets: plan.Final}
+	end := predict.Step{At: plan.End, Message: endMessage, Revisions: plan.Final}
 	for _, r := range plan.Final {
 		end.Pods += r.Pods
 		end.Available += r.Available
 	}
 	last := rows[len(rows)-1]
-	if last.Pods == end.Pods && last.Available == end.Available && sameReplicas(last.ReplicaSets, end.ReplicaSets) {
+	if last.Pods == end.Pods && last.Available == end.Available && sameReplicas(last.Revisions, end.Revisions) {
 		return rows
 	}
 	return append(append([]predict.Step(nil), rows...), end)
 }
 
-func sameReplicas(a, b []predict.ReplicaSetSize) bool {
+func sameReplicas(a, b []predict.RevisionSize) bool {
 	if len(a) != len(b) {
 		return false
 	}
@@ -369,7 +370,7 @@ func writeChart(b *strings.Builder, plan *predict.Plan) {
 		fmt.Fprintf(b, "  %8s  ", seconds(s.At))
 		width := 0
 		for i, n := range names {
-			for _, r := range s.ReplicaSets {
+			for _, r := range s.Revisions {
 				if r.Name == n {
 					k := int(float64(r.Pods)*scale + 0.5)
 					b.WriteString(strings.Repeat(string(chartRunes[i%len(chartRunes)]), k))

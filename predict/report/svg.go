@@ -139,7 +139,7 @@ func samples(plan *predict.Plan) []predict.Sample {
 	}
 	var out []predict.Sample
 	for _, s := range plan.Steps {
-		st := predict.Sample{At: s.At, ReplicaSets: s.ReplicaSets, Pods: s.Pods, Available: s.Available}
+		st := predict.Sample{At: s.At, Revisions: s.Revisions, Pods: s.Pods, Available: s.Available}
 		if len(out) > 0 && out[len(out)-1].At == s.At {
 			out[len(out)-1] = st
 		} else {
@@ -147,7 +147,7 @@ func samples(plan *predict.Plan) []predict.Sample {
 		}
 	}
 	if len(plan.Final) > 0 && (len(out) == 0 || plan.End > out[len(out)-1].At) {
-		st := predict.Sample{At: plan.End, ReplicaSets: plan.Final}
+		st := predict.Sample{At: plan.End, Revisions: plan.Final}
 		for _, r := range plan.Final {
 			st.Pods += r.Pods
 			st.Available += r.Available
@@ -211,7 +211,7 @@ func writePanel(b *strings.Builder, p runner.Prediction) {
 	var states []state
 	for _, sm := range samples(plan) {
 		st := state{at: sm.At, pods: map[string]int32{}, available: sm.Available}
-		for _, r := range sm.ReplicaSets {
+		for _, r := range sm.Revisions {
 			st.pods[r.Name] = r.Pods
 		}
 		states = append(states, st)
@@ -275,7 +275,7 @@ func writePanel(b *strings.Builder, p runner.Prediction) {
 	ly := svgTop + 4
 	for k, n := range names {
 		role := "old"
-		if n == plan.NewReplicaSet {
+		if n == plan.TargetRevision {
 			role = "new"
 		}
 		fmt.Fprintf(b, `<rect x="%d" y="%d" width="12" height="12" fill="%s" fill-opacity="0.75"/>`+"\n", svgLeft+svgPlotWidth+6, ly+k*18, svgColors[k%len(svgColors)])

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/kubectl-workload/kubectl-workload/predict"
+	"github.com/kubectl-workload/kubectl-workload/predict/deployment"
 	"io"
 	"io/fs"
 	"sort"
@@ -516,19 +517,19 @@ func predictFromOld(req Request, old, d *apps.Deployment, baseline string) (Pred
 	if !req.WhatIf.Empty() {
 		var rsList []*apps.ReplicaSet
 		var err error
-		d, notes, err = req.WhatIf.Apply(d, rsList)
+		d, notes, err = deployment.ApplyWhatIf(req.WhatIf, d, rsList)
 		if err != nil {
 			return Prediction{}, err
 		}
 	}
-	in := predict.Input{Deployment: d, Old: old, Start: req.Start}
+	in := deployment.Input{Deployment: d, Old: old, Start: req.Start}
 	return simulate(req, in, d, baseline, notes, nil, nil)
 }
 
 // predictFromState predicts from a state: cur is the Deployment as stored, next the new
 // manifest (nil for a what-if change of cur).
 func predictFromState(req Request, state *predict.State, cur, next *apps.Deployment) (Prediction, error) {
-	states, err := state.ReplicaSetsOf(cur)
+	states, err := deployment.ReplicaSetsOf(state, cur)
 	if err != nil {
 		return Prediction{}, err
 	}
@@ -555,7 +556,7 @@ func predictFromState(req Request, state *predict.State, cur, next *apps.Deploym
 		for _, st := range states {
 			rsList = append(rsList, st.ReplicaSet)
 		}
-		d, notes, err = req.WhatIf.Apply(d, rsList)
+		d, notes, err = deployment.ApplyWhatIf(req.WhatIf, d, rsList)
 		if err != nil {
 			return Prediction{}, err
 		}
@@ -574,17 +575,17 @@ func predictFromState(req Request, state *predict.State, cur, next *apps.Deploym
 	if next == nil && req.WhatIf.Empty() {
 		baseline += "; no change: what happens next"
 	}
-	in := predict.Input{Deployment: d, ReplicaSets: states, Start: start}
+	in := deployment.Input{Deployment: d, ReplicaSets: states, Start: start}
 	return simulate(req, in, d, baseline, notes, state, cur)
 }
 
-// simulate fills in the timing and runs predict.Simulate. With a state, the pods of cur's current
+// simulate fills in the timing and runs deployment.Simulate. With a state, the pods of cur's current
 // ReplicaSet show how long this workload really takes to become Ready.
-func simulate(req Request, in predict.Input, d *apps.Deployment, baseline string, notes []string, state *predict.State, cur *apps.Deployment) (Prediction, error) {
+func simulate(req Request, in deployment.Input, d *apps.Deployment, baseline string, notes []string, state *predict.State, cur *apps.Deployment) (Prediction, error) {
 	ti := timingFor(req, &d.Spec.Template)
 	if req.ReadyAfter == 0 && state != nil && cur != nil {
-		if rs := predict.CurrentReplicaSet(cur, in.ReplicaSets); rs != nil {
-			if took, n, ok := state.ReadyAfterFromPods(rs); ok && took > 0 {
+		if rs := deployment.CurrentReplicaSet(cur, in.ReplicaSets); rs != nil {
+			if took, n, ok := deployment.ReadyAfterFromPods(state, rs); ok && took > 0 {
 				ti.ReadyAfter, ti.ReadySource = took.Round(time.Second), fmt.Sprintf("median creation-to-Ready of %d %s of %s", n, plural(n, "pod", "pods"), rs.Name)
 			}
 		}
@@ -593,7 +594,7 @@ func simulate(req Request, in predict.Input, d *apps.Deployment, baseline string
 	plan, dist, err := spreadRuns(req, func(s *predict.Spread) (*predict.Plan, error) {
 		in := in
 		in.Timing.Spread = s
-		return predict.Simulate(in)
+		return deployment.Simulate(in)
 	})
 	if err != nil {
 		return Prediction{}, err

@@ -22,14 +22,6 @@ const (
 	ReasonSuccessfulDelete = "SuccessfulDelete"
 )
 
-// defaultStart is the simulated wall time when Input.Start is zero.
-var defaultStart = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-
-const (
-	defaultMaxEvents   = 100_000
-	maxSyncsPerInstant = 10_000
-)
-
 // Input is what Simulate needs. StatefulSet is the desired state (the new manifest), defaulted
 // as the API server stores it. The starting state is either Old (the previous version, assumed
 // fully rolled out: every pod Running, Ready and available) or Pods (live or dumped pods, each
@@ -48,7 +40,7 @@ type Input struct {
 	Timing predict.Timing
 	// Start is the simulated wall time of the first sync; the zero value means a fixed epoch.
 	Start time.Time
-	// MaxEvents bounds the simulation; 0 means 100,000.
+	// MaxEvents bounds the simulation; 0 means predict.DefaultMaxEvents.
 	MaxEvents int
 	// MaxUnavailableGate overrides the MaxUnavailableStatefulSet feature gate; nil means the
 	// v1.37 default, on.
@@ -127,11 +119,7 @@ func Simulate(in Input) (*predict.Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	maxEvents := in.MaxEvents
-	if maxEvents == 0 {
-		maxEvents = defaultMaxEvents
-	}
-	return predict.Drive(predict.Recording(w, w.sizes, w.clock.Elapsed), maxEvents, in.Timing.Spread.Window())
+	return predict.Drive(predict.Recording(w, w.sizes, w.clock.Elapsed), predict.EventLimit(in.MaxEvents), in.Timing.Spread.Window())
 }
 
 // Advance moves the clock to t and applies the pod transitions due.
@@ -154,10 +142,7 @@ func newWorld(in Input) (*world, error) {
 	if in.Old != nil && len(in.Pods) > 0 {
 		return nil, fmt.Errorf("statefulset %s: give either an old statefulset or pods, not both", set.Name)
 	}
-	start := in.Start
-	if start.IsZero() {
-		start = defaultStart
-	}
+	start := predict.StartOr(in.Start)
 	updateRev, err := RevisionName(set)
 	if err != nil {
 		return nil, err
@@ -170,7 +155,7 @@ func newWorld(in Input) (*world, error) {
 		gate:      in.MaxUnavailableGate == nil || *in.MaxUnavailableGate,
 		updateRev: updateRev,
 		pods:      map[int]*pod{},
-		plan:      &predict.Plan{Kind: "StatefulSet", NewReplicaSet: updateRev},
+		plan:      &predict.Plan{Kind: "StatefulSet", TargetRevision: updateRev},
 	}
 	switch {
 	case in.Old != nil:
@@ -602,13 +587,8 @@ func (w *world) ordinals() []int {
 // Settle runs the controller at the current instant until it has nothing left to do, as pod
 // events would requeue it, then applies completeUpdate and checks completion.
 func (w *world) Settle() error {
-	for i := 0; ; i++ {
-		if i == maxSyncsPerInstant {
-			return fmt.Errorf("statefulset %s: no fixed point after %d syncs at %s", w.set.Name, i, w.clock.Elapsed())
-		}
-		if !w.sync() {
-			break
-		}
+	if err := predict.UntilFixedPoint("statefulset "+w.set.Name, w.clock.Elapsed(), func() (bool, error) { return w.sync(), nil }); err != nil {
+		return err
 	}
 	w.completeUpdate()
 	w.observe()
@@ -668,8 +648,8 @@ func (w *world) record(reason, message string) {
 	at := w.clock.Elapsed()
 	w.lastActionAt = at
 	step := predict.Step{At: at, Seq: w.seq, Reason: reason, Message: message}
-	step.ReplicaSets = w.sizes()
-	for _, s := range step.ReplicaSets {
+	step.Revisions = w.sizes()
+	for _, s := range step.Revisions {
 		step.Pods += s.Pods
 		step.Available += s.Available
 	}
@@ -677,10 +657,10 @@ func (w *world) record(reason, message string) {
 	w.observe()
 }
 
-func (w *world) sizes() []predict.ReplicaSetSize {
-	sizes := make([]predict.ReplicaSetSize, 0, len(w.revisionOrder))
+func (w *world) sizes() []predict.RevisionSize {
+	sizes := make([]predict.RevisionSize, 0, len(w.revisionOrder))
 	for _, rev := range w.revisionOrder {
-		s := predict.ReplicaSetSize{Name: rev}
+		s := predict.RevisionSize{Name: rev}
 		for _, p := range w.pods {
 			if p.revision != rev || !p.created {
 				continue

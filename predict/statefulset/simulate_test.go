@@ -227,7 +227,7 @@ func TestRollingUpdateOrder(t *testing.T) {
 					t.Errorf("Notes = %q, want %q among them", p.Notes, n)
 				}
 			}
-			last := p.Steps[len(p.Steps)-1].ReplicaSets
+			last := p.Steps[len(p.Steps)-1].Revisions
 			if got := last[len(last)-1]; got.Name != p.Header.NewRevision || got.Replicas != *tt.set.Spec.Replicas {
 				t.Errorf("last step's update revision = %+v, want %s with %d replicas", got, p.Header.NewRevision, *tt.set.Spec.Replicas)
 			}
@@ -292,7 +292,7 @@ func finalRevisions(t *testing.T, set *apps.StatefulSet, oldReplicas int32, p *p
 	prev := map[string]int32{p.Header.OldRevision: oldReplicas}
 	for i, s := range p.Steps {
 		cur := map[string]int32{}
-		for _, r := range s.ReplicaSets {
+		for _, r := range s.Revisions {
 			cur[r.Name] = r.Replicas
 		}
 		var ord int
@@ -401,7 +401,7 @@ func TestBelowPartitionRecreatedAtOldRevision(t *testing.T) {
 	if got, want := timedSteps(p), []string{"0s create web-0"}; !equal(got, want) {
 		t.Fatalf("steps = %v, want %v", got, want)
 	}
-	sizes := p.Steps[0].ReplicaSets
+	sizes := p.Steps[0].Revisions
 	if sizes[0].Name != oldRev || sizes[0].Replicas != 2 || sizes[1].Name != newRev || sizes[1].Replicas != 1 {
 		t.Errorf("sizes = %+v, want %s with 2 and %s with 1", sizes, oldRev, newRev)
 	}
@@ -428,7 +428,7 @@ func TestOnDelete(t *testing.T) {
 	if got := timedSteps(p); !equal(got, []string{"0s create web-3"}) {
 		t.Errorf("steps = %v, want [0s create web-3]", got)
 	}
-	if last := p.Steps[0].ReplicaSets; last[1].Replicas != 1 || last[0].Replicas != 3 {
+	if last := p.Steps[0].Revisions; last[1].Replicas != 1 || last[0].Replicas != 3 {
 		t.Errorf("sizes = %+v, want 3 old and 1 new", last)
 	}
 }
@@ -557,15 +557,15 @@ func TestSummaryAndHeader(t *testing.T) {
 	oldRev, _ := RevisionName(old)
 	newRev, _ := RevisionName(set)
 	h := p.Header
-	if p.Kind != "StatefulSet" || h.Strategy != "RollingUpdate" || h.Replicas != 3 || h.OldRevision != oldRev || h.NewRevision != newRev || p.NewReplicaSet != newRev {
-		t.Errorf("Header = %+v (kind %s, new %s), want RollingUpdate 3 replicas %s → %s", h, p.Kind, p.NewReplicaSet, oldRev, newRev)
+	if p.Kind != "StatefulSet" || h.Strategy != "RollingUpdate" || h.Replicas != 3 || h.OldRevision != oldRev || h.NewRevision != newRev || p.TargetRevision != newRev {
+		t.Errorf("Header = %+v (kind %s, new %s), want RollingUpdate 3 replicas %s → %s", h, p.Kind, p.TargetRevision, oldRev, newRev)
 	}
 	first := p.Steps[0]
 	if first.Reason != ReasonSuccessfulDelete || first.Message != "Delete Pod web-2 in StatefulSet web successful" {
 		t.Errorf("first step = %s %q, want the controller's SuccessfulDelete event", first.Reason, first.Message)
 	}
-	if want := []predict.ReplicaSetSize{{Name: oldRev, Replicas: 2, Pods: 3, Available: 2}, {Name: newRev}}; fmt.Sprint(first.ReplicaSets) != fmt.Sprint(want) {
-		t.Errorf("first step sizes = %+v, want %+v", first.ReplicaSets, want)
+	if want := []predict.RevisionSize{{Name: oldRev, Replicas: 2, Pods: 3, Available: 2}, {Name: newRev}}; fmt.Sprint(first.Revisions) != fmt.Sprint(want) {
+		t.Errorf("first step sizes = %+v, want %+v", first.Revisions, want)
 	}
 }
 

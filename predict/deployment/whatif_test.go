@@ -1,4 +1,4 @@
-package predict
+package deployment
 
 import (
 	"strings"
@@ -6,6 +6,8 @@ import (
 
 	apps "k8s.io/api/apps/v1"
 	deploymentutil "k8s.io/kubernetes/pkg/controller/deployment/util"
+
+	"github.com/kubectl-workload/kubectl-workload/predict"
 )
 
 func TestWhatIfUndo(t *testing.T) {
@@ -13,7 +15,7 @@ func TestWhatIfUndo(t *testing.T) {
 	v2d := webDeployment(t, 3, "nginx:2.0", defaultStrategy)
 	v3d := webDeployment(t, 3, "nginx:3.0", defaultStrategy)
 	rs := func(d *apps.Deployment, rev string) *apps.ReplicaSet {
-		r := stateRS(rsName(d), d, 0, rev, defaultStart)
+		r := stateRS(rsName(d), d, 0, rev, predict.Epoch)
 		r.Spec.Template.Labels = map[string]string{"app": "web", apps.DefaultDeploymentUniqueLabelKey: "hash"}
 		for k, v := range d.Spec.Template.Labels {
 			r.Spec.Template.Labels[k] = v
@@ -33,7 +35,7 @@ func TestWhatIfUndo(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			d, _, err := WhatIf{Undo: true, ToRevision: tt.toRevision}.Apply(v3d, rsList)
+			d, _, err := ApplyWhatIf(predict.WhatIf{Undo: true, ToRevision: tt.toRevision}, v3d, rsList)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("Apply() error = %v, want %q", err, tt.wantErr)
@@ -56,21 +58,21 @@ func TestWhatIfUndo(t *testing.T) {
 	}
 	paused := v3d.DeepCopy()
 	paused.Spec.Paused = true
-	if _, _, err := (WhatIf{Undo: true}).Apply(paused, rsList); err == nil || !strings.Contains(err.Error(), "cannot rollback a paused deployment") {
+	if _, _, err := ApplyWhatIf(predict.WhatIf{Undo: true}, paused, rsList); err == nil || !strings.Contains(err.Error(), "cannot rollback a paused deployment") {
 		t.Errorf("Apply(undo, paused) error = %v, want kubectl's refusal", err)
 	}
-	if _, notes, err := (WhatIf{Undo: true, ToRevision: 3}).Apply(v3d, rsList); err != nil || len(notes) != 1 || !strings.Contains(notes[0], "skipped rollback") {
+	if _, notes, err := ApplyWhatIf(predict.WhatIf{Undo: true, ToRevision: 3}, v3d, rsList); err != nil || len(notes) != 1 || !strings.Contains(notes[0], "skipped rollback") {
 		t.Errorf("Apply(undo to current) = %v, %v; want kubectl's skipped-rollback note", notes, err)
 	}
 }
 
 func TestWhatIfImageAndRestart(t *testing.T) {
 	d := webDeployment(t, 3, "nginx:1.0", defaultStrategy)
-	got, _, err := WhatIf{Images: []ImageChange{{Container: "*", Image: "nginx:9"}}, Restart: true, RestartAt: defaultStart}.Apply(d, nil)
+	got, _, err := ApplyWhatIf(predict.WhatIf{Images: []predict.ImageChange{{Container: "*", Image: "nginx:9"}}, Restart: true, RestartAt: predict.Epoch}, d, nil)
 	if err != nil {
 		t.Fatalf("Apply() error: %v", err)
 	}
-	if got.Spec.Template.Spec.Containers[0].Image != "nginx:9" || got.Spec.Template.Annotations[RestartedAtAnnotation] != "2026-01-01T00:00:00Z" {
+	if got.Spec.Template.Spec.Containers[0].Image != "nginx:9" || got.Spec.Template.Annotations[predict.RestartedAtAnnotation] != "2026-01-01T00:00:00Z" {
 		t.Errorf("Apply() template = %+v, want image nginx:9 and restartedAt 2026-01-01T00:00:00Z", got.Spec.Template)
 	}
 	if d.Spec.Template.Spec.Containers[0].Image != "nginx:1.0" {

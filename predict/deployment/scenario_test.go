@@ -1,4 +1,4 @@
-package predict
+package deployment
 
 import (
 	"strings"
@@ -9,6 +9,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	deploymentutil "k8s.io/kubernetes/pkg/controller/deployment/util"
+
+	"github.com/kubectl-workload/kubectl-workload/predict"
 )
 
 // stateRS is a ReplicaSet of a starting state, as a Deployment at from would have created it.
@@ -34,7 +36,7 @@ func TestRollover(t *testing.T) {
 	in := Input{
 		Deployment: v3,
 		Start:      start,
-		Timing:     Timing{ReadyAfter: 10 * time.Second, TerminateAfter: 30 * time.Second},
+		Timing:     predict.Timing{ReadyAfter: 10 * time.Second, TerminateAfter: 30 * time.Second},
 		ReplicaSets: []ReplicaSetState{
 			{ReplicaSet: stateRS("web-v1", v1, 5, "1", start.Add(-2*time.Hour)), Pods: []PodGroup{{Phase: PodAvailable, Count: 5}}},
 			{ReplicaSet: stateRS("web-v2", v2, 8, "2", start.Add(-time.Hour)), Pods: []PodGroup{{Phase: PodAvailable, Count: 5}, {Phase: PodNotReady, Count: 3}}},
@@ -92,7 +94,7 @@ func TestNoRollout(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			old := webDeployment(t, 3, "nginx:1.0", defaultStrategy)
 			d := webDeployment(t, tt.replicas, "nginx:1.0", defaultStrategy)
-			p, err := Simulate(Input{Deployment: d, Old: old, Timing: Timing{ReadyAfter: 10 * time.Second, TerminateAfter: 30 * time.Second}})
+			p, err := Simulate(Input{Deployment: d, Old: old, Timing: predict.Timing{ReadyAfter: 10 * time.Second, TerminateAfter: 30 * time.Second}})
 			if err != nil {
 				t.Fatalf("Simulate() error: %v", err)
 			}
@@ -103,8 +105,8 @@ func TestNoRollout(t *testing.T) {
 			if got := scaleMessages(p); !equal(got, want) {
 				t.Errorf("Simulate() events = %q, want %q", got, want)
 			}
-			if p.NewReplicaSet != rsName(old) || !p.Summary.Completed {
-				t.Errorf("Simulate() = new RS %q, completed %v; want %q, true", p.NewReplicaSet, p.Summary.Completed, rsName(old))
+			if p.TargetRevision != rsName(old) || !p.Summary.Completed {
+				t.Errorf("Simulate() = new RS %q, completed %v; want %q, true", p.TargetRevision, p.Summary.Completed, rsName(old))
 			}
 		})
 	}
@@ -114,7 +116,7 @@ func TestNoRollout(t *testing.T) {
 func TestPaused(t *testing.T) {
 	old := webDeployment(t, 3, "nginx:1.0", defaultStrategy)
 	d := webDeployment(t, 3, "nginx:2.0", defaultStrategy+"  paused: true")
-	p, err := Simulate(Input{Deployment: d, Old: old, Timing: Timing{ReadyAfter: 10 * time.Second}})
+	p, err := Simulate(Input{Deployment: d, Old: old, Timing: predict.Timing{ReadyAfter: 10 * time.Second}})
 	if err != nil {
 		t.Fatalf("Simulate() error: %v", err)
 	}

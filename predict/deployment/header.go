@@ -1,4 +1,4 @@
-package predict
+package deployment
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 	apps "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	deploymentutil "k8s.io/kubernetes/pkg/controller/deployment/util"
+
+	"github.com/kubectl-workload/kubectl-workload/predict"
 )
 
 // DeploymentHeader describes d's strategy resolved to numbers, with the arithmetic, as
@@ -14,12 +16,12 @@ import (
 // Example: 10 replicas at 25%/25% give maxSurge "25% of 10 = 2.5 → 3 (rounded up)",
 // maxUnavailable "25% of 10 = 2.5 → 2 (rounded down)", and the bounds at most 13 pods, at least
 // 8 available.
-func DeploymentHeader(d *apps.Deployment) Header {
+func DeploymentHeader(d *apps.Deployment) predict.Header {
 	replicas := int32(0)
 	if d.Spec.Replicas != nil {
 		replicas = *d.Spec.Replicas
 	}
-	h := Header{
+	h := predict.Header{
 		Namespace: d.Namespace,
 		Name:      d.Name,
 		Strategy:  string(d.Spec.Strategy.Type),
@@ -41,7 +43,7 @@ func DeploymentHeader(d *apps.Deployment) Header {
 		}
 		surge, unavailable = fenceSurge, fenceUnavailable
 	}
-	h.Settings = []Setting{
+	h.Settings = []predict.Setting{
 		{Name: "maxSurge", Value: intOrPercentString(ru.MaxSurge), Arithmetic: surgeText},
 		{Name: "maxUnavailable", Value: intOrPercentString(ru.MaxUnavailable), Arithmetic: unavailableText},
 	}
@@ -58,7 +60,7 @@ func resolveArithmetic(v *intstr.IntOrString, replicas int32, roundUp bool) (int
 	if v == nil {
 		return 0, "unset = 0"
 	}
-	n, text, err := Scaled(v, int(replicas), roundUp)
+	n, text, err := predict.Scaled(v, int(replicas), roundUp)
 	if err != nil {
 		return 0, fmt.Sprintf("%s is not a number or a percentage", v.String())
 	}

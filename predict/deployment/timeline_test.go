@@ -1,8 +1,10 @@
-package predict
+package deployment
 
 import (
 	"testing"
 	"time"
+
+	"github.com/kubectl-workload/kubectl-workload/predict"
 )
 
 // TestTimelineShowsPodsBetweenSteps: the plan's Timeline records the pods at every change,
@@ -11,7 +13,7 @@ import (
 func TestTimelineShowsPodsBetweenSteps(t *testing.T) {
 	old := webDeployment(t, 3, "nginx:1.0", defaultStrategy)
 	d := webDeployment(t, 3, "nginx:2.0", defaultStrategy)
-	p, err := Simulate(Input{Deployment: d, Old: old, Timing: Timing{ReadyAfter: 7 * time.Second, TerminateAfter: 5 * time.Second}})
+	p, err := Simulate(Input{Deployment: d, Old: old, Timing: predict.Timing{ReadyAfter: 7 * time.Second, TerminateAfter: 5 * time.Second}})
 	if err != nil {
 		t.Fatalf("Simulate() error: %v", err)
 	}

@@ -1,9 +1,11 @@
-package predict
+package deployment
 
 import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kubectl-workload/kubectl-workload/predict"
 )
 
 // TestStepShowsItsOwnEvent: each step shows the ReplicaSets as its own event leaves them, not
@@ -16,21 +18,21 @@ func TestStepShowsItsOwnEvent(t *testing.T) {
       maxUnavailable: 2`
 	old := webDeployment(t, 10, "nginx:1.0", strategy)
 	d := webDeployment(t, 10, "nginx:2.0", strategy)
-	p, err := Simulate(Input{Deployment: d, Old: old, Timing: Timing{ReadyAfter: 10 * time.Second, TerminateAfter: 5 * time.Second}})
+	p, err := Simulate(Input{Deployment: d, Old: old, Timing: predict.Timing{ReadyAfter: 10 * time.Second, TerminateAfter: 5 * time.Second}})
 	if err != nil {
 		t.Fatalf("Simulate() error: %v", err)
 	}
 	if len(p.Steps) < 2 || !strings.Contains(p.Steps[0].Message, "from 0 to 3") || !strings.Contains(p.Steps[1].Message, "from 10 to 8") {
 		t.Fatalf("first steps = %v, want the new ReplicaSet 0→3, then the old 10→8", scaleMessages(p))
 	}
-	size := func(s Step, name string) ReplicaSetSize {
-		for _, r := range s.ReplicaSets {
+	size := func(s predict.Step, name string) predict.RevisionSize {
+		for _, r := range s.Revisions {
 			if r.Name == name {
 				return r
 			}
 		}
-		t.Fatalf("step %q lacks ReplicaSet %s: %+v", s.Message, name, s.ReplicaSets)
-		return ReplicaSetSize{}
+		t.Fatalf("step %q lacks ReplicaSet %s: %+v", s.Message, name, s.Revisions)
+		return predict.RevisionSize{}
 	}
 	oldName, newName := rsName(old), rsName(d)
 	first, second := p.Steps[0], p.Steps[1]

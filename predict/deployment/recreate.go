@@ -1,4 +1,4 @@
-package predict
+package deployment
 
 import (
 	apps "k8s.io/api/apps/v1"

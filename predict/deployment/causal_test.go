@@ -1,4 +1,4 @@
-package predict
+package deployment
 
 import (
 	"fmt"
@@ -6,13 +6,15 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kubectl-workload/kubectl-workload/predict"
 )
 
 // compact writes a plan's scale steps as "new 0→3, old 8→7, …", the notation of
 // shared/reference/controllers.md.
-func compact(p *Plan, oldName, newName string) string {
+func compact(p *predict.Plan, oldName, newName string) string {
 	var parts []string
-	for _, msg := range Sequence(p) {
+	for _, msg := range predict.Sequence(p) {
 		var name string
 		var from, to int
 		var dir string
@@ -48,11 +50,11 @@ const surge3Unavailable1 = `  strategy:
 
 // checkoutPlan simulates the checkout example with kwok's timing, the control plane the real
 // runs were recorded on: pods Ready about 20ms after creation, deleted pods gone after 100ms.
-func checkoutPlan(t *testing.T, spread *Spread) (*Plan, string, string) {
+func checkoutPlan(t *testing.T, spread *predict.Spread) (*predict.Plan, string, string) {
 	t.Helper()
 	old := webDeployment(t, 8, "shop/checkout:1.0", surge3Unavailable1)
 	d := webDeployment(t, 8, "shop/checkout:1.1", surge3Unavailable1)
-	p, err := Simulate(Input{Deployment: d, Old: old, Timing: Timing{ReadyAfter: 20 * time.Millisecond, TerminateAfter: 100 * time.Millisecond, Spread: spread}})
+	p, err := Simulate(Input{Deployment: d, Old: old, Timing: predict.Timing{ReadyAfter: 20 * time.Millisecond, TerminateAfter: 100 * time.Millisecond, Spread: spread}})
 	if err != nil {
 		t.Fatalf("Simulate() error: %v", err)
 	}
@@ -81,11 +83,11 @@ func TestCausalPlanIsRealRun1(t *testing.T) {
 func TestReadySpreadReachesEveryRealRun(t *testing.T) {
 	det, oldName, newName := checkoutPlan(t, nil)
 	seen := map[string]int{}
-	detSeq := Sequence(det)
+	detSeq := predict.Sequence(det)
 	for seed := range uint64(300) {
-		p, _, _ := checkoutPlan(t, NewSpread(100*time.Millisecond, seed))
+		p, _, _ := checkoutPlan(t, predict.NewSpread(100*time.Millisecond, seed))
 		seen[compact(p, oldName, newName)]++
-		seq := Sequence(p)
+		seq := predict.Sequence(p)
 		if !slices.Equal(seq[:3], detSeq[:3]) {
 			t.Errorf("seed %d: first sync %v, want %v", seed, seq[:3], detSeq[:3])
 		}
@@ -103,7 +105,7 @@ func TestReadySpreadReachesEveryRealRun(t *testing.T) {
 
 func TestDistribute(t *testing.T) {
 	det, _, _ := checkoutPlan(t, nil)
-	dist, err := Distribute(200, 7, 100*time.Millisecond, det, func(s *Spread) (*Plan, error) {
+	dist, err := predict.Distribute(200, 7, 100*time.Millisecond, det, func(s *predict.Spread) (*predict.Plan, error) {
 		p, _, _ := checkoutPlan(t, s)
 		return p, nil
 	})
@@ -122,7 +124,7 @@ func TestDistribute(t *testing.T) {
 	if dist.CompletionP50 > dist.CompletionP95 || dist.CompletionP50 < det.Summary.Duration {
 		t.Errorf("Distribute() p50 %s, p95 %s; want det %s ≤ p50 ≤ p95", dist.CompletionP50, dist.CompletionP95, det.Summary.Duration)
 	}
-	again, _ := Distribute(200, 7, 100*time.Millisecond, det, func(s *Spread) (*Plan, error) {
+	again, _ := predict.Distribute(200, 7, 100*time.Millisecond, det, func(s *predict.Spread) (*predict.Plan, error) {
 		p, _, _ := checkoutPlan(t, s)
 		return p, nil
 	})
@@ -139,11 +141,11 @@ func fmtSscanf(msg string, dir, name *string, from, to *int) (int, error) {
 // checkBounds checks the strategy's promise at every step: at most maxPods replicas asked for
 // (terminating pods are not counted, as the controller does not count them) and at least
 // minAvailable available.
-func checkBounds(t *testing.T, p *Plan, maxPods, minAvailable int32) {
+func checkBounds(t *testing.T, p *predict.Plan, maxPods, minAvailable int32) {
 	t.Helper()
 	for _, s := range p.Steps {
 		n := int32(0)
-		for _, rs := range s.ReplicaSets {
+		for _, rs := range s.Revisions {
 			n += rs.Replicas
 		}
 		if n > maxPods || s.Available < minAvailable {

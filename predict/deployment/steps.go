@@ -1,12 +1,16 @@
-package predict
+package deployment
+
+import (
+	"github.com/kubectl-workload/kubectl-workload/predict"
+)
 
 // sizes are the ReplicaSets now, oldest first: spec.replicas, pods (terminating ones
 // included) and available pods.
-func (w *world) sizes() []ReplicaSetSize {
-	sizes := make([]ReplicaSetSize, 0, len(w.rsList))
+func (w *world) sizes() []predict.RevisionSize {
+	sizes := make([]predict.RevisionSize, 0, len(w.rsList))
 	for _, rs := range w.rsList {
 		p := w.pods[rs.UID]
-		sizes = append(sizes, ReplicaSetSize{Name: rs.Name, Replicas: *rs.Spec.Replicas, Pods: p.active() + p.terminatingCount(), Available: p.available})
+		sizes = append(sizes, predict.RevisionSize{Name: rs.Name, Replicas: *rs.Spec.Replicas, Pods: p.active() + p.terminatingCount(), Available: p.available})
 	}
 	return sizes
 }
@@ -21,15 +25,15 @@ func (w *world) sizes() []ReplicaSetSize {
 // Example: 10 replicas, maxSurge 3, maxUnavailable 2, old at 10: the sync scales the new
 // ReplicaSet 0→3, then the old 10→8. The first step shows old 10 (10 pods, 10 available) and
 // new 3 (3 pods); the second old 8 (10 pods, two terminating, 8 available) and new 3.
-func eventSizes(event, final []ReplicaSetSize) ([]ReplicaSetSize, int32, int32) {
+func eventSizes(event, final []predict.RevisionSize) ([]predict.RevisionSize, int32, int32) {
 	if event == nil {
 		event = final
 	}
-	at := make(map[string]ReplicaSetSize, len(event))
+	at := make(map[string]predict.RevisionSize, len(event))
 	for _, e := range event {
 		at[e.Name] = e
 	}
-	out := make([]ReplicaSetSize, 0, len(final))
+	out := make([]predict.RevisionSize, 0, len(final))
 	var pods, available int32
 	for _, f := range final {
 		e, ok := at[f.Name]

@@ -1,4 +1,4 @@
-package predict
+package deployment
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 	"time"
 
 	deploymentutil "k8s.io/kubernetes/pkg/controller/deployment/util"
+
+	"github.com/kubectl-workload/kubectl-workload/predict"
 )
 
 // checkRollingInvariants simulates an image update of a fully available Deployment and checks
@@ -16,7 +18,7 @@ func checkRollingInvariants(t *testing.T, replicas int32, maxSurge, maxUnavailab
 	strategy := fmt.Sprintf("  strategy:\n    rollingUpdate:\n      maxSurge: %s\n      maxUnavailable: %s", maxSurge, maxUnavailable)
 	old := webDeployment(t, replicas, "nginx:1.0", strategy)
 	d := webDeployment(t, replicas, "nginx:2.0", strategy)
-	p, err := Simulate(Input{Deployment: d, Old: old, Timing: Timing{ReadyAfter: readyAfter, TerminateAfter: terminateAfter, FailNew: failNew}})
+	p, err := Simulate(Input{Deployment: d, Old: old, Timing: predict.Timing{ReadyAfter: readyAfter, TerminateAfter: terminateAfter, FailNew: failNew}})
 	if err != nil {
 		t.Fatalf("Simulate() error: %v", err)
 	}
@@ -24,7 +26,7 @@ func checkRollingInvariants(t *testing.T, replicas int32, maxSurge, maxUnavailab
 	minAvailable := replicas - deploymentutil.MaxUnavailable(*d)
 	for _, s := range p.Steps {
 		sum := int32(0)
-		for _, rs := range s.ReplicaSets {
+		for _, rs := range s.Revisions {
 			sum += rs.Replicas
 		}
 		if sum > limit {

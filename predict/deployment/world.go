@@ -1,4 +1,4 @@
-package predict
+package deployment
 
 import (
 	"errors"
@@ -14,31 +14,23 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/kubernetes/pkg/controller"
 	deploymentutil "k8s.io/kubernetes/pkg/controller/deployment/util"
+
+	"github.com/kubectl-workload/kubectl-workload/predict"
 )
-
-// defaultStart is the simulated wall time when Input.Start is zero.
-var defaultStart = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-
-// defaultMaxEvents bounds a simulation whose Input.MaxEvents is 0.
-const defaultMaxEvents = 200_000
-
-// maxSyncsPerInstant bounds the syncs at one instant; the controller reaches a fixed point in a
-// handful, so hitting it means a bug, reported as an error.
-const maxSyncsPerInstant = 1000
 
 // podGroup is a number of pods of one ReplicaSet created together, not yet available.
 type podGroup struct {
 	count       int32
 	ready       bool
 	neverReady  bool
-	readyAt     Instant
-	availableAt Instant
+	readyAt     predict.Instant
+	availableAt predict.Instant
 }
 
 // terminatingGroup is a number of deleted pods that keep running until goneAt.
 type terminatingGroup struct {
 	count  int32
-	goneAt Instant
+	goneAt predict.Instant
 }
 
 // rsPods holds one ReplicaSet's pods. Available pods are only counted: which available pod is
@@ -78,16 +70,20 @@ func (p *rsPods) terminatingCount() int32 {
 // world is the discrete-event simulation around the Deployment controller: the ReplicaSet
 // controller, the kubelet's readiness, and pod termination, on a simulated clock.
 type world struct {
-	clock  *Clock
-	timing Timing
+	clock  *predict.Clock
+	timing predict.Timing
 	d      *apps.Deployment
 	rsList []*apps.ReplicaSet // creation order, as the informer would list them
 	pods   map[types.UID]*rsPods
 	dc     *deploymentController
 
-	plan        *Plan
+	plan *predict.Plan
+	// atEvent holds, by index in plan.Steps, the revisions as a controller event left them:
+	// spec.replicas at the event, pods from before the ReplicaSet controller acted on the sync
+	// (see eventSizes). Edits of the Deployment have none.
+	atEvent     map[int][]predict.RevisionSize
 	seq         int
-	requeueAt   Instant
+	requeueAt   predict.Instant
 	hasRequeue  bool
 	completedAt time.Duration
 	wasComplete bool
@@ -96,31 +92,27 @@ type world struct {
 	// lastPodChange is the last time a pod became Ready or Available or went away.
 	lastPodChange time.Time
 	// calls are the API-call batches of the current sync's pod creations and deletions.
-	calls *SyncCalls
+	calls *predict.SyncCalls
 	// syncs counts the Deployment controller's syncs (and changes), for Step.Sync.
 	syncs int
 	// batching records the first sync that created several pods that may turn Ready apart.
-	batching Batching
+	batching predict.Batching
 }
 
 // Simulate predicts the rollout of in.Deployment from the starting state in in, and returns the
 // plan. Errors are failures of the input (a missing Deployment, a ReplicaSet without replicas);
 // a rollout that stalls is a plan whose summary says so.
-func Simulate(in Input) (*Plan, error) {
+func Simulate(in Input) (*predict.Plan, error) {
 	w, err := newWorld(in)
 	if err != nil {
 		return nil, err
 	}
-	maxEvents := in.MaxEvents
-	if maxEvents == 0 {
-		maxEvents = defaultMaxEvents
-	}
-	return Drive(Recording(w, w.sizes, w.clock.Elapsed), maxEvents, in.Timing.Spread.Window())
+	return predict.Drive(predict.Recording(w, w.sizes, w.clock.Elapsed), predict.EventLimit(in.MaxEvents), in.Timing.Spread.Window())
 }
 
 // Advance moves the clock to t: a requeued sync due by then is consumed, pod transitions are
 // applied, then the changes due.
-func (w *world) Advance(t Instant) {
+func (w *world) Advance(t predict.Instant) {
 	w.clock.Set(t)
 	if w.hasRequeue && !w.requeueAt.After(t) {
 		w.hasRequeue = false
@@ -130,7 +122,7 @@ func (w *world) Advance(t Instant) {
 }
 
 // Plan is the plan being written.
-func (w *world) Plan() *Plan { return w.plan }
+func (w *world) Plan() *predict.Plan { return w.plan }
 
 func newWorld(in Input) (*world, error) {
 	if in.Deployment == nil {
@@ -139,16 +131,12 @@ func newWorld(in Input) (*world, error) {
 	if in.Deployment.Spec.Replicas == nil || in.Deployment.Spec.Template.Labels == nil {
 		return nil, fmt.Errorf("predict: deployment %s: not defaulted (spec.replicas or template labels missing)", in.Deployment.Name)
 	}
-	start := in.Start
-	if start.IsZero() {
-		start = defaultStart
-	}
 	w := &world{
-		clock:  NewClock(start),
+		clock:  predict.NewClock(predict.StartOr(in.Start)),
 		timing: in.Timing,
 		d:      in.Deployment.DeepCopy(),
 		pods:   map[types.UID]*rsPods{},
-		plan:   &Plan{Kind: "Deployment"},
+		plan:   &predict.Plan{Kind: "Deployment"},
 	}
 	for i, c := range in.Changes {
 		switch {
@@ -223,7 +211,7 @@ func (w *world) applyChanges() {
 		w.dc.templateMatch = map[types.UID]bool{}
 		w.seq++
 		w.syncs++
-		w.plan.Steps = append(w.plan.Steps, Step{At: w.clock.Elapsed(), Seq: w.seq, Sync: w.syncs, Reason: ReasonChange, Message: c.Description})
+		w.plan.Steps = append(w.plan.Steps, predict.Step{At: w.clock.Elapsed(), Seq: w.seq, Sync: w.syncs, Reason: predict.ReasonChange, Message: c.Description})
 		w.fillSteps(len(w.plan.Steps) - 1)
 	}
 }
@@ -314,8 +302,8 @@ func (w *world) createRS(rs *apps.ReplicaSet) *apps.ReplicaSet {
 	rs.UID = types.UID(rs.Name)
 	w.rsList = append(w.rsList, rs)
 	w.pods[rs.UID] = &rsPods{}
-	if w.plan.NewReplicaSet == "" {
-		w.plan.NewReplicaSet = rs.Name
+	if w.plan.TargetRevision == "" {
+		w.plan.TargetRevision = rs.Name
 	}
 	return rs
 }
@@ -334,7 +322,11 @@ func (w *world) deleteRS(rs *apps.ReplicaSet) {
 // ReplicaSet controller has acted (fillSteps).
 func (w *world) record(reason, message string) {
 	w.seq++
-	w.plan.Steps = append(w.plan.Steps, Step{At: w.clock.Elapsed(), Seq: w.seq, Sync: w.syncs, Reason: reason, Message: message, event: w.sizes()})
+	if w.atEvent == nil {
+		w.atEvent = map[int][]predict.RevisionSize{}
+	}
+	w.atEvent[len(w.plan.Steps)] = w.sizes()
+	w.plan.Steps = append(w.plan.Steps, predict.Step{At: w.clock.Elapsed(), Seq: w.seq, Sync: w.syncs, Reason: reason, Message: message})
 	if reason == ReasonDeadlineExceeded {
 		w.plan.Summary.DeadlineExceeded = true
 		w.plan.Summary.DeadlineAt = w.clock.Elapsed()
@@ -392,18 +384,18 @@ func (w *world) manageReplicas() bool {
 
 // addPending adds n pods created at the instant created, Ready ReadyAfter later (plus each pod's
 // draw from the ready spread, when there is one) and available minReady after that.
-func (w *world) addPending(p *rsPods, n int32, created Instant, minReady time.Duration, neverReady bool) {
+func (w *world) addPending(p *rsPods, n int32, created predict.Instant, minReady time.Duration, neverReady bool) {
 	if !neverReady {
 		w.batching.Saw(int(n), w.clock.Elapsed())
 	}
 	if !w.timing.Spread.Active() || neverReady {
 		readyAt := created.Add(w.timing.ReadyAfter)
-		p.pending = append(p.pending, &podGroup{count: n, readyAt: readyAt, availableAt: AvailableAt(readyAt, minReady), neverReady: neverReady})
+		p.pending = append(p.pending, &podGroup{count: n, readyAt: readyAt, availableAt: predict.AvailableAt(readyAt, minReady), neverReady: neverReady})
 		return
 	}
 	for _, b := range w.timing.Spread.Batches(n) {
 		readyAt := created.Add(w.timing.ReadyAfter + b.Extra)
-		p.pending = append(p.pending, &podGroup{count: b.Count, readyAt: readyAt, availableAt: AvailableAt(readyAt, minReady)})
+		p.pending = append(p.pending, &podGroup{count: b.Count, readyAt: readyAt, availableAt: predict.AvailableAt(readyAt, minReady)})
 	}
 }
 
@@ -464,10 +456,7 @@ func (w *world) podMap() map[types.UID][]*v1.Pod {
 // Settle runs the Deployment controller and the ReplicaSet controller at the current instant
 // until neither has anything left to do, as their informers would.
 func (w *world) Settle() error {
-	for i := 0; ; i++ {
-		if i == maxSyncsPerInstant {
-			return fmt.Errorf("predict: deployment %s: no fixed point after %d syncs at %s", w.d.Name, i, w.clock.Elapsed())
-		}
+	err := predict.UntilFixedPoint("deployment "+w.d.Name, w.clock.Elapsed(), func() (bool, error) {
 		w.refreshStatus()
 		w.dc.wrote = false
 		w.syncs++
@@ -479,7 +468,7 @@ func (w *world) Settle() error {
 		beforeStatus := w.d.Status.DeepCopy()
 		beforeRevision := w.d.Annotations[deploymentutil.RevisionAnnotation]
 		if err := w.dc.syncDeployment(w.d, append([]*apps.ReplicaSet(nil), w.rsList...), podMap); err != nil {
-			return err
+			return false, err
 		}
 		// A status or annotation write is a Deployment update event: it syncs again.
 		wrote := w.dc.wrote || beforeRevision != w.d.Annotations[deploymentutil.RevisionAnnotation] ||
@@ -488,14 +477,15 @@ func (w *world) Settle() error {
 		w.refreshStatus()
 		w.observe()
 		w.fillSteps(first)
-		if !wrote && !podsChanged {
-			break
-		}
+		return wrote || podsChanged, nil
+	})
+	if err != nil {
+		return err
 	}
 	for _, t := range w.dc.requeue {
 		// The work queue keeps the earliest pending time for a key. The requeue follows from
 		// this sync.
-		at := Instant{Time: t, Cause: w.clock.Now().Cause}
+		at := predict.Instant{Time: t, Cause: w.clock.Now().Cause}
 		if at.After(w.clock.Now()) && (!w.hasRequeue || at.Before(w.requeueAt)) {
 			w.requeueAt, w.hasRequeue = at, true
 		}
@@ -518,7 +508,7 @@ func (w *world) fillSteps(first int) {
 	sizes := w.sizes()
 	for i := first; i < len(w.plan.Steps); i++ {
 		s := &w.plan.Steps[i]
-		s.ReplicaSets, s.Pods, s.Available = eventSizes(s.event, sizes)
+		s.Revisions, s.Pods, s.Available = eventSizes(w.atEvent[i], sizes)
 	}
 }
 
@@ -547,8 +537,8 @@ func (w *world) observe() {
 }
 
 // NextEventTime is the earliest future pod transition, deadline check or change.
-func (w *world) NextEventTime() (Instant, bool) {
-	e := NewEarliest(w.clock.Now())
+func (w *world) NextEventTime() (predict.Instant, bool) {
+	e := predict.NewEarliest(w.clock.Now())
 	for _, rs := range w.rsList {
 		p := w.pods[rs.UID]
 		for _, g := range p.pending {
@@ -573,8 +563,8 @@ func (w *world) NextEventTime() (Instant, bool) {
 }
 
 // changeAt is when a change is made: after everything the controllers caused at that time.
-func (w *world) changeAt(c Change) Instant {
-	return Instant{Time: w.clock.Start().Time.Add(c.At), Cause: LastCause}
+func (w *world) changeAt(c Change) predict.Instant {
+	return predict.Instant{Time: w.clock.Start().Time.Add(c.At), Cause: predict.LastCause}
 }
 
 // advance applies every pod transition due at the current instant. Pods of one batch (one
@@ -636,7 +626,7 @@ func (w *world) Finish() {
 	// The rollout ends on the ReplicaSet matching the final template; without one (a paused
 	// Deployment), on the first one created.
 	if rs := deploymentutil.FindNewReplicaSet(w.d, append([]*apps.ReplicaSet(nil), w.rsList...)); rs != nil {
-		w.plan.NewReplicaSet = rs.Name
+		w.plan.TargetRevision = rs.Name
 	}
 	// The end is the last pod transition, not a deadline check requeued long after.
 	w.plan.End = max(w.lastPodChange.Sub(w.clock.Start().Time), 0)
@@ -645,7 +635,7 @@ func (w *world) Finish() {
 	}
 	for _, rs := range w.rsList {
 		p := w.pods[rs.UID]
-		w.plan.Final = append(w.plan.Final, ReplicaSetSize{Name: rs.Name, Replicas: *rs.Spec.Replicas, Pods: p.active() + p.terminatingCount(), Available: p.available})
+		w.plan.Final = append(w.plan.Final, predict.RevisionSize{Name: rs.Name, Replicas: *rs.Spec.Replicas, Pods: p.active() + p.terminatingCount(), Available: p.available})
 	}
 	if s.DeadlineExceeded && w.d.Spec.Strategy.Type == apps.RecreateDeploymentStrategyType {
 		w.plan.Notes = append(w.plan.Notes, NoteRecreateDeadlineRace)
@@ -655,5 +645,5 @@ func (w *world) Finish() {
 	h.OldRevision = w.plan.Header.OldRevision
 	h.NewRevision = w.d.Annotations[deploymentutil.RevisionAnnotation]
 	w.plan.Header = h
-	SortSteps(w.plan.Steps)
+	predict.SortSteps(w.plan.Steps)
 }

@@ -1,8 +1,10 @@
-package predict
+package deployment
 
 import (
 	"testing"
 	"time"
+
+	"github.com/kubectl-workload/kubectl-workload/predict"
 )
 
 // TestDeadlineCountsFromStoredSeconds: the API server stores condition times in whole
@@ -25,7 +27,7 @@ func TestDeadlineCountsFromStoredSeconds(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p, err := Simulate(Input{Deployment: d, Old: old, Start: tt.start,
-				Timing: Timing{ReadyAfter: time.Second, TerminateAfter: time.Second, FailNew: true}})
+				Timing: predict.Timing{ReadyAfter: time.Second, TerminateAfter: time.Second, FailNew: true}})
 			if err != nil {
 				t.Fatalf("Simulate() error: %v", err)
 			}

@@ -1,4 +1,4 @@
-package predict
+package deployment
 
 import (
 	"fmt"
@@ -9,6 +9,8 @@ import (
 	apps "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	deploymentutil "k8s.io/kubernetes/pkg/controller/deployment/util"
+
+	"github.com/kubectl-workload/kubectl-workload/predict"
 )
 
 // fuzzBytes hands out small numbers from fuzz data; once the data runs out
@@ -58,7 +60,7 @@ func fuzzState(t *testing.T, data []byte) Input {
 	in := Input{
 		Deployment: d,
 		Start:      start,
-		Timing: Timing{
+		Timing: predict.Timing{
 			ReadyAfter:     time.Duration(b.next(61)) * time.Second,
 			TerminateAfter: time.Duration(b.next(61)) * time.Second,
 			FailNew:        b.next(4) == 0,
@@ -112,7 +114,7 @@ func fuzzState(t *testing.T, data []byte) Input {
 }
 
 // sumReplicas is the sum of the ReplicaSets' spec.replicas at a step.
-func sumReplicas(sizes []ReplicaSetSize) int32 {
+func sumReplicas(sizes []predict.RevisionSize) int32 {
 	n := int32(0)
 	for _, s := range sizes {
 		n += s.Replicas
@@ -147,7 +149,7 @@ func checkStateInvariants(t *testing.T, in Input) {
 		for ; j < len(p.Steps) && p.Steps[j].Sync == p.Steps[i].Sync; j++ {
 			scaledUp = scaledUp || strings.HasPrefix(p.Steps[j].Message, "Scaled up ")
 		}
-		after := sumReplicas(p.Steps[j-1].ReplicaSets)
+		after := sumReplicas(p.Steps[j-1].Revisions)
 		if scaledUp && after > max(limit, before) {
 			t.Errorf("step %q at %s: spec.replicas sum to %d after a scale-up, want at most %d (replicas + maxSurge) or the %d before it",
 				p.Steps[i].Message, p.Steps[i].At, after, limit, before)

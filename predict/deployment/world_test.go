@@ -1,4 +1,4 @@
-package predict
+package deployment
 
 import (
 	"strings"
@@ -9,6 +9,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/kubernetes/pkg/controller"
 	deploymentutil "k8s.io/kubernetes/pkg/controller/deployment/util"
+
+	"github.com/kubectl-workload/kubectl-workload/predict"
 )
 
 const (
@@ -30,7 +32,7 @@ func rsName(d *apps.Deployment) string {
 	return d.Name + "-" + controller.ComputeHash(&d.Spec.Template, d.Status.CollisionCount)
 }
 
-func scaleMessages(p *Plan) []string {
+func scaleMessages(p *predict.Plan) []string {
 	var out []string
 	for _, s := range p.Steps {
 		if s.Reason == ReasonScaling {
@@ -40,13 +42,13 @@ func scaleMessages(p *Plan) []string {
 	return out
 }
 
-func sizeOf(s Step, name string) ReplicaSetSize {
-	for _, r := range s.ReplicaSets {
+func sizeOf(s predict.Step, name string) predict.RevisionSize {
+	for _, r := range s.Revisions {
 		if r.Name == name {
 			return r
 		}
 	}
-	return ReplicaSetSize{Name: name}
+	return predict.RevisionSize{Name: name}
 }
 
 // TestReplicaSetName checks the name the docs' nginx Deployment got from a real v1.37.1
@@ -76,12 +78,12 @@ spec:
         ports:
         - containerPort: 80
 `)
-	p, err := Simulate(Input{Deployment: d, Timing: Timing{ReadyAfter: 5 * time.Second}})
+	p, err := Simulate(Input{Deployment: d, Timing: predict.Timing{ReadyAfter: 5 * time.Second}})
 	if err != nil {
 		t.Fatalf("Simulate() error: %v", err)
 	}
-	if want := "nginx-deployment-54fd4d6d4c"; p.NewReplicaSet != want {
-		t.Errorf("Simulate().NewReplicaSet = %q, want %q", p.NewReplicaSet, want)
+	if want := "nginx-deployment-54fd4d6d4c"; p.TargetRevision != want {
+		t.Errorf("Simulate().NewReplicaSet = %q, want %q", p.TargetRevision, want)
 	}
 	if got, want := scaleMessages(p), []string{"Scaled up replica set nginx-deployment-54fd4d6d4c from 0 to 3"}; !equal(got, want) {
 		t.Errorf("Simulate() events = %q, want %q", got, want)
@@ -148,7 +150,7 @@ func TestRollingSequences(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			old := webDeployment(t, tt.replicas, "nginx:1.0", tt.strategy)
 			d := webDeployment(t, tt.replicas, "nginx:2.0", tt.strategy)
-			p, err := Simulate(Input{Deployment: d, Old: old, Timing: Timing{ReadyAfter: 10 * time.Second, TerminateAfter: 30 * time.Second}})
+			p, err := Simulate(Input{Deployment: d, Old: old, Timing: predict.Timing{ReadyAfter: 10 * time.Second, TerminateAfter: 30 * time.Second}})
 			if err != nil {
 				t.Fatalf("Simulate() error: %v", err)
 			}
@@ -191,7 +193,7 @@ func TestRollingSequences(t *testing.T) {
 func TestMaxSurgeZeroFirstSync(t *testing.T) {
 	old := webDeployment(t, 3, "nginx:1.0", surge0Strategy)
 	d := webDeployment(t, 3, "nginx:2.0", surge0Strategy)
-	p, err := Simulate(Input{Deployment: d, Old: old, Timing: Timing{ReadyAfter: 10 * time.Second, TerminateAfter: 30 * time.Second}})
+	p, err := Simulate(Input{Deployment: d, Old: old, Timing: predict.Timing{ReadyAfter: 10 * time.Second, TerminateAfter: 30 * time.Second}})
 	if err != nil {
 		t.Fatalf("Simulate() error: %v", err)
 	}
@@ -200,8 +202,8 @@ func TestMaxSurgeZeroFirstSync(t *testing.T) {
 		t.Fatalf("first step = %s %q, want 0s %q", first.At, first.Message, "Scaled down replica set "+rsName(old)+" from 3 to 2")
 	}
 	newSize := sizeOf(first, rsName(d))
-	if len(first.ReplicaSets) != 2 || newSize.Replicas != 0 {
-		t.Errorf("first step ReplicaSets = %+v, want the new ReplicaSet present at 0", first.ReplicaSets)
+	if len(first.Revisions) != 2 || newSize.Replicas != 0 {
+		t.Errorf("first step ReplicaSets = %+v, want the new ReplicaSet present at 0", first.Revisions)
 	}
 }
 
@@ -223,7 +225,7 @@ func TestProportionalScaling(t *testing.T) {
 	in := Input{
 		Deployment: d,
 		Start:      start,
-		Timing:     Timing{ReadyAfter: 10 * time.Second, TerminateAfter: 30 * time.Second, FailNew: true},
+		Timing:     predict.Timing{ReadyAfter: 10 * time.Second, TerminateAfter: 30 * time.Second, FailNew: true},
 		ReplicaSets: []ReplicaSetState{
 			{ReplicaSet: mkRS("web-old", old, 8, "1", start.Add(-2*time.Hour)), Pods: []PodGroup{{Phase: PodAvailable, Count: 8}}},
 			{ReplicaSet: mkRS("web-new", d, 5, "2", start.Add(-time.Hour)), Pods: []PodGroup{{Phase: PodNotReady, Count: 5}}},
@@ -246,7 +248,7 @@ func TestProportionalScaling(t *testing.T) {
 func TestRecreate(t *testing.T) {
 	old := webDeployment(t, 3, "nginx:1.0", recreateStrategy)
 	d := webDeployment(t, 3, "nginx:2.0", recreateStrategy)
-	p, err := Simulate(Input{Deployment: d, Old: old, Timing: Timing{ReadyAfter: 10 * time.Second, TerminateAfter: 30 * time.Second}})
+	p, err := Simulate(Input{Deployment: d, Old: old, Timing: predict.Timing{ReadyAfter: 10 * time.Second, TerminateAfter: 30 * time.Second}})
 	if err != nil {
 		t.Fatalf("Simulate() error: %v", err)
 	}
@@ -291,7 +293,7 @@ func TestFailNew(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			old := webDeployment(t, tt.replicas, "nginx:1.0", defaultStrategy)
 			d := webDeployment(t, tt.replicas, "nginx:2.0", defaultStrategy+"  progressDeadlineSeconds: 120")
-			p, err := Simulate(Input{Deployment: d, Old: old, Timing: Timing{ReadyAfter: 10 * time.Second, TerminateAfter: 30 * time.Second, FailNew: true}})
+			p, err := Simulate(Input{Deployment: d, Old: old, Timing: predict.Timing{ReadyAfter: 10 * time.Second, TerminateAfter: 30 * time.Second, FailNew: true}})
 			if err != nil {
 				t.Fatalf("Simulate() error: %v", err)
 			}
@@ -340,7 +342,7 @@ func BenchmarkRollout10000(b *testing.B) {
 	old := webDeployment(b, 10000, "nginx:1.0", strategy)
 	d := webDeployment(b, 10000, "nginx:2.0", strategy)
 	for b.Loop() {
-		p, err := Simulate(Input{Deployment: d, Old: old, Timing: Timing{ReadyAfter: 10 * time.Second, TerminateAfter: 30 * time.Second}})
+		p, err := Simulate(Input{Deployment: d, Old: old, Timing: predict.Timing{ReadyAfter: 10 * time.Second, TerminateAfter: 30 * time.Second}})
 		if err != nil {
 			b.Fatalf("Simulate() error: %v", err)
 		}

@@ -1,9 +1,11 @@
-package predict
+package deployment
 
 import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kubectl-workload/kubectl-workload/predict"
 )
 
 // TestPauseEditsResume: pause, two template edits, then resume make exactly one new revision:
@@ -17,7 +19,7 @@ func TestPauseEditsResume(t *testing.T) {
 	resumed := webDeployment(t, 3, "nginx:3.0", defaultStrategy)
 	p, err := Simulate(Input{
 		Deployment: old.DeepCopy(), Old: old,
-		Timing: Timing{ReadyAfter: 10 * time.Second, TerminateAfter: 5 * time.Second},
+		Timing: predict.Timing{ReadyAfter: 10 * time.Second, TerminateAfter: 5 * time.Second},
 		Changes: []Change{
 			{At: 1 * time.Second, Deployment: paused, Description: "pause"},
 			{At: 2 * time.Second, Deployment: edit1, Description: "image nginx:2.0"},
@@ -40,8 +42,8 @@ func TestPauseEditsResume(t *testing.T) {
 	if p.Header.OldRevision != "1" || p.Header.NewRevision != "2" {
 		t.Errorf("revisions %q → %q, want 1 → 2", p.Header.OldRevision, p.Header.NewRevision)
 	}
-	if p.NewReplicaSet != rsName(resumed) || !p.Summary.Completed {
-		t.Errorf("Simulate() = new RS %q, completed %v; want %s, true", p.NewReplicaSet, p.Summary.Completed, rsName(resumed))
+	if p.TargetRevision != rsName(resumed) || !p.Summary.Completed {
+		t.Errorf("Simulate() = new RS %q, completed %v; want %s, true", p.TargetRevision, p.Summary.Completed, rsName(resumed))
 	}
 	for _, s := range p.Steps {
 		if s.Reason == ReasonScaling && s.At < 4*time.Second {
@@ -58,7 +60,7 @@ func TestRolloverChange(t *testing.T) {
 	v3 := webDeployment(t, 10, "nginx:3.0", defaultStrategy)
 	p, err := Simulate(Input{
 		Deployment: v2, Old: v1,
-		Timing:  Timing{ReadyAfter: 30 * time.Second, TerminateAfter: 5 * time.Second},
+		Timing:  predict.Timing{ReadyAfter: 30 * time.Second, TerminateAfter: 5 * time.Second},
 		Changes: []Change{{At: 20 * time.Second, Deployment: v3, Description: "apply v3"}},
 	})
 	if err != nil {
@@ -76,18 +78,18 @@ func TestRolloverChange(t *testing.T) {
 	}
 	var sawChange bool
 	for _, s := range p.Steps {
-		if s.Reason == ReasonChange {
+		if s.Reason == predict.ReasonChange {
 			sawChange = s.At == 20*time.Second && s.Message == "apply v3"
 		}
 	}
 	if !sawChange {
 		t.Errorf("no Change step at 20s in %+v", p.Steps)
 	}
-	if p.NewReplicaSet != rsName(v3) || !p.Summary.Completed || p.Header.NewRevision != "3" {
-		t.Errorf("Simulate() = new RS %q, completed %v, revision %q; want %s, true, 3", p.NewReplicaSet, p.Summary.Completed, p.Header.NewRevision, rsName(v3))
+	if p.TargetRevision != rsName(v3) || !p.Summary.Completed || p.Header.NewRevision != "3" {
+		t.Errorf("Simulate() = new RS %q, completed %v, revision %q; want %s, true, 3", p.TargetRevision, p.Summary.Completed, p.Header.NewRevision, rsName(v3))
 	}
 	last := p.Steps[len(p.Steps)-1]
-	for _, r := range last.ReplicaSets {
+	for _, r := range last.Revisions {
 		if r.Name != rsName(v3) && r.Replicas != 0 {
 			t.Errorf("%s ends at %d replicas, want 0", r.Name, r.Replicas)
 		}
