@@ -41,7 +41,10 @@ func (l *Linter) knownRules() map[string]bool {
 	for _, id := range apicheck.Rules() {
 		known[id] = true
 	}
-	for _, r := range l.rules.Rules() {
+	// An engine that failed to build fails every evaluation of the run,
+	// which reports the error; the ids known without it still count.
+	builtins, _ := l.rules.Rules()
+	for _, r := range builtins {
 		known[r.ID] = true
 	}
 	return known

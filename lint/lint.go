@@ -177,8 +177,9 @@ func New(cfg Config) (*Linter, error) {
 // do not run, because --policy-namespace does not name them.
 func (l *Linter) PoliciesNotRun() []string { return l.rules.PoliciesNotRun() }
 
-// Rules returns the built-in Rego rules' metadata, sorted by id.
-func (l *Linter) Rules() []rules.Rule { return l.rules.Rules() }
+// Rules returns the built-in Rego rules' metadata, sorted by id, or the error
+// compiling them met.
+func (l *Linter) Rules() ([]rules.Rule, error) { return l.rules.Rules() }
 
 // checked is one object after the per-object checks: its findings so far and
 // what the Rego tier needs. After the first pass (firstPass), obj and
@@ -246,34 +247,38 @@ func (l *Linter) Run(ctx context.Context, opts Options) *Result {
 	keep := keepSlabs{cross: slab.New(), summaries: slab.New()} // what each object keeps for the second pass
 	sets := make([]*manifest.Set, len(inputs))
 	perFile := make([][]*checked, len(inputs))
-	// While the Rego rules are still compiling (the first few tens of
-	// milliseconds), objects are loaded and checked by the API tier, and
-	// their Rego checks are left for later instead of waiting: a small
-	// run, such as a pre-commit hook's, then overlaps the two. What is left
-	// is bounded by what loads during the compile.
-	var pendingMu sync.Mutex
-	var pending []*checked
+	// Two stages: workers load each file and check its objects with the API
+	// tier, and hand them to as many Rego workers, which run the first pass.
+	// The Rego workers wait for the rules to compile (the first few
+	// milliseconds), while the loaders go on: a small run, such as a
+	// pre-commit hook's, overlaps the two. What is queued while they wait is
+	// bounded by the queue; every object takes the same path, however long
+	// the compile takes.
+	queue := make(chan *checked, firstPassQueue)
+	var regoWorkers sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		regoWorkers.Go(func() {
+			for c := range queue {
+				l.firstPass(ctx, c, local, opts, known)
+			}
+		})
+	}
 	stopped := parallel(ctx, len(inputs), func(i int) {
 		set := inputs[i].Load()
 		cs := make([]*checked, 0, len(set.Objects))
 		for _, obj := range set.Objects {
 			c := l.checkObject(ctx, obj, opts, keep)
-			if l.rules.Ready() {
-				l.firstPass(ctx, c, local, opts, known)
-			} else {
-				pendingMu.Lock()
-				pending = append(pending, c)
-				pendingMu.Unlock()
-			}
+			queue <- c
 			cs = append(cs, c)
 		}
 		set.Objects = nil             // done with: what is left of each object is in cs
 		sets[i], perFile[i] = set, cs // each worker owns distinct indices
 	})
+	close(queue)
+	regoWorkers.Wait()
 	if stopped >= 0 {
 		res.Errors = append(res.Errors, fmt.Errorf("lint stopped before %s: %w", inputs[stopped].Name, ctx.Err()))
 	}
-	parallel(ctx, len(pending), func(i int) { l.firstPass(ctx, pending[i], local, opts, known) })
 	var all []*checked
 	for i, set := range sets {
 		if set == nil {
@@ -325,6 +330,10 @@ func (l *Linter) Run(ctx context.Context, opts Options) *Result {
 // parallel calls fn(0..n-1) on one worker per CPU: a producer, N workers,
 // no shared state beyond what fn's index owns. It returns the first index
 // not handed out because ctx was done, or -1.
+// firstPassQueue bounds the objects loaded and checked by the API tier that
+// wait for the Rego first pass.
+const firstPassQueue = 1024
+
 func parallel(ctx context.Context, n int, fn func(i int)) int {
 	jobs := make(chan int)
 	var wg sync.WaitGroup

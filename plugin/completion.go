@@ -82,8 +82,13 @@ func completeRuleIDs(_ *cobra.Command, _ []string, toComplete string) ([]cobra.C
 		cobra.CompErrorln("load the rule catalogue: " + err.Error())
 		return nil, cobra.ShellCompDirectiveError
 	}
+	builtins, err := linter.Rules()
+	if err != nil {
+		cobra.CompErrorln("load the rule catalogue: " + err.Error())
+		return nil, cobra.ShellCompDirectiveError
+	}
 	var out []string
-	for _, r := range report.AllRules(linter.Rules()) {
+	for _, r := range report.AllRules(builtins) {
 		out = append(out, cobra.CompletionWithDesc(r.ID, r.Title))
 	}
 	return withPrefix(out, toComplete), cobra.ShellCompDirectiveNoFileComp

@@ -202,11 +202,15 @@ func (o *LintOptions) Run(cmd *cobra.Command) error {
 	if err != nil {
 		return err
 	}
-	switch {
-	case o.ListRules:
-		return report.RuleList(o.Out, linter.Rules(), o.Output)
-	case o.Explain != "":
-		return report.Explain(o.Out, linter.Rules(), o.Explain)
+	if o.ListRules || o.Explain != "" {
+		builtins, err := linter.Rules()
+		if err != nil {
+			return fmt.Errorf("built-in rules: %w", err)
+		}
+		if o.ListRules {
+			return report.RuleList(o.Out, builtins, o.Output)
+		}
+		return report.Explain(o.Out, builtins, o.Explain)
 	}
 	// The configuration's rule ids and globs are checked against the rules
 	// that exist: a misspelled id would otherwise silently do nothing.
@@ -241,7 +245,13 @@ func (o *LintOptions) Run(cmd *cobra.Command) error {
 		fmt.Fprintf(o.Out, "no workloads found (%s)\n", o.liveScope)
 		return nil
 	}
-	if err := report.WriteOptions(o.Out, o.Output, res, linter.Rules(), version.Get().Kubernetes, report.Options{Verbose: o.Verbose}); err != nil {
+	// The rules compiled while the inputs loaded; an engine that failed to
+	// build failed the run's evaluations, which res reports.
+	builtins, err := linter.Rules()
+	if err != nil && len(res.Errors) == 0 {
+		return fmt.Errorf("built-in rules: %w", err)
+	}
+	if err := report.WriteOptions(o.Out, o.Output, res, builtins, version.Get().Kubernetes, report.Options{Verbose: o.Verbose}); err != nil {
 		return err
 	}
 	if o.Verbose {

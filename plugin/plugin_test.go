@@ -4,13 +4,17 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kubectl-workload/kubectl-workload/rules/compiled"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -174,6 +178,39 @@ func TestHelpShowsKubectlPrefix(t *testing.T) {
 		out, _, _ := run(t, "", args...)
 		if !strings.Contains(out, "kubectl workload") || strings.Contains(out, "kubectl-workload lint") {
 			t.Errorf("help for %v does not show the kubectl workload prefix:\n%s", args, out)
+		}
+	}
+}
+
+// TestOnlyLintCompilesRego: version and predict evaluate no rule, so they compile none of
+// the built-in Rego rules; lint does. Each command runs in a fresh process (this test binary,
+// re-run on this test alone), since the compiles are once per process.
+func TestOnlyLintCompilesRego(t *testing.T) {
+	if args := os.Getenv("KUBECTL_WORKLOAD_COMPILE_PROBE"); args != "" {
+		_, stderr, code := run(t, "", strings.Fields(args)...)
+		fmt.Printf("compiles=%d exit=%d %s\n", compiled.Compiles(), code, stderr)
+		return
+	}
+	for _, tt := range []struct {
+		args string
+		want bool
+	}{
+		{"version", false},
+		{"predict -f ../examples/predict/checkout-v2.yaml --from ../examples/predict/checkout-v1.yaml", false},
+		{"lint ../examples/good", true},
+	} {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestOnlyLintCompilesRego$")
+		cmd.Env = append(os.Environ(), "KUBECTL_WORKLOAD_COMPILE_PROBE="+tt.args)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", tt.args, err, out)
+		}
+		m := regexp.MustCompile(`compiles=(\d+) exit=0 `).FindSubmatch(out)
+		if m == nil {
+			t.Fatalf("%s: no probe result, or a non-zero exit, in:\n%s", tt.args, out)
+		}
+		if got := string(m[1]) != "0"; got != tt.want {
+			t.Errorf("%s compiled the built-in rules %s times, want compiles: %v", tt.args, m[1], tt.want)
 		}
 	}
 }

@@ -19,6 +19,16 @@ import (
 
 var updateDocs = flag.Bool("update-docs", false, "rewrite docs/rules/ from the rules' METADATA")
 
+// builtinRules is the catalogue of a fresh engine.
+func builtinRules(t *testing.T) []rules.Rule {
+	t.Helper()
+	rs, err := engine(t).Rules()
+	if err != nil {
+		t.Fatalf("Rules: %v", err)
+	}
+	return rs
+}
+
 func engine(t *testing.T) *rules.Engine {
 	t.Helper()
 	e, err := rules.New(rules.Options{})
@@ -32,7 +42,7 @@ func engine(t *testing.T) *rules.Engine {
 // remediation that ends with a period, a _test.rego beside every rule, and
 // at least one passing and one failing fixture.
 func TestCatalogueWellFormed(t *testing.T) {
-	rs := engine(t).Rules()
+	rs := builtinRules(t)
 	if len(rs) == 0 {
 		t.Fatal("no built-in rules")
 	}
@@ -102,7 +112,7 @@ func TestFixtures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, r := range engine(t).Rules() {
+	for _, r := range builtinRules(t) {
 		pass, fail := fixtures(t, r.ID)
 		for _, f := range append(pass, fail...) {
 			t.Run(filepath.ToSlash(f), func(t *testing.T) {
@@ -144,7 +154,7 @@ func TestFixtures(t *testing.T) {
 // TestDocsUpToDate fails when docs/rules/ is stale: run
 // go test ./rules -run TestDocsUpToDate -update-docs to regenerate it.
 func TestDocsUpToDate(t *testing.T) {
-	rs := engine(t).Rules()
+	rs := builtinRules(t)
 	want := map[string]string{"README.md": rules.DocIndex(rs)}
 	for _, r := range rs {
 		want[rules.DocFile(r.ID)] = rules.Doc(r)

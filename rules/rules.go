@@ -125,6 +125,7 @@ func New(opts Options) (*Engine, error) {
 	e := &Engine{byPackage: map[string]*Rule{}, policyTimeout: opts.PolicyTimeout, policyMemory: opts.PolicyMemory,
 		ready: make(chan struct{})}
 	if len(opts.Policies) == 0 {
+		compiled.Warm()
 		go func() {
 			defer close(e.ready)
 			e.err = e.build(opts)
@@ -136,17 +137,6 @@ func New(opts Options) (*Engine, error) {
 		return nil, err
 	}
 	return e, nil
-}
-
-// Ready reports, without waiting, whether the engine is built (or failed
-// to build): until then, callers may do other work instead of blocking.
-func (e *Engine) Ready() bool {
-	select {
-	case <-e.ready:
-		return true
-	default:
-		return false
-	}
 }
 
 // wait blocks until the engine is built, and returns the error building it
@@ -256,10 +246,13 @@ func (e *Engine) compilerOr(shared func() (*compiled.Compiled, error)) (*ast.Com
 	return c.Compiler, nil
 }
 
-// Rules returns the built-in rules, sorted by id.
-func (e *Engine) Rules() []Rule {
-	_ = e.wait()
-	return e.rules
+// Rules returns the built-in rules, sorted by id, or the error building the
+// engine met.
+func (e *Engine) Rules() ([]Rule, error) {
+	if err := e.wait(); err != nil {
+		return nil, err
+	}
+	return e.rules, nil
 }
 
 // OptIn reports whether the built-in rule id is off by default.
@@ -268,7 +261,8 @@ func (e *Engine) OptIn(id string) bool {
 	return ok && r.OptIn
 }
 
-// Rule returns the built-in rule with the given id.
+// Rule returns the built-in rule with the given id. An engine that failed to
+// build has none (its evaluations return the error).
 func (e *Engine) Rule(id string) (Rule, bool) {
 	_ = e.wait()
 	for _, r := range e.rules {

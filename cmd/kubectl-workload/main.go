@@ -8,11 +8,14 @@ import (
 
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
-	_ "github.com/kubectl-workload/kubectl-workload/gctune/autostart" // before the other packages' inits
+	"github.com/kubectl-workload/kubectl-workload/gctune"
 	"github.com/kubectl-workload/kubectl-workload/plugin"
 )
 
 func main() {
+	// The collector settings for a short batch run, set first and explicitly (no package init
+	// changes runtime settings). The packages' own inits have run with Go's defaults by now.
+	gctune.Start()
 	streams := genericiooptions.IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}
 	err := plugin.NewCmdRoot(streams).ExecuteContext(context.Background())
 	if code := plugin.ExitCode(err); code != plugin.ExitClean {

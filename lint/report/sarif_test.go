@@ -52,7 +52,11 @@ func realisticRun(t *testing.T) (*lint.Result, []rules.Rule) {
 	)
 	lint.SortFindings(res.Findings)
 	res.Errors = append(res.Errors, errors.New("missing.yaml: no such file or directory"))
-	return res, linter.Rules()
+	catalogue, err := linter.Rules()
+	if err != nil {
+		t.Fatalf("Rules: %v", err)
+	}
+	return res, catalogue
 }
 
 func renderSARIF(t *testing.T, res *lint.Result, catalogue []rules.Rule) []byte {

@@ -1,16 +1,12 @@
 // Package compiled parses and compiles the built-in Rego rules, once per
-// process, starting as soon as the process does.
+// process, when lint starts them (Warm).
 //
-// A short run (a pre-commit hook on a few files) spends most of its time
-// waiting for the built-in rules to compile. This package depends on OPA's
-// ast package and the embedded sources only, so Go initializes it early,
-// while the Kubernetes packages the rest of the binary links are still
-// initializing (after OPA's own packages, whose inits write the maps the
-// compile reads); its init starts the compile in the background then, and
-// rules.New picks up the result. The rules of the first pass (Local) are
-// compiled first, the cross-resource rules (Cross) after them, while the
-// first files load. A process that never lints (kubectl workload version)
-// exits without waiting for either.
+// A short run (a pre-commit hook on a few files) spends much of its time
+// waiting for the built-in rules to compile. lint calls Warm before it loads
+// its inputs, and rules.New picks up the result. The rules of the first pass
+// (Local) are compiled first, the cross-resource rules (Cross) after them,
+// while the first files load. A process that never lints (kubectl workload
+// version, predict) compiles nothing.
 package compiled
 
 import (
@@ -22,12 +18,6 @@ import (
 	"sync/atomic"
 
 	"github.com/open-policy-agent/opa/v1/ast"
-	// The compile that init starts reads OPA's global maps of interned
-	// terms and built-ins, which topdown's inits write
-	// (ast.InternStringTerm), and rego may (ast.RegisterBuiltin):
-	// importing rego, and so topdown, makes Go run their inits before this
-	// package's. TestCompileStartsAfterInternWriters checks every writer.
-	_ "github.com/open-policy-agent/opa/v1/rego"
 
 	"github.com/kubectl-workload/kubectl-workload/rules/builtin"
 	"github.com/kubectl-workload/kubectl-workload/rules/lib"
@@ -174,7 +164,15 @@ func compileSubset(cross bool) (*Compiled, error) {
 	return compile(subset)
 }
 
+// compiles counts the compiles this process ran.
+var compiles atomic.Int32
+
+// Compiles is how many compiles of the built-in rules this process has run
+// (a test checks that predict and version run none).
+func Compiles() int { return int(compiles.Load()) }
+
 func compile(modules map[string]*ast.Module) (*Compiled, error) {
+	compiles.Add(1)
 	c := NewCompiler().WithSkipStages(checkOnlyStages...)
 	c.Compile(modules)
 	if c.Failed() {
@@ -232,7 +230,15 @@ func ReadsInventory(name string, m *ast.Module) bool {
 	return found
 }
 
-func init() {
+// Warm starts the shared compiles in the background, the first pass's rules
+// first (Local, then Cross), and returns at once: lint calls it before it
+// loads its inputs, so that the compile overlaps the loading. Commands that
+// evaluate no rule (predict, version) never call it and compile nothing.
+//
+// It is called from main's goroutine, after every package init: OPA's global
+// maps of interned terms and built-ins, which topdown's inits write
+// (ast.InternStringTerm) and which the compile reads, are complete by then.
+func Warm() {
 	go func() {
 		_, _ = Local()
 		_, _ = Cross()

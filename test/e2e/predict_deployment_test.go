@@ -34,6 +34,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-workload/kubectl-workload/predict"
+	"github.com/kubectl-workload/kubectl-workload/predict/deployment"
 )
 
 // How the differential rollout test lines the real cluster up with the simulation.
@@ -96,11 +97,11 @@ type predictStep struct {
 	// a simulation (a Change) inherits it.
 	fail bool
 	// fromState starts a new simulation from the ReplicaSets and pods read back from the
-	// cluster (predict.Input.ReplicaSets). Otherwise the first step is simulated from the old
-	// manifest (predict.Input.Old) and every later step is a predict.Change, at the real time
+	// cluster (deployment.Input.ReplicaSets). Otherwise the first step is simulated from the old
+	// manifest (deployment.Input.Old) and every later step is a deployment.Change, at the real time
 	// it was applied, in the running simulation.
 	fromState bool
-	// cli predicts the step with the built plugin in live mode instead of predict.Simulate:
+	// cli predicts the step with the built plugin in live mode instead of deployment.Simulate:
 	// `kubectl-workload predict deployment/web -n NS -o json` plus these what-if arguments
 	// (--image, --replicas, --resume, --undo ...), reading the Deployment, its ReplicaSets and
 	// pods from the API server mid-rollout. The step's manifest must be what that change
@@ -518,7 +519,7 @@ var predictRuns atomic.Int32
 // TestPredictDeploymentDifferential rolls Deployments out on a real control plane
 // (kube-controller-manager's Deployment and ReplicaSet controllers, kube-scheduler, kwok)
 // and requires the ScalingReplicaSet sequence the real controller produced to equal the one
-// predict.Simulate predicted, ReplicaSet names included. Scenarios run in parallel, each in
+// deployment.Simulate predicted, ReplicaSet names included. Scenarios run in parallel, each in
 // its own namespace.
 func TestPredictDeploymentDifferential(t *testing.T) {
 	c := sharedCluster(t)
@@ -651,7 +652,7 @@ func (r *rolloutRun) run() string {
 	// The steps: predict, apply, wait until settled, compare. base is where the current
 	// simulation's events start in the recorder.
 	var (
-		in      predict.Input
+		in      deployment.Input
 		plan    *predict.Plan
 		applied time.Time
 		base    int
@@ -675,10 +676,10 @@ func (r *rolloutRun) run() string {
 			// The simulation runs on the wall clock of the apply: the API server stores
 			// condition times in whole seconds, and the simulated controller truncates them
 			// the same way, so the progress deadline falls on the same second.
-			in = predict.Input{Deployment: d, Old: old, Timing: r.timing(d, step.fail), Start: at}
+			in = deployment.Input{Deployment: d, Old: old, Timing: r.timing(d, step.fail), Start: at}
 			applied = at
 		case step.fromState:
-			in = predict.Input{Deployment: d, ReplicaSets: r.readState(ctx), Timing: r.timing(d, step.fail), Start: at}
+			in = deployment.Input{Deployment: d, ReplicaSets: r.readState(ctx), Timing: r.timing(d, step.fail), Start: at}
 			// The Deployment as the controller left it, for its conditions.
 			if live, err := r.cs.AppsV1().Deployments(r.ns).Get(ctx, "web", metav1.GetOptions{}); err == nil {
 				in.Deployment.Status.Conditions = live.Status.Conditions
@@ -686,7 +687,7 @@ func (r *rolloutRun) run() string {
 			applied = at
 			base = len(rec.messages())
 		default:
-			in.Changes = append(in.Changes, predict.Change{At: at.Sub(applied), Deployment: d, Description: fmt.Sprintf("step %d", i+1)})
+			in.Changes = append(in.Changes, deployment.Change{At: at.Sub(applied), Deployment: d, Description: fmt.Sprintf("step %d", i+1)})
 		}
 		if cliPlan != nil {
 			plan = cliPlan
@@ -785,7 +786,7 @@ func (r *rolloutRun) attempt() ([]string, *predict.Plan, *recorder) {
 	step := r.sc.steps[0]
 	d := r.decode(step.manifest)
 	at := time.Now()
-	plan := r.simulate(predict.Input{Deployment: d, Old: r.decode(r.sc.old), Timing: r.timing(d, step.fail), Start: at})
+	plan := r.simulate(deployment.Input{Deployment: d, Old: r.decode(r.sc.old), Timing: r.timing(d, step.fail), Start: at})
 	r.apply(ctx, step.manifest)
 	err := waitFor(ctx, nil, predictTimeout, "rollout of "+r.ns+"/web to complete", func() (bool, error) {
 		dep, err := r.cs.AppsV1().Deployments(r.ns).Get(ctx, "web", metav1.GetOptions{})
@@ -811,7 +812,7 @@ func (r *rolloutRun) checkVariant(what string, got []string, plan *predict.Plan,
 	var first []string
 	var firstAt time.Duration
 	for _, s := range plan.Steps {
-		if s.Reason != predict.ReasonScaling {
+		if s.Reason != deployment.ReasonScaling {
 			continue
 		}
 		if len(first) > 0 && s.At != firstAt {
@@ -919,11 +920,11 @@ func (r *rolloutRun) timing(d *appsv1.Deployment, failNew bool) predict.Timing {
 	return predict.Timing{ReadyAfter: readyAfter, TerminateAfter: predictTerminateAfter, FailNew: failNew}
 }
 
-func (r *rolloutRun) simulate(in predict.Input) *predict.Plan {
+func (r *rolloutRun) simulate(in deployment.Input) *predict.Plan {
 	r.t.Helper()
-	plan, err := predict.Simulate(in)
+	plan, err := deployment.Simulate(in)
 	if err != nil {
-		r.t.Fatalf("predict.Simulate: %v", err)
+		r.t.Fatalf("deployment.Simulate: %v", err)
 	}
 	return plan
 }
@@ -940,7 +941,7 @@ func (r *rolloutRun) raw(manifest string) *appsv1.Deployment {
 }
 
 // decode is raw with the API server's defaults applied (legacyscheme, the path predict's own
-// tests take), as predict.Input wants it.
+// tests take), as deployment.Input wants it.
 func (r *rolloutRun) decode(manifest string) *appsv1.Deployment {
 	d := r.raw(manifest)
 	legacyscheme.Scheme.Default(d)
@@ -1083,7 +1084,7 @@ func (r *rolloutRun) checkTimes(what string, plan *predict.Plan, rec *recorder, 
 	worst := time.Duration(0)
 	i := base
 	for _, s := range plan.Steps {
-		if s.Reason != predict.ReasonScaling {
+		if s.Reason != deployment.ReasonScaling {
 			continue
 		}
 		if i >= len(events) {
@@ -1125,7 +1126,7 @@ func (r *rolloutRun) checkEvents(ctx context.Context, rec *recorder) {
 		list, err := r.cs.CoreV1().Events(r.ns).List(ctx, metav1.ListOptions{FieldSelector: fields.AndSelectors(
 			fields.OneTermEqualSelector("involvedObject.kind", "Deployment"),
 			fields.OneTermEqualSelector("involvedObject.name", "web"),
-			fields.OneTermEqualSelector("reason", predict.ReasonScaling),
+			fields.OneTermEqualSelector("reason", deployment.ReasonScaling),
 		).String()})
 		if err != nil {
 			return false, err
@@ -1178,7 +1179,7 @@ func (r *rolloutRun) checkDeadline(ctx context.Context, plan *predict.Plan, appl
 		// write that records "Created new replica set" conflicts, the condition keeps the
 		// previous rollout's NewReplicaSetAvailable reason; every pod is then "updated", so
 		// syncRolloutStatus takes the rollout for complete and never times it out.
-		if cond != nil && cond.Reason == deploymentutil.NewRSAvailableReason && slices.Contains(plan.Notes, predict.NoteRecreateDeadlineRace) {
+		if cond != nil && cond.Reason == deploymentutil.NewRSAvailableReason && slices.Contains(plan.Notes, deployment.NoteRecreateDeadlineRace) {
 			r.t.Logf("no ProgressDeadlineExceeded: the real controller hit the race the plan notes (condition %s %q)", cond.Reason, cond.Message)
 			return
 		}
@@ -1202,9 +1203,9 @@ func (r *rolloutRun) checkDeadline(ctx context.Context, plan *predict.Plan, appl
 }
 
 // readState reads the namespace's ReplicaSets and pods back as a starting state for
-// predict.Simulate: each pod is Terminating, Available (Ready for minReadySeconds), Ready or
+// deployment.Simulate: each pod is Terminating, Available (Ready for minReadySeconds), Ready or
 // NotReady, and counted under the ReplicaSet that controls it.
-func (r *rolloutRun) readState(ctx context.Context) []predict.ReplicaSetState {
+func (r *rolloutRun) readState(ctx context.Context) []deployment.ReplicaSetState {
 	r.t.Helper()
 	rsList, err := r.cs.AppsV1().ReplicaSets(r.ns).List(ctx, metav1.ListOptions{})
 	if err != nil {
@@ -1215,10 +1216,10 @@ func (r *rolloutRun) readState(ctx context.Context) []predict.ReplicaSetState {
 		r.t.Fatalf("list pods: %v", err)
 	}
 	now := metav1.Now()
-	var states []predict.ReplicaSetState
+	var states []deployment.ReplicaSetState
 	for i := range rsList.Items {
 		rs := &rsList.Items[i]
-		counts := map[predict.PodPhase]int32{}
+		counts := map[deployment.PodPhase]int32{}
 		for j := range pods.Items {
 			p := &pods.Items[j]
 			if ref := metav1.GetControllerOf(p); ref == nil || ref.UID != rs.UID {
@@ -1226,19 +1227,19 @@ func (r *rolloutRun) readState(ctx context.Context) []predict.ReplicaSetState {
 			}
 			switch {
 			case p.DeletionTimestamp != nil:
-				counts[predict.PodTerminating]++
+				counts[deployment.PodTerminating]++
 			case podutil.IsPodAvailable(p, rs.Spec.MinReadySeconds, now):
-				counts[predict.PodAvailable]++
+				counts[deployment.PodAvailable]++
 			case podutil.IsPodReady(p):
-				counts[predict.PodReady]++
+				counts[deployment.PodReady]++
 			default:
-				counts[predict.PodNotReady]++
+				counts[deployment.PodNotReady]++
 			}
 		}
-		s := predict.ReplicaSetState{ReplicaSet: rs}
-		for _, ph := range []predict.PodPhase{predict.PodAvailable, predict.PodReady, predict.PodNotReady, predict.PodTerminating} {
+		s := deployment.ReplicaSetState{ReplicaSet: rs}
+		for _, ph := range []deployment.PodPhase{deployment.PodAvailable, deployment.PodReady, deployment.PodNotReady, deployment.PodTerminating} {
 			if counts[ph] > 0 {
-				s.Pods = append(s.Pods, predict.PodGroup{Phase: ph, Count: counts[ph]})
+				s.Pods = append(s.Pods, deployment.PodGroup{Phase: ph, Count: counts[ph]})
 			}
 		}
 		r.t.Logf("state: %s replicas %d pods %v", rs.Name, *rs.Spec.Replicas, s.Pods)
@@ -1251,7 +1252,7 @@ func (r *rolloutRun) readState(ctx context.Context) []predict.ReplicaSetState {
 func scalingMessages(p *predict.Plan) []string {
 	var out []string
 	for _, s := range p.Steps {
-		if s.Reason == predict.ReasonScaling {
+		if s.Reason == deployment.ReasonScaling {
 			out = append(out, s.Message)
 		}
 	}
