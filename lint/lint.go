@@ -264,10 +264,14 @@ func (l *Linter) Run(ctx context.Context, opts Options) *Result {
 		})
 	}
 	stopped := parallel(ctx, len(inputs), func(i int) {
+		release := l.rules.Hold() // see rules.Engine.Hold; released before each wait on the queue
 		set := inputs[i].Load()
+		release()
 		cs := make([]*checked, 0, len(set.Objects))
 		for _, obj := range set.Objects {
+			release := l.rules.Hold()
 			c := l.checkObject(ctx, obj, opts, keep)
+			release()
 			queue <- c
 			cs = append(cs, c)
 		}

@@ -109,18 +109,26 @@ func (lr *localRules) get(ctx context.Context, e *rules.Engine) (*rules.Run, err
 // summarizes it for the inventory and keeps what the cross-resource rules
 // need. The parsed object is dropped.
 func (l *Linter) firstPass(ctx context.Context, c *checked, local *localRules, opts Options, known func() map[string]bool) {
+	// The work around the evaluation holds the engine, so that a user
+	// policy evaluates alone (rules.Engine.Hold); EvalInput holds it itself
+	// for the built-in rules.
+	release := l.rules.Hold()
 	c.summary = rules.Summarize(*c.input)
 	in, err := rules.NewInput(*c.input)
+	var run *rules.Run
 	if err == nil {
-		var run *rules.Run
-		if run, err = local.get(ctx, l.rules); err == nil {
-			var found []rules.Finding
-			// A policy the sandbox stopped is an error; the other
-			// rules' findings on the object still count.
-			found, err = run.EvalInput(ctx, in)
-			c.addRuleFindings(found)
-		}
+		run, err = local.get(ctx, l.rules)
 	}
+	release()
+	if err == nil {
+		var found []rules.Finding
+		// A policy the sandbox stopped is an error; the other rules'
+		// findings on the object still count.
+		found, err = run.EvalInput(ctx, in)
+		c.addRuleFindings(found)
+	}
+	release = l.rules.Hold()
+	defer release()
 	if err != nil {
 		c.errs = append(c.errs, fmt.Errorf("%s: document %d: %s: %w", c.file, c.document, c.ref, err))
 	}

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/open-policy-agent/opa/v1/ast"
@@ -81,6 +82,10 @@ type Engine struct {
 	// notRun says which packages of the user policies hold finding rules
 	// but are not among the namespaces run (PoliciesNotRun).
 	notRun []string
+	// gate lets a guarded user-policy evaluation run alone (see Hold);
+	// guarded is set when there are user policies to guard.
+	gate    sync.RWMutex
+	guarded bool
 	// policyTimeout and policyMemory are the sandbox's limits (Options).
 	policyTimeout time.Duration
 	policyMemory  uint64
@@ -123,7 +128,7 @@ func BuiltinModules(withTests bool) (map[string]*ast.Module, error) {
 // for what it needs.
 func New(opts Options) (*Engine, error) {
 	e := &Engine{byPackage: map[string]*Rule{}, policyTimeout: opts.PolicyTimeout, policyMemory: opts.PolicyMemory,
-		ready: make(chan struct{})}
+		ready: make(chan struct{}), guarded: len(opts.Policies) > 0}
 	if len(opts.Policies) == 0 {
 		compiled.Warm()
 		go func() {

@@ -69,15 +69,35 @@ type userQuery struct {
 	malformed atomic.Bool
 }
 
+// Hold marks work that allocates while user policies may be evaluating:
+// lint's loaders, the API tier and the built-in rules hold the engine shared
+// for each piece of work, and release it before they wait for anything. A
+// guarded user-policy evaluation holds it exclusively, so it runs alone, and
+// the heap its memory guard measures grows by its own allocations only: one
+// worker's allocations are never charged to another worker's policy.
+// Without user policies Hold does nothing.
+//
+// A goroutine that holds the engine must not evaluate user policies
+// (EvalInput) until it has released it.
+func (e *Engine) Hold() (release func()) {
+	if !e.guarded {
+		return func() {}
+	}
+	e.gate.RLock()
+	return e.gate.RUnlock
+}
+
+// alone runs fn while no other goroutine holds the engine (see Hold).
+func (e *Engine) alone(fn func() error) error {
+	e.gate.Lock()
+	defer e.gate.Unlock()
+	return fn()
+}
+
 // sandbox holds a run's limits and the memory guard's shared state.
 type sandbox struct {
 	timeout time.Duration
 	memory  uint64
-	// baseline is the live heap when the run was prepared. Each
-	// evaluation measures from the larger of it and the live heap when
-	// the evaluation starts: lint streams, and the heap the run keeps
-	// grows while the per-object rules and user policies run.
-	baseline uint64
 	// lastGC is when the guard last forced a collection (UnixNano).
 	lastGC atomic.Int64
 }
@@ -89,7 +109,7 @@ func newSandbox(timeout time.Duration, memory uint64) *sandbox {
 	if memory == 0 {
 		memory = DefaultPolicyMemory
 	}
-	return &sandbox{timeout: timeout, memory: memory, baseline: readHeap(metricLive)}
+	return &sandbox{timeout: timeout, memory: memory}
 }
 
 // The runtime/metrics samples the guard reads. Neither stops the world.
@@ -110,9 +130,9 @@ func readHeap(name string) uint64 {
 }
 
 // overBudget reports whether the live heap has grown past base plus the
-// budget. The
-// cheap figure counts garbage too, so when it is over, a collection (at most
-// one per gcInterval across the run) tells what is really live.
+// budget. The cheap figure counts garbage too, so when it is over, a
+// collection (at most one per gcInterval across the run) tells what is
+// really live.
 func (s *sandbox) overBudget(base uint64) bool {
 	limit := base + s.memory
 	if readHeap(metricLive) > limit {
@@ -132,13 +152,20 @@ func (s *sandbox) overBudget(base uint64) bool {
 
 // guard runs fn with a context that is cancelled, with ErrPolicyMemory as
 // its cause, when the heap grows past the budget, and with ErrPolicyTimeout
-// when the timeout passes.
+// when the timeout passes. fn must run alone (Engine.alone).
+//
+// The budget counts from the heap in objects when fn starts, garbage
+// included: the live heap then is no more than that, so a live heap over
+// base plus the budget means fn itself keeps more than the budget. A
+// correct policy is never stopped, and a policy that keeps growing is,
+// once it has kept the budget plus at most the garbage there was at its
+// start.
 func (s *sandbox) guard(ctx context.Context, fn func(ctx context.Context) error) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	ctx, stop := context.WithTimeoutCause(ctx, s.timeout, ErrPolicyTimeout)
 	defer stop()
-	base := max(s.baseline, readHeap(metricLive))
+	base := readHeap(metricHeap)
 	var wg sync.WaitGroup
 	done := make(chan struct{})
 	wg.Go(func() {
@@ -201,10 +228,12 @@ func (r *Run) evalUser(ctx context.Context, input ast.Value) ([]Finding, error) 
 			continue
 		}
 		var rs rego.ResultSet
-		err := r.sandbox.guard(ctx, func(ctx context.Context) error {
-			var err error
-			rs, err = q.pq.Eval(ctx, rego.EvalParsedInput(input))
-			return err
+		err := r.engine.alone(func() error {
+			return r.sandbox.guard(ctx, func(ctx context.Context) error {
+				var err error
+				rs, err = q.pq.Eval(ctx, rego.EvalParsedInput(input))
+				return err
+			})
 		})
 		id := "policy/" + q.key.namespace + "/" + q.key.rule
 		switch {

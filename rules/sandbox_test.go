@@ -5,6 +5,7 @@ import (
 	"errors"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -113,5 +114,69 @@ func TestSandboxTimeout(t *testing.T) {
 	}
 	if err2 != nil {
 		t.Errorf("second Eval() error = %v, want nil (the stopped policy is skipped)", err2)
+	}
+}
+
+// TestSandboxChargesNoOtherWorker evaluates a correct policy, then the unbounded one, while
+// two other workers allocate heavily, holding the engine as lint's loaders do (Hold) and
+// keeping 1 MiB after another, up to 128 MiB each, far past the 16 MiB budget. The guarded
+// evaluations run alone: the correct policy is never stopped, and the unbounded one still is.
+// (Without the exclusive hold, the workers' memory is charged to the correct policy.)
+func TestSandboxChargesNoOtherWorker(t *testing.T) {
+	const budget = 16 << 20
+	ctx := context.Background()
+	eval := func(policy string, objects int) (found int, err error) {
+		e, err := rules.New(rules.Options{Policies: []string{policy}, PolicyMemory: budget, PolicyTimeout: time.Hour})
+		if err != nil {
+			t.Fatalf("rules.New(%s): %v", policy, err)
+		}
+		run, err := e.PrepareLocal(ctx)
+		if err != nil {
+			t.Fatalf("PrepareLocal: %v", err)
+		}
+		stop := make(chan struct{})
+		var wg sync.WaitGroup
+		for range 2 {
+			wg.Go(func() {
+				var kept [][]byte
+				for {
+					select {
+					case <-stop:
+						return
+					default:
+					}
+					release := e.Hold()
+					b := make([]byte, 1<<20)
+					for i := range b {
+						b[i] = 1
+					}
+					kept = append(kept, b)
+					release()
+					if len(kept) == 128 {
+						<-stop // keeps its 128 MiB to the end
+						return
+					}
+				}
+			})
+		}
+		defer func() { close(stop); wg.Wait() }()
+		for range objects {
+			in, err := rules.NewInput(sandboxObject)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fs, err := run.EvalInput(ctx, in)
+			found += len(userFindings(fs))
+			if err != nil {
+				return found, err
+			}
+		}
+		return found, nil
+	}
+	if found, err := eval("testdata/policies/busy.rego", 8); err != nil || found != 8 {
+		t.Errorf("correct policy on 8 objects while others allocate: %d findings, error %v; want 8 findings, no error", found, err)
+	}
+	if _, err := eval(hostilePolicies+"unbounded.rego", 1); !errors.Is(err, rules.ErrPolicyMemory) {
+		t.Errorf("unbounded policy while others allocate: error %v, want %v", err, rules.ErrPolicyMemory)
 	}
 }

@@ -460,11 +460,14 @@ func (r *Run) EvalCross(ctx context.Context, ci *CrossInput) ([]Finding, error) 
 }
 
 // EvalInput runs the run's built-in rules (unless the object is rejected)
-// and user policies on one converted object.
+// and user policies on one converted object. The caller must not hold the
+// engine (Hold): each user policy evaluates alone.
 func (r *Run) EvalInput(ctx context.Context, in *Input) ([]Finding, error) {
 	var out []Finding
 	if !in.rejected {
+		release := r.engine.Hold()
 		rs, err := r.builtin.Eval(ctx, rego.EvalParsedInput(in.value))
+		release()
 		if err != nil {
 			return nil, fmt.Errorf("evaluate built-in rules: %w", err)
 		}
