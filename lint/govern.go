@@ -205,3 +205,16 @@ func (l *Linter) RuleIDs() []string {
 	sort.Strings(out)
 	return out
 }
+
+// CheckSettings checks a configuration against what lint can report, before
+// a run: a rule id or glob that matches no rule is an error (a misspelled id
+// would otherwise silently do nothing). The warnings name the user policies'
+// packages that do not run (PoliciesNotRun) and the exemptions whose kind
+// matches no kind lint knows.
+func (l *Linter) CheckSettings(settings *config.File) (warnings []string, err error) {
+	if err := settings.CheckRuleIDs(l.RuleIDs()); err != nil {
+		return nil, err
+	}
+	warnings = append(warnings, l.PoliciesNotRun()...)
+	return append(warnings, settings.KindWarnings(apicheck.KnownKinds())...), nil
+}

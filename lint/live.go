@@ -40,6 +40,9 @@ type Baseline struct {
 	// and name of a linted object is left out: the linted version replaces
 	// it.
 	Context []*manifest.Object
+	// Scope names what lint --live read ("context \"prod\", namespace
+	// \"shop\""), for the message when it found nothing.
+	Scope string
 
 	once   sync.Once
 	stored map[*manifest.Object]bool

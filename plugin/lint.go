@@ -12,7 +12,6 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
-	"github.com/kubectl-workload/kubectl-workload/apicheck"
 	"github.com/kubectl-workload/kubectl-workload/config"
 	"github.com/kubectl-workload/kubectl-workload/lint"
 	"github.com/kubectl-workload/kubectl-workload/lint/report"
@@ -57,9 +56,6 @@ type LintOptions struct {
 	liveFlags
 
 	settings *config.File
-	// liveScope names what --live read, for the message when it found
-	// nothing.
-	liveScope string
 
 	paths     []string
 	namespace string
@@ -212,15 +208,11 @@ func (o *LintOptions) Run(cmd *cobra.Command) error {
 		}
 		return report.Explain(o.Out, builtins, o.Explain)
 	}
-	// The configuration's rule ids and globs are checked against the rules
-	// that exist: a misspelled id would otherwise silently do nothing.
-	if err := o.settings.CheckRuleIDs(linter.RuleIDs()); err != nil {
+	warnings, err := linter.CheckSettings(o.settings)
+	if err != nil {
 		return err
 	}
-	for _, w := range linter.PoliciesNotRun() {
-		fmt.Fprintf(o.ErrOut, "warning: %s\n", w)
-	}
-	for _, w := range o.settings.KindWarnings(apicheck.KnownKinds()) {
+	for _, w := range warnings {
 		fmt.Fprintf(o.ErrOut, "warning: %s\n", w)
 	}
 	stdin := o.In
@@ -234,7 +226,15 @@ func (o *LintOptions) Run(cmd *cobra.Command) error {
 				return fmt.Errorf("read standard input: %w", err)
 			}
 		}
-		if baseline, namespace, err = o.prepareBaseline(cmd.Context(), data); err != nil {
+		src := lint.Source{Live: o.Live, Resources: o.resourceArgs, AllNamespaces: o.AllNamespaces, AgainstLive: o.AgainstLive,
+			BaseRef: o.BaseRef, Paths: o.paths, Stdin: data, Namespace: o.namespace,
+			Notes: func(msg string) { fmt.Fprintf(o.ErrOut, "note: %s\n", msg) }}
+		if o.Live || o.AgainstLive {
+			if src.Cluster, err = liveClient(cmd.Context(), o.configFlags, o.ErrOut); err != nil {
+				return err
+			}
+		}
+		if baseline, namespace, err = lint.ReadBaseline(cmd.Context(), src); err != nil {
 			return err
 		}
 		stdin = bytes.NewReader(data)
@@ -242,7 +242,7 @@ func (o *LintOptions) Run(cmd *cobra.Command) error {
 	res := linter.Run(cmd.Context(), lint.Options{Paths: o.paths, Stdin: stdin, Namespace: namespace,
 		Settings: o.settings, NoIgnoreAnnotations: o.NoIgnore, Baseline: baseline})
 	if o.Live && res.Objects == 0 && o.Output == "text" {
-		fmt.Fprintf(o.Out, "no workloads found (%s)\n", o.liveScope)
+		fmt.Fprintf(o.Out, "no workloads found (%s)\n", baseline.Scope)
 		return nil
 	}
 	// The rules compiled while the inputs loaded; an engine that failed to
