@@ -380,3 +380,23 @@ func (f *File) ExemptContainer(rule, kind, namespace, name, container string) (E
 	}
 	return Exemption{}, false
 }
+
+// Open reads the configuration a run uses: the file at path (--config), or
+// else the one Discover finds from dir; none with disabled (--no-config),
+// which contradicts a path. A nil File without an error means none.
+func Open(path string, disabled bool, dir string) (*File, error) {
+	if disabled {
+		if path != "" {
+			return nil, fmt.Errorf("--config and --no-config contradict each other")
+		}
+		return nil, nil
+	}
+	if path == "" {
+		found, err := Discover(dir)
+		if err != nil || found == "" {
+			return nil, err
+		}
+		path = found
+	}
+	return Load(path)
+}

@@ -127,9 +127,11 @@ func (o *LintOptions) Complete(cmd *cobra.Command, args []string) error {
 	if f := cmd.Flags().Lookup("namespace"); f != nil && f.Changed && o.configFlags.Namespace != nil {
 		o.namespace = *o.configFlags.Namespace
 	}
-	if err := o.loadConfig(); err != nil {
+	settings, err := config.Open(o.ConfigFile, o.NoConfig, ".")
+	if err != nil {
 		return err
 	}
+	o.settings = settings
 	failOn := o.FailOn
 	if o.settings != nil && o.settings.FailOn != "" && !cmd.Flags().Changed("fail-on") {
 		failOn = o.settings.FailOn
@@ -139,33 +141,6 @@ func (o *LintOptions) Complete(cmd *cobra.Command, args []string) error {
 		return fmt.Errorf("--fail-on: %w", err)
 	}
 	o.failOn = sev
-	return nil
-}
-
-// loadConfig reads --config, or the discovered configuration file.
-func (o *LintOptions) loadConfig() error {
-	if o.NoConfig {
-		if o.ConfigFile != "" {
-			return fmt.Errorf("--config and --no-config contradict each other")
-		}
-		return nil
-	}
-	path := o.ConfigFile
-	if path == "" {
-		found, err := config.Discover(".")
-		if err != nil {
-			return err
-		}
-		path = found
-	}
-	if path == "" {
-		return nil
-	}
-	settings, err := config.Load(path)
-	if err != nil {
-		return err
-	}
-	o.settings = settings
 	return nil
 }
 

@@ -214,3 +214,31 @@ func TestOnlyLintCompilesRego(t *testing.T) {
 		}
 	}
 }
+
+// TestPluginStaysThin: the plugin wires flags to library calls and prints. It stays under 800
+// lines of non-test Go, and reaches the API tier, git and the predictors only through the
+// libraries (lint, prediction), never by importing apicheck, gitref or a predict package.
+func TestPluginStaysThin(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := 0
+	forbidden := regexp.MustCompile(`"github.com/kubectl-workload/kubectl-workload/(apicheck|gitref|predict)(/[^"]*)?"`)
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines += strings.Count(string(src), "\n")
+		for _, m := range forbidden.FindAllString(string(src), -1) {
+			t.Errorf("%s imports %s", f, m)
+		}
+	}
+	if lines == 0 || lines >= 800 {
+		t.Errorf("plugin/ holds %d lines of non-test Go, want fewer than 800", lines)
+	}
+}

@@ -1,6 +1,7 @@
 package predict
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -153,4 +154,31 @@ func (s *State) PodsOf(owner metav1.Object, kind string, selector *metav1.LabelS
 		}
 	}
 	return out, nil
+}
+
+// Kind is a kind of object predict reads a state for.
+type Kind string
+
+// The kinds predict reads a state for: the rollouts, and the scale-downs.
+const (
+	KindDeployment            Kind = "Deployment"
+	KindStatefulSet           Kind = "StatefulSet"
+	KindDaemonSet             Kind = "DaemonSet"
+	KindReplicaSet            Kind = "ReplicaSet"
+	KindReplicationController Kind = "ReplicationController"
+)
+
+// ScaleDown reports whether predict models a scale-down of the kind (which pods go first)
+// rather than a rollout.
+func (k Kind) ScaleDown() bool { return k == KindReplicaSet || k == KindReplicationController }
+
+// StateReader reads, for one object, the current state a prediction starts from: the object,
+// what it owns (ReplicaSets, ControllerRevisions), its pods and, for a DaemonSet, the nodes.
+// The live cluster is one (package live).
+type StateReader interface {
+	// ReadState returns the state of kind namespace/name, or nil without an error when the
+	// object does not exist.
+	ReadState(ctx context.Context, kind Kind, namespace, name string) (*State, error)
+	// Source names where the states come from, for messages: `context "prod"`.
+	Source() string
 }

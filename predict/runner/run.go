@@ -41,13 +41,11 @@ type Request struct {
 	StateFiles []string
 	// State is a current state given directly (live mode); it is merged with StateFiles.
 	State *predict.State
-	// Fetch reads the current state of one Deployment (live mode): the Deployment, its
-	// ReplicaSets and their pods. A nil State without error means it does not exist.
-	// kind is "Deployment", "StatefulSet" or "DaemonSet"; for the sets the state holds the
-	// object and the pods its selector matches (and for a DaemonSet, the nodes).
-	Fetch func(ctx context.Context, kind, namespace, name string) (*predict.State, error)
-	// FetchSource names where Fetch reads, for messages: `context "prod"`.
-	FetchSource string
+	// Cluster reads the current state of one object (live mode, package live): a
+	// Deployment with its ReplicaSets and their pods; a StatefulSet or DaemonSet with its
+	// ControllerRevisions, the pods its selector matches and, for a DaemonSet, the nodes; a
+	// ReplicaSet or ReplicationController with its pods. Nil outside live mode.
+	Cluster predict.StateReader
 	// Nodes are the nodes a DaemonSet runs on when the state has none (--nodes, --nodes-file).
 	Nodes []*v1.Node
 	// BaseRef names a git ref whose version of each file is the old version; ReadAtRef reads
@@ -102,9 +100,9 @@ type Request struct {
 // Target names a Deployment, or with Kind a StatefulSet, DaemonSet, ReplicaSet or
 // ReplicationController.
 type Target struct {
-	// Kind is "" (a Deployment), "StatefulSet", "DaemonSet", KindReplicaSet or
-	// KindReplicationController.
-	Kind      string
+	// Kind is predict.KindDeployment ("" also means a Deployment), KindStatefulSet,
+	// KindDaemonSet, KindReplicaSet or KindReplicationController.
+	Kind      predict.Kind
 	Namespace string
 	Name      string
 }
@@ -223,7 +221,7 @@ func Run(ctx context.Context, req Request) (*Result, error) {
 		if req.WhatIf.Empty() && state == nil && len(req.Targets) == 0 {
 			return nil, errors.New("nothing to predict: give new manifests with -f, a change (--image, --replicas, --undo, --resume, --restart), or a state (--state, or deployment/NAME in the cluster) to see what happens next")
 		}
-		if state == nil && req.Fetch == nil {
+		if state == nil && req.Cluster == nil {
 			return nil, errors.New("a change without -f needs the current state: give --state, or name a Deployment in the cluster")
 		}
 		targets := req.Targets
@@ -258,7 +256,7 @@ func Run(ctx context.Context, req Request) (*Result, error) {
 			if t.Namespace == "" {
 				t.Namespace = ns
 			}
-			if setKind(t.Kind) {
+			if setKind(string(t.Kind)) {
 				p, err := predictSetChange(ctx, req, checker, state, t, explicit)
 				if err != nil {
 					return nil, err
@@ -274,18 +272,18 @@ func Run(ctx context.Context, req Request) (*Result, error) {
 			if st != nil {
 				cur = st.Deployment(t.Namespace, t.Name)
 			}
-			if cur == nil && req.Fetch != nil {
-				fetched, err := req.Fetch(ctx, "Deployment", t.Namespace, t.Name)
+			if cur == nil && req.Cluster != nil {
+				fetched, err := req.Cluster.ReadState(ctx, predict.KindDeployment, t.Namespace, t.Name)
 				if err != nil {
 					return nil, err
 				}
 				if fetched == nil {
-					return nil, fmt.Errorf("%s: deployment %s/%s: not found", req.FetchSource, t.Namespace, t.Name)
+					return nil, fmt.Errorf("%s: deployment %s/%s: not found", req.source(), t.Namespace, t.Name)
 				}
 				st, cur = fetched, fetched.Deployment(t.Namespace, t.Name)
 			}
 			if cur == nil {
-				where := req.FetchSource
+				where := req.source()
 				if st != nil {
 					where = st.Source
 				}
@@ -366,8 +364,8 @@ func Run(ctx context.Context, req Request) (*Result, error) {
 		if objState != nil {
 			cur = objState.Deployment(p.Namespace, obj.Name)
 		}
-		if cur == nil && req.Fetch != nil {
-			fetched, err := req.Fetch(ctx, "Deployment", p.Namespace, obj.Name)
+		if cur == nil && req.Cluster != nil {
+			fetched, err := req.Cluster.ReadState(ctx, predict.KindDeployment, p.Namespace, obj.Name)
 			if err != nil {
 				return nil, err
 			}
@@ -633,4 +631,12 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// source names where req.Cluster reads, for messages; "" outside live mode.
+func (req Request) source() string {
+	if req.Cluster == nil {
+		return ""
+	}
+	return req.Cluster.Source()
 }

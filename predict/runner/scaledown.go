@@ -104,41 +104,41 @@ func scaleDownTargets(ctx context.Context, req Request, state *predict.State, re
 		if t.Namespace == "" {
 			t.Namespace = ns
 		}
-		resolved, note, err := resolveNamespace(state, t.Kind, t.Namespace, t.Name, explicit)
+		resolved, note, err := resolveNamespace(state, string(t.Kind), t.Namespace, t.Name, explicit)
 		if err != nil {
 			return err
 		}
 		t.Namespace = resolved
-		if !scaleDownKind(apiVersionOf(t.Kind), t.Kind) {
-			return fmt.Errorf("%s %s/%s: give ReplicaSets and ReplicationControllers apart from Deployments", t.Kind, t.Namespace, t.Name)
+		if !scaleDownKind(apiVersionOf(string(t.Kind)), string(t.Kind)) {
+			return fmt.Errorf("%s %s/%s: give ReplicaSets and ReplicationControllers apart from Deployments", string(t.Kind), t.Namespace, t.Name)
 		}
 		st := state
-		o := findOwner(st, t.Kind, t.Namespace, t.Name)
+		o := findOwner(st, string(t.Kind), t.Namespace, t.Name)
 		fetched := false
-		if o == nil && req.Fetch != nil {
-			got, err := req.Fetch(ctx, t.Kind, t.Namespace, t.Name)
+		if o == nil && req.Cluster != nil {
+			got, err := req.Cluster.ReadState(ctx, t.Kind, t.Namespace, t.Name)
 			if err != nil {
 				return err
 			}
 			if got == nil {
-				return fmt.Errorf("%s %s/%s: not found", strings.ToLower(t.Kind), t.Namespace, t.Name)
+				return fmt.Errorf("%s %s/%s: not found", strings.ToLower(string(t.Kind)), t.Namespace, t.Name)
 			}
-			st, o, fetched = got, findOwner(got, t.Kind, t.Namespace, t.Name), true
+			st, o, fetched = got, findOwner(got, string(t.Kind), t.Namespace, t.Name), true
 		}
 		if o == nil {
 			if st == nil {
-				return fmt.Errorf("%s %s/%s: give --state or name it in the cluster", strings.ToLower(t.Kind), t.Namespace, t.Name)
+				return fmt.Errorf("%s %s/%s: give --state or name it in the cluster", strings.ToLower(string(t.Kind)), t.Namespace, t.Name)
 			}
 			// Only pods: they name their controller.
-			o = &owner{kind: t.Kind, meta: metav1.ObjectMeta{Namespace: t.Namespace, Name: t.Name}}
+			o = &owner{kind: string(t.Kind), meta: metav1.ObjectMeta{Namespace: t.Namespace, Name: t.Name}}
 		}
-		p := Prediction{Kind: t.Kind, Namespace: t.Namespace, Name: t.Name}
+		p := Prediction{Kind: string(t.Kind), Namespace: t.Namespace, Name: t.Name}
 		sd, baseline, err := scaleDown(req, st, o, *req.WhatIf.Replicas)
 		if err != nil {
 			return err
 		}
 		if !fetched && sd.Active == 0 && len(sd.Skipped) == 0 && o.replicas == nil {
-			return fmt.Errorf("%s %s/%s: not found in %s (neither the object nor pods it controls)", strings.ToLower(t.Kind), t.Namespace, t.Name, st.Source)
+			return fmt.Errorf("%s %s/%s: not found in %s (neither the object nor pods it controls)", strings.ToLower(string(t.Kind)), t.Namespace, t.Name, st.Source)
 		}
 		p.Baseline, p.ScaleDown = baseline, sd
 		addNote(&p, note)
@@ -182,8 +182,8 @@ func predictScaleDown(ctx context.Context, req Request, checker *apicheck.Checke
 	}
 	st := state
 	cur := findOwner(st, next.kind, p.Namespace, obj.Name)
-	if cur == nil && req.Fetch != nil {
-		fetched, err := req.Fetch(ctx, next.kind, p.Namespace, obj.Name)
+	if cur == nil && req.Cluster != nil {
+		fetched, err := req.Cluster.ReadState(ctx, predict.Kind(next.kind), p.Namespace, obj.Name)
 		if err != nil {
 			return Prediction{}, nil, err
 		}

@@ -44,8 +44,8 @@ func predictSet(ctx context.Context, req Request, checker *apicheck.Checker, sta
 	}
 	objState := state
 	cur := lookup(objState)
-	if cur == nil && req.Fetch != nil {
-		fetched, err := req.Fetch(ctx, obj.Kind, p.Namespace, obj.Name)
+	if cur == nil && req.Cluster != nil {
+		fetched, err := req.Cluster.ReadState(ctx, predict.Kind(obj.Kind), p.Namespace, obj.Name)
 		if err != nil {
 			return Prediction{}, err
 		}

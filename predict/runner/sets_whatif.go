@@ -22,17 +22,17 @@ func setKind(kind string) bool { return kind == "StatefulSet" || kind == "Daemon
 // changed object goes through predictSet as a new manifest over the stored one, as kubectl
 // would update it.
 func predictSetChange(ctx context.Context, req Request, checker *apicheck.Checker, state *predict.State, t Target, explicit bool) (Prediction, error) {
-	resolved, nsNote, err := resolveNamespace(state, t.Kind, t.Namespace, t.Name, explicit)
+	resolved, nsNote, err := resolveNamespace(state, string(t.Kind), t.Namespace, t.Name, explicit)
 	if err != nil {
 		return Prediction{}, err
 	}
 	t.Namespace = resolved
-	ref := strings.ToLower(t.Kind) + " " + t.Namespace + "/" + t.Name
+	ref := strings.ToLower(string(t.Kind)) + " " + t.Namespace + "/" + t.Name
 	lookup := func(st *predict.State) metav1.Object {
 		if st == nil {
 			return nil
 		}
-		if t.Kind == "StatefulSet" {
+		if string(t.Kind) == "StatefulSet" {
 			if o := st.StatefulSet(t.Namespace, t.Name); o != nil {
 				return o
 			}
@@ -45,24 +45,24 @@ func predictSetChange(ctx context.Context, req Request, checker *apicheck.Checke
 	}
 	st := state
 	cur := lookup(st)
-	if cur == nil && req.Fetch != nil {
-		fetched, err := req.Fetch(ctx, t.Kind, t.Namespace, t.Name)
+	if cur == nil && req.Cluster != nil {
+		fetched, err := req.Cluster.ReadState(ctx, t.Kind, t.Namespace, t.Name)
 		if err != nil {
 			return Prediction{}, err
 		}
 		if fetched == nil {
-			return Prediction{}, fmt.Errorf("%s: %s: not found", req.FetchSource, ref)
+			return Prediction{}, fmt.Errorf("%s: %s: not found", req.source(), ref)
 		}
 		st, cur = fetched, lookup(fetched)
 	}
 	if cur == nil {
-		where := req.FetchSource
+		where := req.source()
 		if st != nil {
 			where = st.Source
 		}
 		return Prediction{}, fmt.Errorf("%s: not found in %s", ref, where)
 	}
-	history := st.OwnedRevisions(cur, t.Kind)
+	history := st.OwnedRevisions(cur, string(t.Kind))
 	var next any
 	var notes []string
 	switch o := cur.(type) {
@@ -84,8 +84,8 @@ func predictSetChange(ctx context.Context, req Request, checker *apicheck.Checke
 	if err != nil {
 		return Prediction{}, fmt.Errorf("%s: encode the change: %w", ref, err)
 	}
-	obj := &manifest.Object{Item: -1, APIVersion: "apps/v1", Kind: t.Kind, Namespace: t.Namespace, Name: t.Name, JSON: js}
-	p := Prediction{Kind: t.Kind, Namespace: t.Namespace, Name: t.Name}
+	obj := &manifest.Object{Item: -1, APIVersion: "apps/v1", Kind: string(t.Kind), Namespace: t.Namespace, Name: t.Name, JSON: js}
+	p := Prediction{Kind: string(t.Kind), Namespace: t.Namespace, Name: t.Name}
 	pred, err := predictSet(ctx, req, checker, st, nil, obj, p, t.Namespace)
 	if err != nil {
 		return Prediction{}, err

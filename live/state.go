@@ -1,4 +1,4 @@
-package plugin
+package live
 
 import (
 	"context"
@@ -13,50 +13,62 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/kubectl-workload/kubectl-workload/live"
 	"github.com/kubectl-workload/kubectl-workload/predict"
 )
 
 // Kinds predict reads from a cluster.
 var (
-	deploymentsKind, _ = live.KindFor("apps", "Deployment")
-	replicaSetsKind, _ = live.KindFor("apps", "ReplicaSet")
-	podsKind, _        = live.KindFor("", "Pod")
+	deploymentsKind, _ = KindFor("apps", "Deployment")
+	replicaSetsKind, _ = KindFor("apps", "ReplicaSet")
+	podsKind, _        = KindFor("", "Pod")
 )
 
-// liveFetcher returns the runner's Fetch for the cluster of c. For a Deployment: one get for
-// the Deployment, one list of the ReplicaSets and one of the pods its selector matches, so three
-// requests (more only when a list has over 500 items). For a StatefulSet or DaemonSet: the
-// object and its pods, and for a DaemonSet the nodes. For a ReplicaSet or
-// ReplicationController: see fetchScaleDown. The state's time is the local clock at
-// the read.
-func liveFetcher(c *live.Client, now func() time.Time) func(ctx context.Context, kind, namespace, name string) (*predict.State, error) {
-	return func(ctx context.Context, kind, namespace, name string) (*predict.State, error) {
-		switch kind {
-		case "Deployment":
-		case "ReplicaSet", "ReplicationController":
-			return fetchScaleDown(ctx, c, now, kind, namespace, name)
-		default:
-			return fetchSet(ctx, c, now, kind, namespace, name)
-		}
-		d, err := getAs[apps.Deployment](ctx, c, deploymentsKind, namespace, name)
-		if d == nil || err != nil {
-			return nil, err
-		}
-		selector, err := metav1.LabelSelectorAsSelector(d.Spec.Selector)
-		if err != nil {
-			return nil, fmt.Errorf("context %q: deployment %s/%s: selector: %w", c.Context, namespace, name, err)
-		}
-		state := &predict.State{Deployments: []*apps.Deployment{d}, Now: now(),
-			Source: fmt.Sprintf("context %q", c.Context)}
-		if state.ReplicaSets, err = listSelected[apps.ReplicaSet](ctx, c, replicaSetsKind, namespace, selector.String()); err != nil {
-			return nil, err
-		}
-		if state.Pods, err = listSelected[v1.Pod](ctx, c, podsKind, namespace, selector.String()); err != nil {
-			return nil, err
-		}
-		return state, nil
+// StateReader reads predict's starting states from the cluster of a Client, with get and list
+// requests only (predict.StateReader). For a Deployment: one get for the Deployment, one list
+// of the ReplicaSets and one of the pods its selector matches, so three requests (more only
+// when a list has over 500 items). For a StatefulSet or DaemonSet: the object, its
+// ControllerRevisions and its pods, and for a DaemonSet the nodes. For a ReplicaSet or
+// ReplicationController: see readScaleDown. A state's time is the clock's at the read.
+type StateReader struct {
+	c   *Client
+	now func() time.Time
+}
+
+// NewStateReader reads states from c's cluster; now is the clock that dates them.
+func NewStateReader(c *Client, now func() time.Time) *StateReader {
+	return &StateReader{c: c, now: now}
+}
+
+// Source names the cluster: its kubeconfig context.
+func (r *StateReader) Source() string { return fmt.Sprintf("context %q", r.c.Context) }
+
+// ReadState reads the state of kind namespace/name; nil without an error when it does not
+// exist.
+func (r *StateReader) ReadState(ctx context.Context, kind predict.Kind, namespace, name string) (*predict.State, error) {
+	c, now := r.c, r.now
+	switch kind {
+	case predict.KindDeployment:
+	case predict.KindReplicaSet, predict.KindReplicationController:
+		return r.readScaleDown(ctx, kind, namespace, name)
+	default:
+		return r.readSet(ctx, kind, namespace, name)
 	}
+	d, err := getAs[apps.Deployment](ctx, c, deploymentsKind, namespace, name)
+	if d == nil || err != nil {
+		return nil, err
+	}
+	selector, err := metav1.LabelSelectorAsSelector(d.Spec.Selector)
+	if err != nil {
+		return nil, fmt.Errorf("context %q: deployment %s/%s: selector: %w", c.Context, namespace, name, err)
+	}
+	state := &predict.State{Deployments: []*apps.Deployment{d}, Now: now(), Source: r.Source()}
+	if state.ReplicaSets, err = listSelected[apps.ReplicaSet](ctx, c, replicaSetsKind, namespace, selector.String()); err != nil {
+		return nil, err
+	}
+	if state.Pods, err = listSelected[v1.Pod](ctx, c, podsKind, namespace, selector.String()); err != nil {
+		return nil, err
+	}
+	return state, nil
 }
 
 func fromUnstructured(u *unstructured.Unstructured, into any) error {
@@ -65,11 +77,11 @@ func fromUnstructured(u *unstructured.Unstructured, into any) error {
 
 // listSelected lists the objects of kind k in namespace that selector matches (namespace ""
 // and selector "" for every node) and decodes them as T.
-func listSelected[T any](ctx context.Context, c *live.Client, k live.Kind, namespace, selector string) ([]*T, error) {
+func listSelected[T any](ctx context.Context, c *Client, k Kind, namespace, selector string) ([]*T, error) {
 	var us []*unstructured.Unstructured
 	var err error
 	if namespace == "" {
-		us, err = c.List(ctx, "", []live.Kind{k})
+		us, err = c.List(ctx, "", []Kind{k})
 	} else {
 		us, err = c.ListSelected(ctx, k, namespace, selector)
 	}
@@ -87,36 +99,37 @@ func listSelected[T any](ctx context.Context, c *live.Client, k live.Kind, names
 	return out, nil
 }
 
-// fetchSet reads a StatefulSet or DaemonSet, the pods its selector matches, and for a
-// DaemonSet every node.
 // controllerRevisionsKind addresses apps/v1 ControllerRevisions, the history of StatefulSets
 // and DaemonSets.
-var controllerRevisionsKind = live.Kind{
+var controllerRevisionsKind = Kind{
 	GVR: schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "controllerrevisions"},
 	GVK: schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "ControllerRevision"},
 }
 
-func fetchSet(ctx context.Context, c *live.Client, now func() time.Time, kind, namespace, name string) (*predict.State, error) {
-	k, ok := live.KindFor("apps", kind)
+// readSet reads a StatefulSet or DaemonSet, its ControllerRevisions, the pods its selector
+// matches, and for a DaemonSet every node.
+func (r *StateReader) readSet(ctx context.Context, kind predict.Kind, namespace, name string) (*predict.State, error) {
+	c := r.c
+	k, ok := KindFor("apps", string(kind))
 	if !ok {
 		return nil, fmt.Errorf("predict reads Deployments, StatefulSets and DaemonSets, not %s", kind)
 	}
-	state := &predict.State{Now: now(), Source: fmt.Sprintf("context %q", c.Context)}
+	state := &predict.State{Now: r.now(), Source: r.Source()}
 	var selector *metav1.LabelSelector
 	switch kind {
-	case "StatefulSet":
+	case predict.KindStatefulSet:
 		ss, err := getAs[apps.StatefulSet](ctx, c, k, namespace, name)
 		if ss == nil || err != nil {
 			return nil, err
 		}
 		state.StatefulSets, selector = append(state.StatefulSets, ss), ss.Spec.Selector
-	case "DaemonSet":
+	case predict.KindDaemonSet:
 		ds, err := getAs[apps.DaemonSet](ctx, c, k, namespace, name)
 		if ds == nil || err != nil {
 			return nil, err
 		}
 		state.DaemonSets, selector = append(state.DaemonSets, ds), ds.Spec.Selector
-		if state.Nodes, err = listSelected[v1.Node](ctx, c, live.NodesKind, "", ""); err != nil {
+		if state.Nodes, err = listSelected[v1.Node](ctx, c, NodesKind, "", ""); err != nil {
 			return nil, err
 		}
 	default:
@@ -126,7 +139,7 @@ func fetchSet(ctx context.Context, c *live.Client, now func() time.Time, kind, n
 	// labels.
 	sel, err := metav1.LabelSelectorAsSelector(selector)
 	if err != nil {
-		return nil, fmt.Errorf("context %q: %s %s/%s: selector: %w", c.Context, strings.ToLower(kind), namespace, name, err)
+		return nil, fmt.Errorf("context %q: %s %s/%s: selector: %w", c.Context, strings.ToLower(string(kind)), namespace, name, err)
 	}
 	if state.ControllerRevisions, err = listSelected[apps.ControllerRevision](ctx, c, controllerRevisionsKind, namespace, sel.String()); err != nil {
 		return nil, err
@@ -136,9 +149,9 @@ func fetchSet(ctx context.Context, c *live.Client, now func() time.Time, kind, n
 
 // getAs reads one object of kind k and decodes it as T; nil without an error when it does not
 // exist.
-func getAs[T any](ctx context.Context, c *live.Client, k live.Kind, namespace, name string) (*T, error) {
+func getAs[T any](ctx context.Context, c *Client, k Kind, namespace, name string) (*T, error) {
 	u, err := c.Get(ctx, k, namespace, name)
-	if live.IsNotFound(err) {
+	if IsNotFound(err) {
 		return nil, nil
 	}
 	if err != nil {
@@ -153,7 +166,7 @@ func getAs[T any](ctx context.Context, c *live.Client, k live.Kind, namespace, n
 
 // withPods adds to state the pods of namespace that the selector of the kind/name object
 // matches: one list request.
-func withPods(ctx context.Context, c *live.Client, state *predict.State, kind, namespace, name string, selector *metav1.LabelSelector) (*predict.State, error) {
+func withPods(ctx context.Context, c *Client, state *predict.State, kind predict.Kind, namespace, name string, selector *metav1.LabelSelector) (*predict.State, error) {
 	sel, err := metav1.LabelSelectorAsSelector(selector)
 	if err != nil {
 		return nil, fmt.Errorf("context %q: %s %s/%s: selector: %w", c.Context, kind, namespace, name, err)
@@ -164,29 +177,30 @@ func withPods(ctx context.Context, c *live.Client, state *predict.State, kind, n
 	return state, nil
 }
 
-// fetchScaleDown reads a ReplicaSet or ReplicationController and the pods its selector
+// readScaleDown reads a ReplicaSet or ReplicationController and the pods its selector
 // matches: one get and one list. A ReplicaSet controlled by a Deployment is read with that
 // Deployment, its ReplicaSets and their pods instead (one get more), because the pods of every
 // ReplicaSet of the Deployment count toward colocation in the deletion order.
-func fetchScaleDown(ctx context.Context, c *live.Client, now func() time.Time, kind, namespace, name string) (*predict.State, error) {
+func (r *StateReader) readScaleDown(ctx context.Context, kind predict.Kind, namespace, name string) (*predict.State, error) {
+	c := r.c
 	group := "apps"
-	if kind == "ReplicationController" {
+	if kind == predict.KindReplicationController {
 		group = ""
 	}
-	k, ok := live.KindFor(group, kind)
+	k, ok := KindFor(group, string(kind))
 	if !ok {
 		return nil, fmt.Errorf("predict reads ReplicaSets and ReplicationControllers, not %s", kind)
 	}
-	state := &predict.State{Now: now(), Source: fmt.Sprintf("context %q", c.Context)}
+	state := &predict.State{Now: r.now(), Source: r.Source()}
 	var selector *metav1.LabelSelector
 	switch kind {
-	case "ReplicaSet":
+	case predict.KindReplicaSet:
 		rs, err := getAs[apps.ReplicaSet](ctx, c, k, namespace, name)
 		if rs == nil || err != nil {
 			return nil, err
 		}
 		if ref := metav1.GetControllerOf(rs); ref != nil && ref.Kind == "Deployment" {
-			withDeployment, err := liveFetcher(c, now)(ctx, "Deployment", namespace, ref.Name)
+			withDeployment, err := r.ReadState(ctx, predict.KindDeployment, namespace, ref.Name)
 			if err != nil {
 				return nil, err
 			}
