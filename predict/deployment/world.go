@@ -3,6 +3,7 @@ package deployment
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"sort"
 	"time"
 
@@ -183,31 +184,13 @@ func newWorld(in Input) (*world, error) {
 }
 
 // applyChanges applies every change due at the current time, as the API server would store an
-// update: the spec is replaced (a different spec bumps the generation), labels are replaced,
-// and annotations are replaced except the revision annotations the controller owns. The
-// Deployment's template may now differ, so the memoized template matches are dropped.
+// update (Updated). The Deployment's template may now differ, so the memoized template matches
+// are dropped.
 func (w *world) applyChanges() {
 	for len(w.changes) > 0 && !w.changeAt(w.changes[0]).After(w.clock.Now()) {
 		c := w.changes[0]
 		w.changes = w.changes[1:]
-		next := c.Deployment.DeepCopy()
-		if !apiequality.Semantic.DeepEqual(w.d.Spec, next.Spec) {
-			w.d.Generation++
-		}
-		w.d.Spec = next.Spec
-		w.d.Labels = next.Labels
-		annotations := map[string]string{}
-		for k, v := range next.Annotations {
-			annotations[k] = v
-		}
-		for _, k := range []string{deploymentutil.RevisionAnnotation, deploymentutil.RevisionHistoryAnnotation} {
-			if v, ok := w.d.Annotations[k]; ok {
-				annotations[k] = v
-			} else {
-				delete(annotations, k)
-			}
-		}
-		w.d.Annotations = annotations
+		w.d = Updated(w.d, c.Deployment)
 		w.dc.templateMatch = map[types.UID]bool{}
 		w.seq++
 		w.syncs++
@@ -646,4 +629,31 @@ func (w *world) Finish() {
 	h.NewRevision = w.d.Annotations[deploymentutil.RevisionAnnotation]
 	w.plan.Header = h
 	predict.SortSteps(w.plan.Steps)
+}
+
+// Updated is stored as the API server would store an update of it to next's spec, labels and
+// annotations: the spec is replaced (a different spec bumps metadata.generation), labels are
+// replaced, and annotations are replaced except the revision annotations, which the controller
+// owns (deploymentutil.RevisionAnnotation and RevisionHistoryAnnotation keep stored's values,
+// and next cannot set them). Identity and status stay stored's. Neither argument is modified.
+func Updated(stored, next *apps.Deployment) *apps.Deployment {
+	d := stored.DeepCopy()
+	if !apiequality.Semantic.DeepEqual(d.Spec, next.Spec) {
+		d.Generation++
+	}
+	d.Spec = *next.Spec.DeepCopy()
+	d.Labels = maps.Clone(next.Labels)
+	annotations := maps.Clone(next.Annotations)
+	if annotations == nil {
+		annotations = map[string]string{}
+	}
+	for _, k := range []string{deploymentutil.RevisionAnnotation, deploymentutil.RevisionHistoryAnnotation} {
+		if v, ok := stored.Annotations[k]; ok {
+			annotations[k] = v
+		} else {
+			delete(annotations, k)
+		}
+	}
+	d.Annotations = annotations
+	return d
 }

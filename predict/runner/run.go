@@ -318,7 +318,7 @@ func Run(ctx context.Context, req Request) (*Result, error) {
 			p.Namespace, nsNote = resolved, note
 		}
 		if obj.APIVersion == "apps/v1" && (obj.Kind == "StatefulSet" || obj.Kind == "DaemonSet") {
-			pred, err := predictSet(ctx, req, checker, state, oldSet, obj, p, p.Namespace)
+			pred, err := predictSet(ctx, req, checker, state, oldSet, obj, p, ns)
 			if err != nil {
 				return nil, err
 			}
@@ -356,50 +356,16 @@ func Run(ctx context.Context, req Request) (*Result, error) {
 				Reason: "predict models apps/v1 Deployments, StatefulSets, DaemonSets and ReplicaSets, batch/v1 Jobs and CronJobs, and v1 ReplicationControllers"})
 			continue
 		}
-		opts := apicheck.Options{Namespace: p.Namespace}
-		// The baseline: the stored Deployment of the state (or of the cluster), or the old
-		// manifest.
-		var cur *apps.Deployment
-		objState := state
-		if objState != nil {
-			cur = objState.Deployment(p.Namespace, obj.Name)
+		base, err := resolveBaseline(ctx, req, checker, state, oldSet, obj, p.Namespace, ns)
+		if err != nil {
+			return nil, err
 		}
-		if cur == nil && req.Cluster != nil {
-			fetched, err := req.Cluster.ReadState(ctx, predict.KindDeployment, p.Namespace, obj.Name)
-			if err != nil {
-				return nil, err
-			}
-			if fetched != nil {
-				objState, cur = fetched, fetched.Deployment(p.Namespace, obj.Name)
-			}
-		}
-		var stored []byte
+		cur, _ := base.cur.(*apps.Deployment)
+		objState, stored, baseline := base.state, base.stored, base.text
 		var old *apps.Deployment
-		baseline := "none: the Deployment is created"
-		switch {
-		case cur != nil:
-			js, err := storedJSON(cur)
-			if err != nil {
-				return nil, fmt.Errorf("deployment %s/%s: encode the current state: %w", cur.Namespace, cur.Name, err)
-			}
-			stored = js
-		case oldSet != nil || req.BaseRef != "":
-			oldObj, where, err := findOld(req, oldSet, obj, p.Namespace, ns)
-			if err != nil {
-				return nil, err
-			}
-			baseline = where
-			if oldObj != nil {
-				js, err := checker.CreatedByApply(ctx, apicheck.Object{APIVersion: oldObj.APIVersion, Kind: oldObj.Kind,
-					Namespace: oldObj.Namespace, Name: oldObj.Name, JSON: oldObj.JSON}, opts)
-				if err != nil {
-					return nil, fmt.Errorf("%s: document %d: old %s: %w", oldObj.File, oldObj.Document, oldObj.Ref(), err)
-				}
-				stored = js
-				if err := json.Unmarshal(js, &old); err != nil {
-					return nil, fmt.Errorf("%s: document %d: old %s: %w", oldObj.File, oldObj.Document, oldObj.Ref(), err)
-				}
-				baseline += " (assumed fully rolled out and available)"
+		if base.old != nil {
+			if err := json.Unmarshal(base.old, &old); err != nil {
+				return nil, fmt.Errorf("%s: document %d: old %s: %w", base.oldObj.File, base.oldObj.Document, base.oldObj.Ref(), err)
 			}
 		}
 		checked, ok := checkAPI(ctx, checker, obj, &p, p.Namespace, stored)
@@ -410,7 +376,6 @@ func Run(ctx context.Context, req Request) (*Result, error) {
 		}
 		d.Namespace = p.Namespace
 		var pred Prediction
-		var err error
 		if cur != nil {
 			pred, err = predictFromState(req, objState, cur, d)
 		} else {
@@ -533,20 +498,8 @@ func predictFromState(req Request, state *predict.State, cur, next *apps.Deploym
 	}
 	d := cur.DeepCopy()
 	if next != nil {
-		// The new manifest's spec, labels and annotations over the stored object's identity,
-		// revision and status, as an update would store it.
-		d.Spec = next.Spec
-		d.Labels = next.Labels
-		annotations := map[string]string{}
-		for k, v := range next.Annotations {
-			annotations[k] = v
-		}
-		for _, k := range []string{deploymentutil.RevisionAnnotation, deploymentutil.RevisionHistoryAnnotation} {
-			if v, ok := cur.Annotations[k]; ok {
-				annotations[k] = v
-			}
-		}
-		d.Annotations = annotations
+		// The new manifest over the stored object, as an update would store it.
+		d = deployment.Updated(cur, next)
 	}
 	var notes []string
 	if !req.WhatIf.Empty() {

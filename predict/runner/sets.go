@@ -24,63 +24,17 @@ const DefaultNodes = 3
 // predictSet predicts a StatefulSet or DaemonSet of the new manifests, the way Run predicts a
 // Deployment: the baseline (state, cluster, --from or --base-ref), the API tier (an update of
 // the stored object when there is one), then the kind's simulator.
-func predictSet(ctx context.Context, req Request, checker *apicheck.Checker, state *predict.State, oldSet *manifest.Set, obj *manifest.Object, p Prediction, ns string) (Prediction, error) {
-	opts := apicheck.Options{Namespace: ns}
-	lookup := func(st *predict.State) runtime.Object {
-		if st == nil {
-			return nil
-		}
-		switch obj.Kind {
-		case "StatefulSet":
-			if o := st.StatefulSet(p.Namespace, obj.Name); o != nil {
-				return o
-			}
-		case "DaemonSet":
-			if o := st.DaemonSet(p.Namespace, obj.Name); o != nil {
-				return o
-			}
-		}
-		return nil
+func predictSet(ctx context.Context, req Request, checker *apicheck.Checker, state *predict.State, oldSet *manifest.Set, obj *manifest.Object, p Prediction, defaultNS string) (Prediction, error) {
+	ns := p.Namespace
+	base, err := resolveBaseline(ctx, req, checker, state, oldSet, obj, p.Namespace, defaultNS)
+	if err != nil {
+		return Prediction{}, err
 	}
-	objState := state
-	cur := lookup(objState)
-	if cur == nil && req.Cluster != nil {
-		fetched, err := req.Cluster.ReadState(ctx, predict.Kind(obj.Kind), p.Namespace, obj.Name)
-		if err != nil {
-			return Prediction{}, err
-		}
-		if fetched != nil {
-			objState, cur = fetched, lookup(fetched)
-		}
-	}
-	var stored []byte
+	objState, cur, stored, baseline := base.state, base.cur, base.stored, base.text
 	var old runtime.Object
-	baseline := fmt.Sprintf("none: the %s is created", obj.Kind)
-	switch {
-	case cur != nil:
-		js, err := storedJSON(cur)
-		if err != nil {
-			return Prediction{}, fmt.Errorf("%s %s/%s: encode the current state: %w", obj.Kind, p.Namespace, obj.Name, err)
-		}
-		stored = js
-		baseline = objState.Source
-	case oldSet != nil || req.BaseRef != "":
-		oldObj, where, err := findOld(req, oldSet, obj, p.Namespace, ns)
-		if err != nil {
-			return Prediction{}, err
-		}
-		baseline = where
-		if oldObj != nil {
-			js, err := checker.CreatedByApply(ctx, apicheck.Object{APIVersion: oldObj.APIVersion, Kind: oldObj.Kind,
-				Namespace: oldObj.Namespace, Name: oldObj.Name, JSON: oldObj.JSON}, opts)
-			if err != nil {
-				return Prediction{}, fmt.Errorf("%s: document %d: old %s: %w", oldObj.File, oldObj.Document, oldObj.Ref(), err)
-			}
-			stored = js
-			if old, err = decodeSet(obj.Kind, js); err != nil {
-				return Prediction{}, fmt.Errorf("%s: document %d: old %s: %w", oldObj.File, oldObj.Document, oldObj.Ref(), err)
-			}
-			baseline += " (assumed fully rolled out and available)"
+	if base.old != nil {
+		if old, err = decodeSet(obj.Kind, base.old); err != nil {
+			return Prediction{}, fmt.Errorf("%s: document %d: old %s: %w", base.oldObj.File, base.oldObj.Document, base.oldObj.Ref(), err)
 		}
 	}
 	checked, ok := checkAPI(ctx, checker, obj, &p, ns, stored)
@@ -91,7 +45,6 @@ func predictSet(ctx context.Context, req Request, checker *apicheck.Checker, sta
 	ti := TimingInfo{FailNew: req.FailNew}
 	var plan *predict.Plan
 	var dist *predict.Distribution
-	var err error
 	switch next := checked.(type) {
 	case *apps.StatefulSet:
 		next.Namespace = p.Namespace
