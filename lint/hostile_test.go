@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kubectl-workload/kubectl-workload/lint"
 )
@@ -145,7 +146,9 @@ func TestHostileCorpusChild(t *testing.T) {
 		t.Skip("run by TestHostileCorpus")
 	}
 	policy := filepath.Join(hostileDir, "policies", "unbounded.rego")
-	l, err := lint.New(lint.Config{Policies: []string{policy}})
+	// The run checks that the memory guard stops the policy; the timeout is far beyond what the
+	// guard needs even under the race detector, which slows the policy's allocations tenfold.
+	l, err := lint.New(lint.Config{Policies: []string{policy}, PolicyTimeout: 2 * time.Minute})
 	if err != nil {
 		t.Fatalf("lint.New: %v", err)
 	}
