@@ -37,3 +37,9 @@ echo "== go test"
 # The e2e package runs real rollouts, several times each where real runs vary: on a loaded
 # 2-core machine it can take longer than go test's default 10 minutes.
 go test -count=1 -timeout 40m "$@" ./...
+
+echo "== go test -race (the packages with concurrency)"
+# Init goroutines are gone (TestNoInitSideEffects), but lint runs worker pools and a
+# two-stage first pass, rules a sandbox guard and shared compiles, manifest parallel loading,
+# live concurrent lists, predict --runs in parallel: the race detector checks them.
+go test -race -count=1 -timeout 40m ./lint/... ./rules/... ./manifest/... ./live/... ./predict/... ./prediction/...

@@ -437,7 +437,7 @@ func (p *Prediction) Run(ctx context.Context, c *live.Client, out io.Writer) (Ou
 	if err := p.opts.checkFlagsApply(res); err != nil {
 		return Outcome{}, err
 	}
-	if err := report.Write(out, p.opts.Output, res, version.KubernetesRelease, p.opts.Chart); err != nil {
+	if err := report.Write(out, p.opts.Output, res, version.Get().Kubernetes, p.opts.Chart); err != nil {
 		return Outcome{}, err
 	}
 	o := Outcome{Failed: res.Failed()}

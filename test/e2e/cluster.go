@@ -36,6 +36,8 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+
+	"github.com/kubectl-workload/kubectl-workload/version"
 )
 
 // Environment variables that drive the end-to-end tests.
@@ -49,8 +51,9 @@ const (
 	EnvCorpus = "KUBECTL_WORKLOAD_CORPUS"
 )
 
-// KubernetesVersion is the version of the control plane the tests expect.
-const KubernetesVersion = "v1.37.1"
+// KubernetesVersion is the version of the control plane the tests expect: the release the
+// plugin embeds.
+const KubernetesVersion = version.KubernetesRelease
 
 // HowToRun is the message shown when the end-to-end tests are skipped.
 const HowToRun = "end-to-end tests need a real control plane; run them with " +
