@@ -40,6 +40,7 @@ go test -count=1 -timeout 40m "$@" ./...
 
 echo "== go test -race (the packages with concurrency)"
 # Init goroutines are gone (TestNoInitSideEffects), but lint runs worker pools and a
-# two-stage first pass, rules a sandbox guard and shared compiles, manifest parallel loading,
-# live concurrent lists, predict --runs in parallel: the race detector checks them.
+# two-stage first pass over objects that manifest loads and live reads, and rules a sandbox
+# guard, a gate and shared compiles; predict's simulations share its caches and clocks. The
+# race detector checks them all.
 go test -race -count=1 -timeout 40m ./lint/... ./rules/... ./manifest/... ./live/... ./predict/... ./prediction/...
