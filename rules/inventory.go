@@ -64,6 +64,84 @@ type entry struct {
 	// Spec is the part of the object's spec that rules read of other
 	// objects (summaryFields).
 	Spec map[string]any `json:"spec"`
+	// Containers summarizes the containers of a Pod or of a workload's pod
+	// template (containerSummary), nil for other kinds.
+	Containers []containerSummary `json:"containers,omitempty"`
+}
+
+// containerSummary is what cross-resource rules read of one container of
+// another object's pods: its name, its declared ports, and whether it has a
+// readiness or a startup probe. Init containers are kept only when they are
+// sidecars (restartPolicy Always), which serve like containers.
+type containerSummary struct {
+	Name      string        `json:"name"`
+	Field     string        `json:"field"` // containers or initContainers
+	Index     int           `json:"index"`
+	Ports     []portSummary `json:"ports"`
+	Readiness bool          `json:"readiness"`
+	Startup   bool          `json:"startup"`
+}
+
+// portSummary is one containerPort as written.
+type portSummary struct {
+	Name          string `json:"name"`
+	ContainerPort int64  `json:"containerPort"`
+	Protocol      string `json:"protocol"`
+}
+
+// rawContainer is the part of a container Summarize decodes.
+type rawContainer struct {
+	Name  string `json:"name"`
+	Ports []struct {
+		Name          string `json:"name"`
+		ContainerPort int64  `json:"containerPort"`
+		Protocol      string `json:"protocol"`
+	} `json:"ports"`
+	ReadinessProbe json.RawMessage `json:"readinessProbe"`
+	StartupProbe   json.RawMessage `json:"startupProbe"`
+	RestartPolicy  string          `json:"restartPolicy"`
+}
+
+// summarizeContainers reads the containers and sidecar init containers of a
+// pod spec given as its containers and initContainers JSON.
+func summarizeContainers(containers, initContainers json.RawMessage) []containerSummary {
+	var out []containerSummary
+	for _, list := range []struct {
+		field string
+		js    json.RawMessage
+	}{{"initContainers", initContainers}, {"containers", containers}} {
+		if len(list.js) == 0 {
+			continue
+		}
+		var cs []rawContainer
+		if json.Unmarshal(list.js, &cs) != nil {
+			continue
+		}
+		for i, c := range cs {
+			if list.field == "initContainers" && c.RestartPolicy != "Always" {
+				continue
+			}
+			s := containerSummary{Name: c.Name, Field: list.field, Index: i, Ports: []portSummary{},
+				Readiness: present(c.ReadinessProbe), Startup: present(c.StartupProbe)}
+			for _, p := range c.Ports {
+				proto := p.Protocol
+				if proto == "" {
+					proto = "TCP" // the API server's default
+				}
+				s.Ports = append(s.Ports, portSummary{Name: p.Name, ContainerPort: p.ContainerPort, Protocol: proto})
+			}
+			out = append(out, s)
+		}
+	}
+	if out == nil {
+		out = []containerSummary{}
+	}
+	return out
+}
+
+// present reports whether a JSON member was given a value other than null.
+func present(js json.RawMessage) bool {
+	return len(js) > 0 && string(js) != "null"
 }
 
 // raw is the part of an object the inventory reads.
@@ -132,7 +210,7 @@ func Summarize(o Object) Summary {
 		e.Labels = r.Metadata.Labels
 	}
 	var err error
-	if e.TemplateLabels, e.Selector, e.Spec, err = summarize(r); err != nil {
+	if e.TemplateLabels, e.Selector, e.Spec, e.Containers, err = summarize(r); err != nil {
 		return Summary{}
 	}
 	js, err := json.Marshal(e)
@@ -315,6 +393,9 @@ func (e entry) value(t terms, rel relation, key string) ast.Value {
 		ast.Item(ast.InternedTerm("selector"), t.any(e.Selector)),
 		ast.Item(ast.InternedTerm("spec"), t.any(e.Spec)),
 	}
+	if e.Containers != nil {
+		items = append(items, ast.Item(ast.InternedTerm("containers"), containersTerm(t, e.Containers)))
+	}
 	for _, r := range []struct {
 		name string
 		m    map[string]ast.Value
@@ -398,14 +479,17 @@ var summaryFields = map[string]bool{
 	"minReplicas": true, "maxReplicas": true, "scaleTargetRef": true,
 	"clusterIP": true, "clusterIPs": true, "type": true, "serviceName": true,
 	"minAvailable": true, "maxUnavailable": true,
+	"ports": true, "podSelector": true, "policyTypes": true,
 }
 
 // summaryRead is what Summarize reads of an object (see raw), in the
 // shape of valueFromJSONKept's fields: summaryFields of the spec, and the
 // pod template's labels.
 var summaryRead = func() map[string]any {
-	labels := map[string]any{"metadata": map[string]any{"labels": nil}}
-	spec := map[string]any{"template": labels, "jobTemplate": map[string]any{"spec": map[string]any{"template": labels}}}
+	labels := map[string]any{"metadata": map[string]any{"labels": nil},
+		"spec": map[string]any{"containers": nil, "initContainers": nil}}
+	spec := map[string]any{"template": labels, "jobTemplate": map[string]any{"spec": map[string]any{"template": labels}},
+		"containers": nil, "initContainers": nil}
 	for f := range summaryFields {
 		spec[f] = nil
 	}
@@ -421,28 +505,35 @@ var fullSummary = false
 
 // summarize reads an object's pod-template labels, its selector (normalized
 // to a LabelSelector's shape) and its spec without the pod template.
-func summarize(r raw) (templateLabels map[string]string, selector map[string]any, spec map[string]any, err error) {
+func summarize(r raw) (templateLabels map[string]string, selector map[string]any, spec map[string]any, containers []containerSummary, err error) {
 	if r.Spec == nil {
-		return nil, nil, nil, nil
+		return nil, nil, nil, nil, nil
 	}
 	spec = map[string]any{}
 	for k, v := range r.Spec {
 		if !summaryFields[k] && !fullSummary {
 			continue
 		}
-		if k == "template" || k == "jobTemplate" {
+		if k == "template" || k == "jobTemplate" || k == "containers" || k == "initContainers" {
 			continue
 		}
 		var x any
 		if err := json.Unmarshal(v, &x); err != nil {
-			return nil, nil, nil, err
+			return nil, nil, nil, nil, err
 		}
 		spec[k] = x
+	}
+	if r.Kind == "Pod" {
+		containers = summarizeContainers(r.Spec["containers"], r.Spec["initContainers"])
 	}
 	type withLabels struct {
 		Metadata struct {
 			Labels map[string]any `json:"labels"`
 		} `json:"metadata"`
+		Spec struct {
+			Containers     json.RawMessage `json:"containers"`
+			InitContainers json.RawMessage `json:"initContainers"`
+		} `json:"spec"`
 	}
 	var template *withLabels
 	tmplJSON := r.Spec["template"]
@@ -466,6 +557,9 @@ func summarize(r raw) (templateLabels map[string]string, selector map[string]any
 			templateLabels[k], _ = v.(string)
 		}
 	}
+	if template != nil && workloadKinds[r.Kind] {
+		containers = summarizeContainers(template.Spec.Containers, template.Spec.InitContainers)
+	}
 	switch r.Kind {
 	case "ReplicationController", "Service":
 		// A plain map selector.
@@ -477,9 +571,40 @@ func summarize(r raw) (templateLabels map[string]string, selector map[string]any
 		if manual, _ := spec["manualSelector"].(bool); manual {
 			selector, _ = spec["selector"].(map[string]any)
 		}
+	case "NetworkPolicy":
+		// spec.podSelector; an empty one (or none) selects every pod of
+		// the namespace.
+		selector, _ = spec["podSelector"].(map[string]any)
+		if selector == nil {
+			selector = map[string]any{}
+		}
 	case "CronJob", "Pod", "PodTemplate":
 	default:
 		selector, _ = spec["selector"].(map[string]any)
 	}
-	return templateLabels, selector, spec, nil
+	return templateLabels, selector, spec, containers, nil
+}
+
+// containersTerm is a containers summary as a Rego array.
+func containersTerm(t terms, cs []containerSummary) *ast.Term {
+	out := make([]*ast.Term, len(cs))
+	for i, c := range cs {
+		ports := make([]*ast.Term, len(c.Ports))
+		for j, p := range c.Ports {
+			ports[j] = ast.ObjectTerm(
+				ast.Item(ast.InternedTerm("name"), t.str(p.Name)),
+				ast.Item(ast.InternedTerm("containerPort"), ast.InternedTerm(int(p.ContainerPort))),
+				ast.Item(ast.InternedTerm("protocol"), t.str(p.Protocol)),
+			)
+		}
+		out[i] = ast.ObjectTerm(
+			ast.Item(ast.InternedTerm("name"), t.str(c.Name)),
+			ast.Item(ast.InternedTerm("field"), t.str(c.Field)),
+			ast.Item(ast.InternedTerm("index"), ast.InternedTerm(c.Index)),
+			ast.Item(ast.InternedTerm("ports"), ast.ArrayTerm(ports...)),
+			ast.Item(ast.InternedTerm("readiness"), ast.InternedTerm(c.Readiness)),
+			ast.Item(ast.InternedTerm("startup"), ast.InternedTerm(c.Startup)),
+		)
+	}
+	return ast.ArrayTerm(out...)
 }

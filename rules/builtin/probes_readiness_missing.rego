@@ -1,0 +1,124 @@
+# METADATA
+# title: Container behind a Service without a readiness probe
+# description: |
+#   A Service sends connections to the pods it selects once they are Ready,
+#   and the kubelet marks a running container without a readinessProbe
+#   ready at once and for as long as it runs (a startupProbe only delays the
+#   first time): the EndpointSlice controller then keeps the pod among the
+#   Service's endpoints while its container starts up, warms up, is
+#   overloaded or has lost its database, and clients get errors instead of
+#   being sent to another pod. Reported for each container a Service of the
+#   input in the workload's namespace targets (the container declaring the
+#   Service port's targetPort, by name or number; the only container of the
+#   pod when none declares a numeric one) that has no readinessProbe.
+#   rollout/no-readiness-probe reports a rolling update whose pods have no
+#   readiness or startup probe at all; this rule leaves those workloads to
+#   it. Objects owned by a controller are left to their owner, and workloads
+#   with 0 replicas are left out.
+# custom:
+#   id: probes/readiness-missing
+#   severity: warning
+#   kinds: [Deployment, StatefulSet, DaemonSet, ReplicaSet, ReplicationController, Pod]
+#   remediation: Add a readinessProbe to the container that fails while it cannot serve requests (an HTTP GET on a health endpoint that checks what the container needs).
+package kubectl_workload.rules.probes_readiness_missing
+
+import data.kubectl_workload.lib
+import data.kubectl_workload.lib.xref
+import rego.v1
+
+me := xref.entry(input.key)
+
+containers := me.containers
+
+services := sort([k |
+	some k in object.get(me, "selected_by", [])
+	xref.kind_of(k) == "Service"
+])
+
+# targets contains [container index in containers, Service key].
+targets contains [i, svc] if {
+	some svc in services
+	some sp in object.get(xref.entry(svc), ["spec", "ports"], [])
+	some i in targeted(sp)
+}
+
+target_of(sp) := object.get(sp, "targetPort", sp.port)
+
+# targeted(sp) are the indexes in containers of the containers a Service
+# port sends to: those declaring its named targetPort (name and protocol, as
+# podutil.FindPort), else those declaring its numeric one, else the only
+# container of the pod.
+targeted(sp) := {i |
+	some i, c in containers
+	some p in c.ports
+	p.name == target_of(sp)
+	p.protocol == object.get(sp, "protocol", "TCP")
+} if {
+	is_string(target_of(sp))
+} else := declared if {
+	declared := {i |
+		some i, c in containers
+		some p in c.ports
+		p.containerPort == target_of(sp)
+	}
+	count(declared) > 0
+} else := {i |
+	regular := [j | some j, c in containers; c.field == "containers"]
+	count(regular) == 1
+	i := regular[0]
+}
+
+findings contains f if {
+	input.object.kind in {"Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "ReplicationController", "Pod"}
+	not lib.owned_by_controller
+	object.get(input.defaulted, ["spec", "replicas"], 1) > 0
+	is_array(containers)
+	not left_to_rollout_rule
+	some i in {i | some [i, _] in targets}
+	c := containers[i]
+	not c.readiness
+	svcs := sort({xref.name_of(s) | some [j, s] in targets; j == i})
+	f := {
+		"msg": sprintf(
+			"%s %q has no readinessProbe, but %s %s sends connections to it: the pod stays among the endpoints while the container %s, so clients get errors instead of another pod",
+			[label(c), c.name, service_word(svcs), concat(", ", svcs), unready_phrase(c)],
+		),
+		"path": sprintf("%s.%s[%d]", [pod_spec_path, c.field, c.index]),
+	}
+}
+
+label(c) := "container" if {
+	c.field == "containers"
+} else := "sidecar init container"
+
+service_word(svcs) := "Service" if {
+	count(svcs) == 1
+} else := "Services"
+
+unready_phrase(c) := "starts, is overloaded or cannot reach what it depends on" if {
+	not c.startup
+} else := "is overloaded or cannot reach what it depends on, once its startupProbe has succeeded"
+
+pod_spec_path := "spec" if {
+	input.object.kind == "Pod"
+} else := "spec.template.spec"
+
+# left_to_rollout_rule: rollout/no-readiness-probe reports the workload (a
+# rolling update whose pods have neither readiness nor startup probes).
+left_to_rollout_rule if {
+	rolling
+	every c in containers {
+		not c.readiness
+		not c.startup
+	}
+}
+
+rolling if {
+	input.object.kind == "Deployment"
+	input.defaulted.spec.strategy.type == "RollingUpdate"
+}
+
+rolling if {
+	input.object.kind in {"StatefulSet", "DaemonSet"}
+	input.defaulted.spec.updateStrategy.type == "RollingUpdate"
+}
