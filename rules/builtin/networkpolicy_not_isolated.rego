@@ -26,17 +26,23 @@ import rego.v1
 
 policies := xref.keys_of_kind("NetworkPolicy")
 
+# pod_labels are the input's own pod labels (a CronJob's, from the
+# inventory).
+pod_labels := object.get(input.object, ["metadata", "labels"], {}) if {
+	input.object.kind == "Pod"
+} else := xref.template_labels_of(xref.entry(input.key)) if {
+	input.object.kind == "CronJob"
+} else := object.get(input.defaulted, ["spec", "template", "metadata", "labels"], {})
+
 findings contains f if {
 	input.object.kind in xref.workload_kinds
 	not lib.owned_by_controller
 	count(policies) > 0
-	e := xref.entry(input.key)
-	is_array(e.selected_by)
-	not isolated(e.selected_by)
+	not isolated(xref.selectors_matching(pod_labels, {"NetworkPolicy"}))
 	f := {
 		"msg": sprintf(
 			"no NetworkPolicy of namespace %s selects the pods of %s %s (%s %s) for ingress, so any pod of the cluster may connect to them; the namespace's %s: %s",
-			[input.namespace, input.object.kind, lib.display_name, xref.labels_word(input.key), xref.format_labels(xref.pod_labels(e)), xref.quantity(count(policies), "NetworkPolicy"), xref.describe_list(policies)],
+			[input.namespace, input.object.kind, lib.display_name, xref.labels_word(input.key), xref.format_labels(pod_labels), xref.quantity(count(policies), "NetworkPolicy"), xref.describe_list(policies)],
 		),
 		"path": path,
 	}

@@ -3,7 +3,7 @@ package kubectl_workload.rules.networkpolicy_not_isolated_test
 import data.kubectl_workload.rules.networkpolicy_not_isolated
 import rego.v1
 
-deployment := {"namespace": "shop", "key": "Deployment/web", "object": {"kind": "Deployment", "metadata": {"name": "web"}}}
+deployment := {"namespace": "shop", "key": "Deployment/web", "object": {"kind": "Deployment", "metadata": {"name": "web"}}, "defaulted": {"spec": {"template": {"metadata": {"labels": {"app": "web"}}}}}}
 
 inventory(selected_by, types) := {"namespaces": {"shop": {
 	"by_kind": {"NetworkPolicy": ["NetworkPolicy/db"]},
@@ -30,6 +30,6 @@ test_egress_only if {
 }
 
 test_no_policies if {
-	inv := {"namespaces": {"shop": {"objects": {"Deployment/web": {"kind": "Deployment", "name": "web", "selected_by": []}}}}}
+	inv := {"namespaces": {"shop": {"objects": {"Deployment/web": {"kind": "Deployment", "name": "web", "templateLabels": {"app": "web"}, "selected_by": []}}}}}
 	count(networkpolicy_not_isolated.findings) == 0 with input as deployment with data.kubectl_workload.inventory as inv
 }

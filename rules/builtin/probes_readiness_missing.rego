@@ -28,12 +28,16 @@ import rego.v1
 
 me := xref.entry(input.key)
 
-containers := me.containers
+# pod_labels are the input's own pod labels; the inventory's entry for its
+# key is read only when it carries them (two objects of one Kind/name: the
+# last one wins there).
+pod_labels := object.get(input.object, ["metadata", "labels"], {}) if {
+	input.object.kind == "Pod"
+} else := object.get(input.defaulted, ["spec", "template", "metadata", "labels"], {})
 
-services := sort([k |
-	some k in object.get(me, "selected_by", [])
-	xref.kind_of(k) == "Service"
-])
+containers := me.containers if xref.pod_labels(me) == pod_labels
+
+services := sort([k | some k in xref.selectors_matching(pod_labels, {"Service"})])
 
 # targets contains [container index in containers, Service key].
 targets contains [i, svc] if {
@@ -80,8 +84,8 @@ findings contains f if {
 	svcs := sort({xref.name_of(s) | some [j, s] in targets; j == i})
 	f := {
 		"msg": sprintf(
-			"%s %q has no readinessProbe, but %s %s sends connections to it: the pod stays among the endpoints while the container %s, so clients get errors instead of another pod",
-			[label(c), c.name, service_word(svcs), concat(", ", svcs), unready_phrase(c)],
+			"%s %q has no readinessProbe, but %s %s %s connections to it: the pod stays among the endpoints while the container %s, so clients get errors instead of another pod",
+			[label(c), c.name, service_word(svcs), concat(", ", svcs), send_word(svcs), unready_phrase(c)],
 		),
 		"path": sprintf("%s.%s[%d]", [pod_spec_path, c.field, c.index]),
 	}
@@ -94,6 +98,10 @@ label(c) := "container" if {
 service_word(svcs) := "Service" if {
 	count(svcs) == 1
 } else := "Services"
+
+send_word(svcs) := "sends" if {
+	count(svcs) == 1
+} else := "send"
 
 unready_phrase(c) := "starts, is overloaded or cannot reach what it depends on" if {
 	not c.startup

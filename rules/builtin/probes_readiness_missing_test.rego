@@ -3,10 +3,10 @@ package kubectl_workload.rules.probes_readiness_missing_test
 import data.kubectl_workload.rules.probes_readiness_missing
 import rego.v1
 
-deployment(strategy) := {"namespace": "shop", "key": "Deployment/web", "object": {"kind": "Deployment", "metadata": {"name": "web"}}, "defaulted": {"spec": {"replicas": 2, "strategy": {"type": strategy}}}}
+deployment(strategy) := {"namespace": "shop", "key": "Deployment/web", "object": {"kind": "Deployment", "metadata": {"name": "web"}}, "defaulted": {"spec": {"replicas": 2, "strategy": {"type": strategy}, "template": {"metadata": {"labels": {"app": "web"}}}}}}
 
 inventory(containers, target) := {"namespaces": {"shop": {"objects": {
-	"Deployment/web": {"kind": "Deployment", "name": "web", "selected_by": ["Service/web"], "containers": containers},
+	"Deployment/web": {"kind": "Deployment", "name": "web", "templateLabels": {"app": "web"}, "selected_by": ["Service/web"], "containers": containers},
 	"Service/web": {"kind": "Service", "name": "web", "spec": {"ports": [{"port": 80, "targetPort": target}]}},
 }}}}
 

@@ -29,8 +29,7 @@ import rego.v1
 # selected are the workloads and Pods of the namespace the Service selects
 # whose containers the inventory summarizes.
 selected := [key |
-	some key in object.get(xref.entry(input.key), "selects", [])
-	xref.kind_of(key) in xref.workload_kinds
+	some key in xref.all_workloads_selected_by({"matchLabels": input.object.spec.selector})
 	is_array(xref.entry(key).containers)
 ]
 

@@ -4,7 +4,7 @@ import data.kubectl_workload.rules.service_target_port_not_exposed
 import rego.v1
 
 inventory(containers) := {"namespaces": {"shop": {"objects": {
-	"Service/web": {"kind": "Service", "name": "web", "selects": ["Deployment/web"]},
+	"Service/web": {"kind": "Service", "name": "web", "selector": {"matchLabels": {"app": "web"}}, "selects": ["Deployment/web"]},
 	"Deployment/web": {"kind": "Deployment", "name": "web", "containers": containers},
 }}}}
 
@@ -60,7 +60,7 @@ test_number_present if {
 }
 
 test_selects_nothing if {
-	inv := {"namespaces": {"shop": {"objects": {"Service/web": {"kind": "Service", "name": "web", "selects": []}}}}}
+	inv := {"namespaces": {"shop": {"objects": {"Service/web": {"kind": "Service", "name": "web", "selector": {"matchLabels": {"app": "web"}}, "selects": []}}}}}
 	count(service_target_port_not_exposed.findings) == 0 with input as service([{"port": 80, "targetPort": "htpp"}])
 		with data.kubectl_workload.inventory as inv
 }
