@@ -40,6 +40,12 @@ type Baseline struct {
 	// and name of a linted object is left out: the linted version replaces
 	// it.
 	Context []*manifest.Object
+	// NamespaceLabels are the labels of the cluster's Namespaces, by name
+	// (lint reads the Pod Security ones, pod-security.kubernetes.io/*): a
+	// namespace the input does not hold applies them to its pods as an
+	// input Namespace's labels would. A Namespace of the input replaces
+	// the cluster's.
+	NamespaceLabels map[string]map[string]string
 
 	once   sync.Once
 	stored map[*manifest.Object]bool

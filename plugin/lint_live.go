@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -158,8 +159,28 @@ func (o *LintOptions) liveBaseline(ctx context.Context) (*lint.Baseline, string,
 		}
 		b.Context = append(b.Context, m)
 	}
+	nsNames := namespacesOf(append(append([]*unstructured.Unstructured{}, targets...), around...))
+	if ns != "" && !slices.Contains(nsNames, ns) {
+		nsNames = append(nsNames, ns)
+		sort.Strings(nsNames)
+	}
+	if b.NamespaceLabels, err = o.namespaceLabels(ctx, c, nsNames); err != nil {
+		return nil, "", err
+	}
 	o.liveScope = fmt.Sprintf("context %q, %s", c.Context, strings.TrimPrefix(scopeName(ns), " "))
 	return b, c.Namespace, nil
+}
+
+// namespaceLabels reads the labels of the cluster's Namespaces names, for
+// the Pod Security labels lint applies to their pods, and notes on standard
+// error those the user may not read.
+func (o *LintOptions) namespaceLabels(ctx context.Context, c *live.Client, names []string) (map[string]map[string]string, error) {
+	labels, skips, err := c.NamespaceLabels(ctx, names)
+	if err != nil {
+		return nil, err
+	}
+	o.reportSkips(skips)
+	return labels, nil
 }
 
 // reportSkips writes one line on standard error for each kind the run goes
@@ -212,6 +233,9 @@ func (o *LintOptions) againstLiveBaseline(ctx context.Context, stdin []byte) (*l
 			return nil, "", err
 		}
 		b.Context = append(b.Context, m)
+	}
+	if b.NamespaceLabels, err = o.namespaceLabels(ctx, c, namespaces); err != nil {
+		return nil, "", err
 	}
 	b.Previous = func(obj *manifest.Object, ref lint.ObjectRef) []byte {
 		group, _, _ := strings.Cut(obj.APIVersion, "/")
