@@ -560,6 +560,13 @@ func (o *PredictOptions) Run(ctx context.Context) error {
 		}
 		o.request.Fetch = liveFetcher(c, time.Now)
 		o.request.FetchSource = fmt.Sprintf("context %q", c.Context)
+		o.request.FetchNamespaceLabels = func(ctx context.Context, names []string) (map[string]map[string]string, error) {
+			labels, skips, err := c.NamespaceLabels(ctx, names)
+			for _, s := range skips {
+				fmt.Fprintf(o.ErrOut, "note: %s\n", s.Message)
+			}
+			return labels, err
+		}
 	}
 	res, err := runner.Run(ctx, o.request)
 	if err != nil {
