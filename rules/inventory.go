@@ -64,29 +64,38 @@ type entry struct {
 	// Spec is the part of the object's spec that rules read of other
 	// objects (summaryFields).
 	Spec map[string]any `json:"spec"`
-	// Containers summarizes the containers of a Pod or of a workload's pod
-	// template (containerSummary), nil for other kinds.
-	Containers []containerSummary `json:"containers,omitempty"`
+	// Pods summarizes the containers of a Pod or of a workload's pod
+	// template (podSummary), nil for other kinds.
+	Pods *podSummary `json:"pods,omitempty"`
 }
 
-// containerSummary is what cross-resource rules read of one container of
-// another object's pods: its name, its declared ports, and whether it has a
-// readiness or a startup probe. Init containers are kept only when they are
-// sidecars (restartPolicy Always), which serve like containers.
+// podSummary is what cross-resource rules read of the containers of another
+// object's pods, kept small (a run has 10,000 workloads): the ports they
+// declare, and the containers without a readinessProbe. Containers count
+// with the sidecar init containers (restartPolicy Always), which serve like
+// containers; other init containers do not.
+type podSummary struct {
+	// PortNames are the declared ports with a name, as "name/PROTOCOL";
+	// PortNumbers every declared containerPort.
+	PortNames   []string `json:"portNames"`
+	PortNumbers []int64  `json:"portNumbers"`
+	// Regular is how many (regular) containers the pod has.
+	Regular int `json:"regular"`
+	// Probed is true when some container or sidecar has a readiness or a
+	// startup probe.
+	Probed bool `json:"probed"`
+	// Unready are the containers and sidecars without a readinessProbe.
+	Unready []containerSummary `json:"unready"`
+}
+
+// containerSummary is one container without a readinessProbe.
 type containerSummary struct {
-	Name      string        `json:"name"`
-	Field     string        `json:"field"` // containers or initContainers
-	Index     int           `json:"index"`
-	Ports     []portSummary `json:"ports"`
-	Readiness bool          `json:"readiness"`
-	Startup   bool          `json:"startup"`
-}
-
-// portSummary is one containerPort as written.
-type portSummary struct {
-	Name          string `json:"name"`
-	ContainerPort int64  `json:"containerPort"`
-	Protocol      string `json:"protocol"`
+	Name        string   `json:"name"`
+	Field       string   `json:"field"` // containers or initContainers
+	Index       int      `json:"index"`
+	PortNames   []string `json:"portNames"`
+	PortNumbers []int64  `json:"portNumbers"`
+	Startup     bool     `json:"startup"`
 }
 
 // rawContainer is the part of a container Summarize decodes.
@@ -97,15 +106,17 @@ type rawContainer struct {
 		ContainerPort int64  `json:"containerPort"`
 		Protocol      string `json:"protocol"`
 	} `json:"ports"`
-	ReadinessProbe json.RawMessage `json:"readinessProbe"`
-	StartupProbe   json.RawMessage `json:"startupProbe"`
-	RestartPolicy  string          `json:"restartPolicy"`
+	// The probes are only tested for presence: a pointer to an empty
+	// struct allocates nothing.
+	ReadinessProbe *struct{} `json:"readinessProbe"`
+	StartupProbe   *struct{} `json:"startupProbe"`
+	RestartPolicy  string    `json:"restartPolicy"`
 }
 
 // summarizeContainers reads the containers and sidecar init containers of a
 // pod spec given as its containers and initContainers JSON.
-func summarizeContainers(containers, initContainers json.RawMessage) []containerSummary {
-	var out []containerSummary
+func summarizeContainers(containers, initContainers json.RawMessage) *podSummary {
+	out := &podSummary{PortNames: []string{}, PortNumbers: []int64{}, Unready: []containerSummary{}}
 	for _, list := range []struct {
 		field string
 		js    json.RawMessage
@@ -121,27 +132,36 @@ func summarizeContainers(containers, initContainers json.RawMessage) []container
 			if list.field == "initContainers" && c.RestartPolicy != "Always" {
 				continue
 			}
-			s := containerSummary{Name: c.Name, Field: list.field, Index: i, Ports: []portSummary{},
-				Readiness: present(c.ReadinessProbe), Startup: present(c.StartupProbe)}
-			for _, p := range c.Ports {
-				proto := p.Protocol
-				if proto == "" {
-					proto = "TCP" // the API server's default
-				}
-				s.Ports = append(s.Ports, portSummary{Name: p.Name, ContainerPort: p.ContainerPort, Protocol: proto})
+			if list.field == "containers" {
+				out.Regular++
 			}
-			out = append(out, s)
+			if c.ReadinessProbe != nil || c.StartupProbe != nil {
+				out.Probed = true
+			}
+			var names []string
+			numbers := make([]int64, 0, len(c.Ports))
+			for _, p := range c.Ports {
+				if p.Name != "" {
+					proto := p.Protocol
+					if proto == "" {
+						proto = "TCP" // the API server's default
+					}
+					names = append(names, p.Name+"/"+proto)
+				}
+				numbers = append(numbers, p.ContainerPort)
+			}
+			out.PortNames = append(out.PortNames, names...)
+			out.PortNumbers = append(out.PortNumbers, numbers...)
+			if c.ReadinessProbe == nil {
+				if names == nil {
+					names = []string{}
+				}
+				out.Unready = append(out.Unready, containerSummary{Name: c.Name, Field: list.field, Index: i,
+					PortNames: names, PortNumbers: numbers, Startup: c.StartupProbe != nil})
+			}
 		}
 	}
-	if out == nil {
-		out = []containerSummary{}
-	}
 	return out
-}
-
-// present reports whether a JSON member was given a value other than null.
-func present(js json.RawMessage) bool {
-	return len(js) > 0 && string(js) != "null"
 }
 
 // raw is the part of an object the inventory reads.
@@ -210,7 +230,7 @@ func Summarize(o Object) Summary {
 		e.Labels = r.Metadata.Labels
 	}
 	var err error
-	if e.TemplateLabels, e.Selector, e.Spec, e.Containers, err = summarize(r); err != nil {
+	if e.TemplateLabels, e.Selector, e.Spec, e.Pods, err = summarize(r); err != nil {
 		return Summary{}
 	}
 	js, err := json.Marshal(e)
@@ -393,8 +413,8 @@ func (e entry) value(t terms, rel relation, key string) ast.Value {
 		ast.Item(ast.InternedTerm("selector"), t.any(e.Selector)),
 		ast.Item(ast.InternedTerm("spec"), t.any(e.Spec)),
 	}
-	if e.Containers != nil {
-		items = append(items, ast.Item(ast.InternedTerm("containers"), containersTerm(t, e.Containers)))
+	if e.Pods != nil {
+		items = append(items, ast.Item(ast.InternedTerm("pods"), e.Pods.term(t)))
 	}
 	for _, r := range []struct {
 		name string
@@ -505,7 +525,7 @@ var fullSummary = false
 
 // summarize reads an object's pod-template labels, its selector (normalized
 // to a LabelSelector's shape) and its spec without the pod template.
-func summarize(r raw) (templateLabels map[string]string, selector map[string]any, spec map[string]any, containers []containerSummary, err error) {
+func summarize(r raw) (templateLabels map[string]string, selector map[string]any, spec map[string]any, containers *podSummary, err error) {
 	if r.Spec == nil {
 		return nil, nil, nil, nil, nil
 	}
@@ -585,26 +605,42 @@ func summarize(r raw) (templateLabels map[string]string, selector map[string]any
 	return templateLabels, selector, spec, containers, nil
 }
 
-// containersTerm is a containers summary as a Rego array.
-func containersTerm(t terms, cs []containerSummary) *ast.Term {
-	out := make([]*ast.Term, len(cs))
-	for i, c := range cs {
-		ports := make([]*ast.Term, len(c.Ports))
-		for j, p := range c.Ports {
-			ports[j] = ast.ObjectTerm(
-				ast.Item(ast.InternedTerm("name"), t.str(p.Name)),
-				ast.Item(ast.InternedTerm("containerPort"), ast.InternedTerm(int(p.ContainerPort))),
-				ast.Item(ast.InternedTerm("protocol"), t.str(p.Protocol)),
-			)
-		}
-		out[i] = ast.ObjectTerm(
+// term is a pod summary as a Rego object.
+func (ps *podSummary) term(t terms) *ast.Term {
+	unready := make([]*ast.Term, len(ps.Unready))
+	for i, c := range ps.Unready {
+		unready[i] = ast.ObjectTerm(
 			ast.Item(ast.InternedTerm("name"), t.str(c.Name)),
 			ast.Item(ast.InternedTerm("field"), t.str(c.Field)),
 			ast.Item(ast.InternedTerm("index"), ast.InternedTerm(c.Index)),
-			ast.Item(ast.InternedTerm("ports"), ast.ArrayTerm(ports...)),
-			ast.Item(ast.InternedTerm("readiness"), ast.InternedTerm(c.Readiness)),
+			ast.Item(ast.InternedTerm("portNames"), t.strs(c.PortNames)),
+			ast.Item(ast.InternedTerm("portNumbers"), numbers(c.PortNumbers)),
 			ast.Item(ast.InternedTerm("startup"), ast.InternedTerm(c.Startup)),
 		)
+	}
+	return ast.ObjectTerm(
+		ast.Item(ast.InternedTerm("portNames"), t.strs(ps.PortNames)),
+		ast.Item(ast.InternedTerm("portNumbers"), numbers(ps.PortNumbers)),
+		ast.Item(ast.InternedTerm("regular"), ast.InternedTerm(ps.Regular)),
+		ast.Item(ast.InternedTerm("probed"), ast.InternedTerm(ps.Probed)),
+		ast.Item(ast.InternedTerm("unready"), ast.ArrayTerm(unready...)),
+	)
+}
+
+// strs is a list of strings as a Rego array (empty, not null, for none).
+func (t terms) strs(l []string) *ast.Term {
+	out := make([]*ast.Term, len(l))
+	for i, s := range l {
+		out[i] = t.str(s)
+	}
+	return ast.ArrayTerm(out...)
+}
+
+// numbers is a list of numbers as a Rego array.
+func numbers(l []int64) *ast.Term {
+	out := make([]*ast.Term, len(l))
+	for i, n := range l {
+		out[i] = ast.InternedTerm(int(n))
 	}
 	return ast.ArrayTerm(out...)
 }

@@ -542,16 +542,17 @@ func (in *Input) ShallowPaths() []string {
 }
 
 // deepPaths are the fields deeper than two levels where cross-resource
-// findings point, "*" standing for every element of a list: a Service's
-// ports, an Ingress's backend ports, and the containers of a pod spec.
+// findings point, "*" standing for every element of a list, "?" for every
+// element without a readinessProbe: a Service's ports, an Ingress's backend
+// ports, and the containers of a pod spec that probes/readiness-missing may
+// report.
 var deepPaths = func() [][]string {
 	var out [][]string
 	for _, p := range []string{
 		"spec.ports.*.targetPort", "spec.ports.*.port",
 		"spec.defaultBackend.service.port", "spec.rules.*.http.paths.*.backend.service.port",
-		"spec.containers.*", "spec.initContainers.*",
-		"spec.template.spec.containers.*", "spec.template.spec.initContainers.*",
-		"spec.jobTemplate.spec.template.spec.containers.*", "spec.jobTemplate.spec.template.spec.initContainers.*",
+		"spec.containers.?", "spec.initContainers.?",
+		"spec.template.spec.containers.?", "spec.template.spec.initContainers.?",
 	} {
 		out = append(out, strings.Split(p, "."))
 	}
@@ -566,7 +567,7 @@ func appendDeep(out []string, parent string, v ast.Value, pattern []string) []st
 	}
 	switch x := v.(type) {
 	case ast.Object:
-		if pattern[0] == "*" {
+		if pattern[0] == "*" || pattern[0] == "?" {
 			return out
 		}
 		child := x.Get(ast.InternedTerm(pattern[0]))
@@ -577,10 +578,17 @@ func appendDeep(out []string, parent string, v ast.Value, pattern []string) []st
 		out = append(out, p)
 		return appendDeep(out, p, child.Value, pattern[1:])
 	case *ast.Array:
-		if pattern[0] != "*" {
+		if pattern[0] != "*" && pattern[0] != "?" {
 			return out
 		}
 		for i := range x.Len() {
+			if pattern[0] == "?" {
+				if o, ok := x.Elem(i).Value.(ast.Object); ok {
+					if probe := o.Get(ast.InternedTerm("readinessProbe")); probe != nil && probe.Value.Compare(ast.Null{}) != 0 {
+						continue
+					}
+				}
+			}
 			p := parent + "[" + strconv.Itoa(i) + "]"
 			out = append(out, p)
 			out = appendDeep(out, p, x.Elem(i).Value, pattern[1:])

@@ -35,52 +35,50 @@ pod_labels := object.get(input.object, ["metadata", "labels"], {}) if {
 	input.object.kind == "Pod"
 } else := object.get(input.defaulted, ["spec", "template", "metadata", "labels"], {})
 
-containers := me.containers if xref.pod_labels(me) == pod_labels
+pods := me.pods if xref.pod_labels(me) == pod_labels
 
 services := sort([k | some k in xref.selectors_matching(pod_labels, {"Service"})])
 
-# targets contains [container index in containers, Service key].
+# targets contains [index in pods.unready, Service key]: the Service sends
+# to that container.
 targets contains [i, svc] if {
 	some svc in services
 	some sp in object.get(xref.entry(svc), ["spec", "ports"], [])
-	some i in targeted(sp)
+	some i, c in pods.unready
+	targeted(sp, c)
 }
 
 target_of(sp) := object.get(sp, "targetPort", sp.port)
 
-# targeted(sp) are the indexes in containers of the containers a Service
-# port sends to: those declaring its named targetPort (name and protocol, as
-# podutil.FindPort), else those declaring its numeric one, else the only
-# container of the pod.
-targeted(sp) := {i |
-	some i, c in containers
-	some p in c.ports
-	p.name == target_of(sp)
-	p.protocol == object.get(sp, "protocol", "TCP")
-} if {
+# targeted(sp, c): the Service port sp sends to container c: c declares its
+# named targetPort (name and protocol, as podutil.FindPort), or its numeric
+# one, or no container declares that number and c is the pod's only
+# container.
+targeted(sp, c) if {
 	is_string(target_of(sp))
-} else := declared if {
-	declared := {i |
-		some i, c in containers
-		some p in c.ports
-		p.containerPort == target_of(sp)
-	}
-	count(declared) > 0
-} else := {i |
-	regular := [j | some j, c in containers; c.field == "containers"]
-	count(regular) == 1
-	i := regular[0]
+	sprintf("%s/%s", [target_of(sp), object.get(sp, "protocol", "TCP")]) in c.portNames
+}
+
+targeted(sp, c) if {
+	is_number(target_of(sp))
+	target_of(sp) in c.portNumbers
+}
+
+targeted(sp, c) if {
+	is_number(target_of(sp))
+	not target_of(sp) in pods.portNumbers
+	pods.regular == 1
+	c.field == "containers"
 }
 
 findings contains f if {
 	input.object.kind in {"Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "ReplicationController", "Pod"}
 	not lib.owned_by_controller
 	object.get(input.defaulted, ["spec", "replicas"], 1) > 0
-	is_array(containers)
+	is_object(pods)
 	not left_to_rollout_rule
 	some i in {i | some [i, _] in targets}
-	c := containers[i]
-	not c.readiness
+	c := pods.unready[i]
 	svcs := sort({xref.name_of(s) | some [j, s] in targets; j == i})
 	f := {
 		"msg": sprintf(
@@ -115,10 +113,7 @@ pod_spec_path := "spec" if {
 # rolling update whose pods have neither readiness nor startup probes).
 left_to_rollout_rule if {
 	rolling
-	every c in containers {
-		not c.readiness
-		not c.startup
-	}
+	not pods.probed
 }
 
 rolling if {

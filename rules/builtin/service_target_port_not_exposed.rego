@@ -30,12 +30,7 @@ import rego.v1
 # whose containers the inventory summarizes.
 selected := [key |
 	some key in xref.all_workloads_selected_by({"matchLabels": input.object.spec.selector})
-	is_array(xref.entry(key).containers)
-]
-
-ports_of(key) := [p |
-	some c in xref.entry(key).containers
-	some p in c.ports
+	is_object(xref.entry(key).pods)
 ]
 
 checked if {
@@ -67,7 +62,7 @@ findings contains f if {
 	target := object.get(sp, "targetPort", sp.port)
 	is_number(target)
 	every key in selected {
-		count(ports_of(key)) > 0
+		count(xref.entry(key).pods.portNumbers) > 0
 	}
 	not some_numbered(target)
 	f := {
@@ -81,15 +76,12 @@ findings contains f if {
 
 some_named(name, proto) if {
 	some key in selected
-	some p in ports_of(key)
-	p.name == name
-	p.protocol == proto
+	sprintf("%s/%s", [name, proto]) in xref.entry(key).pods.portNames
 }
 
 some_numbered(n) if {
 	some key in selected
-	some p in ports_of(key)
-	p.containerPort == n
+	n in xref.entry(key).pods.portNumbers
 }
 
 target_path(sp, i) := sprintf("spec.ports[%d].targetPort", [i]) if {
@@ -103,14 +95,9 @@ port_label(sp) := sprintf("%d (%s)", [sp.port, sp.name]) if {
 shown := xref.describe_list(selected)
 
 declared := "it declares no ports" if {
-	count(all_ports) == 0
-} else := sprintf("declared: %s", [concat(", ", all_ports)])
+	count(port_numbers) == 0
+} else := sprintf("declared: %s", [concat(", ", array.concat(port_numbers, port_names))])
 
-all_ports := sort({describe_port(p) |
-	some key in selected
-	some p in ports_of(key)
-})
+port_numbers := [sprintf("%d", [n]) | some n in sort({n | some key in selected; some n in xref.entry(key).pods.portNumbers})]
 
-describe_port(p) := sprintf("%d/%s %q", [p.containerPort, p.protocol, p.name]) if {
-	p.name != ""
-} else := sprintf("%d/%s", [p.containerPort, p.protocol])
+port_names := sort({n | some key in selected; some n in xref.entry(key).pods.portNames})
