@@ -20,7 +20,11 @@ var updateCorpus = flag.Bool("update-corpus", false, "rewrite testdata/corpus-re
 // requests or memory limit, literal database passwords and access keys in env, identical
 // liveness and readiness probes, busybox and centos images without a tag pulled
 // IfNotPresent, two HPAs with the default minReplicas, and the demos' single replicas,
-// unspread replicas and budgets without an unhealthy-pod policy (info). The
+// unspread replicas and budgets without an unhealthy-pod policy (info), the
+// demos' containers behind a Service without a readiness probe (ReplicationControllers,
+// bare Pods and Recreate Deployments, which rollout/no-readiness-probe leaves out), and
+// the flocker example's Service whose targetPort 80 is the pod's hostPort, not its
+// containerPort 2368. The
 // references/missing findings name Secrets that the examples' READMEs create with kubectl
 // and a claim no file defines: linted as one input, the corpus holds other Secrets and
 // claims in namespace default, so they are reported, as they would be in a repository that
@@ -31,7 +35,8 @@ var reviewedRules = []string{"api/unknown-kind", "pss/baseline", "pss/restricted
 	"probes/liveness-equals-readiness", "images/pull-policy-mutable-tag", "hygiene/secret-in-env",
 	"hpa/min-replicas-one", "availability/single-replica", "availability/no-spread", "pdb/unhealthy-eviction-policy",
 	"networkpolicy/selects-nothing", "ingress/backend-missing", "references/missing", "input/namespace-mismatch",
-	"availability/no-pdb", "pdb/overlap", "cronjob/never-fires"}
+	"availability/no-pdb", "pdb/overlap", "cronjob/never-fires", "probes/readiness-missing",
+	"service/target-port-not-exposed", "ingress/backend-port-missing"}
 
 // TestCorpusReviewed lints the real-world corpus (../../shared/corpus/real-world) and
 // compares the findings of reviewedRules, as path:line:col rule, with

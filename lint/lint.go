@@ -307,7 +307,7 @@ func (l *Linter) Run(ctx context.Context, opts Options) *Result {
 	if err := joinErrs(all); err != nil {
 		res.Errors = append(res.Errors, err)
 	}
-	applyPodSecurity(all)
+	applyPodSecurity(all, opts.Baseline)
 	applyReferences(all)
 	for _, c := range all {
 		l.applyGovernance(c, opts)

@@ -43,6 +43,12 @@ type Baseline struct {
 	// Scope names what lint --live read ("context \"prod\", namespace
 	// \"shop\""), for the message when it found nothing.
 	Scope string
+	// NamespaceLabels are the labels of the cluster's Namespaces, by name
+	// (lint reads the Pod Security ones, pod-security.kubernetes.io/*): a
+	// namespace the input does not hold applies them to its pods as an
+	// input Namespace's labels would. A Namespace of the input replaces
+	// the cluster's.
+	NamespaceLabels map[string]map[string]string
 
 	once   sync.Once
 	stored map[*manifest.Object]bool

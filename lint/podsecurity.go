@@ -37,14 +37,7 @@ type pssState struct {
 // labels.
 func (c *checked) checkPodSecurity(versioned runtime.Object, restricted bool) error {
 	if ns, ok := versioned.(*corev1.Namespace); ok {
-		for k, v := range ns.Labels {
-			if strings.HasPrefix(k, podSecurityLabelPrefix) {
-				if c.nsLabels == nil {
-					c.nsLabels = map[string]string{}
-				}
-				c.nsLabels[k] = v
-			}
-		}
+		c.nsLabels = podSecurityLabels(ns.Labels)
 		return nil
 	}
 	levels := []api.Level{api.LevelBaseline}
@@ -84,12 +77,30 @@ func (c *checked) checkPodSecurity(versioned runtime.Object, restricted bool) er
 // known: where the input holds the object's Namespace with Pod Security
 // labels, what admission does with them (pss/enforce, pss/warn,
 // pss/audit); elsewhere, each failing check (pss/baseline, and
-// pss/restricted when enabled).
-func applyPodSecurity(all []*checked) {
+// pss/restricted when enabled). A namespace the input does not hold takes
+// its labels from the cluster (b.NamespaceLabels, lint --live and
+// --against-live), the same way.
+func applyPodSecurity(all []*checked, b *Baseline) {
 	policies := map[string]map[string]string{}
+	if b != nil {
+		for name, labels := range b.NamespaceLabels {
+			if pss := podSecurityLabels(labels); len(pss) > 0 {
+				policies[name] = pss
+			}
+		}
+	}
+	inInput := map[string]bool{}
 	for _, c := range all {
-		if c.ref.Kind == "Namespace" && c.ref.APIVersion == "v1" && len(c.nsLabels) > 0 {
-			policies[c.ref.Name] = c.nsLabels
+		if c.ref.Kind == "Namespace" && c.ref.APIVersion == "v1" {
+			// The input's Namespace is what would be applied: it
+			// replaces the cluster's, labels and all.
+			if !inInput[c.ref.Name] {
+				delete(policies, c.ref.Name)
+			}
+			inInput[c.ref.Name] = true
+			if len(c.nsLabels) > 0 {
+				policies[c.ref.Name] = c.nsLabels
+			}
 		}
 	}
 	for _, c := range all {
@@ -107,6 +118,21 @@ func applyPodSecurity(all []*checked) {
 		p, _ := api.PolicyToEvaluate(labels, api.Policy{Enforce: privileged, Audit: privileged, Warn: privileged})
 		c.findings = append(c.findings, c.pss.namespaceFindings(c.ref, p)...)
 	}
+}
+
+// podSecurityLabels returns the Pod Security labels among labels, nil when
+// there are none.
+func podSecurityLabels(labels map[string]string) map[string]string {
+	var out map[string]string
+	for k, v := range labels {
+		if strings.HasPrefix(k, podSecurityLabelPrefix) {
+			if out == nil {
+				out = map[string]string{}
+			}
+			out[k] = v
+		}
+	}
+	return out
 }
 
 // namespaceFindings mirrors Admission.EvaluatePod

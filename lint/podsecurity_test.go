@@ -236,3 +236,61 @@ func TestCronJobNeverFires(t *testing.T) {
 		}
 	}
 }
+
+// TestPodSecurityClusterNamespaceLabels checks that the cluster's Namespace labels
+// (Baseline.NamespaceLabels, lint --live and --against-live) apply to the pods of a
+// namespace the input does not hold, exactly as an input Namespace's, and that an input
+// Namespace replaces the cluster's.
+func TestPodSecurityClusterNamespaceLabels(t *testing.T) {
+	deployment := `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: shop}
+spec:
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+      - name: web
+        image: nginx:1.27
+        ports: [{containerPort: 80, hostPort: 80}]
+`
+	cluster := map[string]map[string]string{
+		"shop":  {"pod-security.kubernetes.io/enforce": "restricted", "kubernetes.io/metadata.name": "shop"},
+		"other": {"pod-security.kubernetes.io/enforce": "privileged"},
+	}
+	for _, tt := range []struct {
+		name, doc string
+		want      []string
+	}{
+		{
+			name: "cluster labels",
+			doc:  deployment,
+			want: []string{`12 pss/enforce error: would violate PodSecurity "restricted:latest": hostPort (container "web" uses hostPort 80), allowPrivilegeEscalation != false (container "web" must set securityContext.allowPrivilegeEscalation=false), unrestricted capabilities (container "web" must set securityContext.capabilities.drop=["ALL"]), runAsNonRoot != true (pod or container "web" must set securityContext.runAsNonRoot=true), seccompProfile (pod or container "web" must set securityContext.seccompProfile.type to "RuntimeDefault" or "Localhost"); the API server accepts the Deployment, but namespace shop refuses every pod it creates (enforce=restricted), so the rollout never makes progress`},
+		},
+		{
+			name: "the input's Namespace replaces the cluster's",
+			doc:  "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: shop\n  labels:\n    pod-security.kubernetes.io/enforce: baseline\n---\n" + deployment,
+			want: []string{`19 pss/enforce error: would violate PodSecurity "baseline:latest": hostPort (container "web" uses hostPort 80); the API server accepts the Deployment, but namespace shop refuses every pod it creates (enforce=baseline), so the rollout never makes progress`},
+		},
+		{
+			name: "the input's Namespace without labels",
+			doc:  "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: shop\n---\n" + deployment,
+			want: []string{`17 pss/baseline warning: hostPort (container "web" uses hostPort 80): forbidden by the baseline Pod Security Standard`},
+		},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			res := newTestLinter(t).Run(context.Background(), Options{Paths: []string{"-"}, Stdin: strings.NewReader(tt.doc),
+				Baseline: &Baseline{NamespaceLabels: cluster}})
+			var got []string
+			for _, f := range res.Findings {
+				if strings.HasPrefix(f.Rule, "pss/") {
+					got = append(got, itoa(f.Line)+" "+f.Rule+" "+f.Severity.String()+": "+f.Message)
+				}
+			}
+			if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
+				t.Errorf("findings =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
+			}
+		})
+	}
+}

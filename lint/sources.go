@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -125,8 +126,28 @@ func liveBaseline(ctx context.Context, c *live.Client, src Source) (*Baseline, s
 		}
 		b.Context = append(b.Context, m)
 	}
+	nsNames := namespacesOf(append(append([]*unstructured.Unstructured{}, targets...), around...))
+	if ns != "" && !slices.Contains(nsNames, ns) {
+		nsNames = append(nsNames, ns)
+		sort.Strings(nsNames)
+	}
+	if b.NamespaceLabels, err = namespaceLabels(ctx, c, src, nsNames); err != nil {
+		return nil, "", err
+	}
 	b.Scope = fmt.Sprintf("context %q, %s", c.Context, scopeName(ns))
 	return b, c.Namespace, nil
+}
+
+// namespaceLabels reads the labels of the cluster's Namespaces names, for
+// the Pod Security labels lint applies to their pods, and notes those the
+// user may not read.
+func namespaceLabels(ctx context.Context, c *live.Client, src Source, names []string) (map[string]map[string]string, error) {
+	labels, skips, err := c.NamespaceLabels(ctx, names)
+	if err != nil {
+		return nil, err
+	}
+	src.note(skips)
+	return labels, nil
 }
 
 // againstLiveBaseline reads the cluster for lint -f FILES --against-live:
@@ -167,6 +188,9 @@ func againstLiveBaseline(ctx context.Context, c *live.Client, src Source) (*Base
 			return nil, "", err
 		}
 		b.Context = append(b.Context, m)
+	}
+	if b.NamespaceLabels, err = namespaceLabels(ctx, c, src, namespaces); err != nil {
+		return nil, "", err
 	}
 	b.Previous = func(obj *manifest.Object, ref ObjectRef) []byte {
 		group, _, _ := strings.Cut(obj.APIVersion, "/")

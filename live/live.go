@@ -292,3 +292,37 @@ func inNamespace(ns string) string {
 	}
 	return fmt.Sprintf(" in namespace %q", ns)
 }
+
+// namespaces is the Kind of Namespaces, read only for their labels.
+var namespaceKind = kind("", "v1", "namespaces", "Namespace")
+
+// NamespaceLabels reads the labels of the named Namespaces (get requests
+// only; a Namespace is cluster-scoped, but the API server authorizes a get
+// of namespaces/NAME in namespace NAME, so a RoleBinding of view in that
+// namespace allows it). A Namespace that does not exist is left out. One the
+// user may not get is left out too, and returned among the skips: lint then
+// applies no Pod Security labels to its pods. Any other error stops the
+// reads.
+func (c *Client) NamespaceLabels(ctx context.Context, names []string) (map[string]map[string]string, []Skip, error) {
+	out := map[string]map[string]string{}
+	var skips []Skip
+	for _, name := range names {
+		u, err := c.dynamic.Resource(namespaceKind.GVR).Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			err = c.Explain(err, fmt.Sprintf("get namespaces %q", name))
+			var le *Error
+			switch {
+			case errors.As(err, &le) && le.Reason == NotFound:
+				continue
+			case errors.As(err, &le) && le.Reason == Forbidden:
+				skips = append(skips, Skip{Kind: namespaceKind, Message: fmt.Sprintf(
+					"context %q: the Pod Security labels of namespace %q skipped: the user may not get namespaces %q (forbidden), so its pods are checked as if it had none",
+					c.Context, name, name)})
+				continue
+			}
+			return nil, nil, err
+		}
+		out[name] = u.GetLabels()
+	}
+	return out, skips, nil
+}

@@ -181,6 +181,7 @@ func (o *PredictOptions) Run(cmd *cobra.Command, args []string) error {
 		Live: o.Live, Nodes: o.Nodes, NodesFile: o.NodesFile, Next: o.Next, Now: o.Now, LastSchedule: o.LastSchedule,
 		Down: o.Down, RunFor: o.RunFor, FailFirst: o.FailFirst, FailRate: o.FailRate, Seed: o.Seed,
 		ReadySpread: o.ReadySpread, Runs: o.Runs, Args: args, Stdin: o.In, Clock: o.clock,
+		Notes:   func(msg string) { fmt.Fprintf(o.ErrOut, "note: %s\n", msg) },
 		Changed: map[string]bool{}, FlagValues: map[string]string{}}
 	cmd.Flags().Visit(func(f *pflag.Flag) { opts.Changed[f.Name], opts.FlagValues[f.Name] = true, f.Value.String() })
 	// As kubectl: -n, else the namespace of the kubeconfig's context, else default.

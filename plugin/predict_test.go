@@ -21,6 +21,8 @@ func TestPredictGolden(t *testing.T) {
 		{name: "predict-from.yaml", args: []string{"-f", dir + "new.yaml", "--from", dir + "old.yaml", "-o", "yaml"}, wantExit: 0},
 		{name: "predict-from.svg", args: []string{"-f", dir + "new.yaml", "--from", dir + "old.yaml", "-o", "svg"}, wantExit: 0},
 		{name: "predict-fail-new.txt", args: []string{"-f", dir + "new.yaml", "--from", dir + "old.yaml", "--fail-new"}, wantExit: 1},
+		{name: "predict-pss-refused.txt", args: []string{"-f", dir + "pss-refused.yaml"}, wantExit: 1},
+		{name: "predict-pss-refused.json", args: []string{"-f", dir + "pss-refused.yaml", "-o", "json"}, wantExit: 1},
 		{name: "predict-selector-changed.txt", args: []string{"-f", dir + "selector-changed.yaml", "--from", dir + "old.yaml"}, wantExit: 1},
 		{name: "predict-new.txt", args: []string{"-f", dir + "old.yaml"}, wantExit: 0},
 		{name: "predict-same.txt", args: []string{"-f", dir + "old.yaml", "--from", dir + "old.yaml"}, wantExit: 0},

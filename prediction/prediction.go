@@ -77,6 +77,9 @@ type Options struct {
 	FlagValues map[string]string
 	// Clock is the real clock: a CronJob's default start time.
 	Clock func() time.Time
+	// Notes receives a line for each kind a live run goes on without, because the user may
+	// not read it; nil drops them.
+	Notes func(string)
 }
 
 func (o Options) flagValue(name string) string { return o.FlagValues[name] }
@@ -429,6 +432,15 @@ func (p *Prediction) Run(ctx context.Context, c *live.Client, out io.Writer) (Ou
 			}
 		}
 		p.request.Cluster = live.NewStateReader(c, time.Now)
+		p.request.FetchNamespaceLabels = func(ctx context.Context, names []string) (map[string]map[string]string, error) {
+			labels, skips, err := c.NamespaceLabels(ctx, names)
+			for _, s := range skips {
+				if p.opts.Notes != nil {
+					p.opts.Notes(s.Message)
+				}
+			}
+			return labels, err
+		}
 	}
 	res, err := runner.Run(ctx, p.request)
 	if err != nil {

@@ -23,9 +23,9 @@ func TestCrossJSON(t *testing.T) {
 		{
 			name: "strings and numbers",
 			in: `{"kind": "Service", "metadata": {"name": "a\"b\\c<d>&e\u0001\u00e9\u2028😀", "labels": {"k": "v\n"}},
-				"spec": {"type": "ClusterIP", "clusterIPs": ["None", "1.2.3.4"], "ports": [{"port": 80}], "selector": {"app": "x"}, "minAvailable": 1.50e1}}`,
+				"spec": {"type": "ClusterIP", "clusterIPs": ["None", "1.2.3.4"], "ports": [{"port": 80}], "sessionAffinity": "None", "selector": {"app": "x"}, "minAvailable": 1.50e1}}`,
 			want: `{"kind": "Service", "metadata": {"name": "a\"b\\c<d>&e\u0001\u00e9\u2028😀", "labels": {"k": "v\n"}},
-				"spec": {"type": "ClusterIP", "clusterIPs": ["None", "1.2.3.4"], "selector": {"app": "x"}, "minAvailable": 1.50e1}}`,
+				"spec": {"type": "ClusterIP", "clusterIPs": ["None", "1.2.3.4"], "ports": [{"port": 80}], "selector": {"app": "x"}, "minAvailable": 1.50e1}}`,
 		},
 		{
 			name: "odd shapes are kept as they are",

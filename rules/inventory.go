@@ -64,6 +64,104 @@ type entry struct {
 	// Spec is the part of the object's spec that rules read of other
 	// objects (summaryFields).
 	Spec map[string]any `json:"spec"`
+	// Pods summarizes the containers of a Pod or of a workload's pod
+	// template (podSummary), nil for other kinds.
+	Pods *podSummary `json:"pods,omitempty"`
+}
+
+// podSummary is what cross-resource rules read of the containers of another
+// object's pods, kept small (a run has 10,000 workloads): the ports they
+// declare, and the containers without a readinessProbe. Containers count
+// with the sidecar init containers (restartPolicy Always), which serve like
+// containers; other init containers do not.
+type podSummary struct {
+	// PortNames are the declared ports with a name, as "name/PROTOCOL";
+	// PortNumbers every declared containerPort.
+	PortNames   []string `json:"portNames"`
+	PortNumbers []int64  `json:"portNumbers"`
+	// Regular is how many (regular) containers the pod has.
+	Regular int `json:"regular"`
+	// Probed is true when some container or sidecar has a readiness or a
+	// startup probe.
+	Probed bool `json:"probed"`
+	// Unready are the containers and sidecars without a readinessProbe.
+	Unready []containerSummary `json:"unready"`
+}
+
+// containerSummary is one container without a readinessProbe.
+type containerSummary struct {
+	Name        string   `json:"name"`
+	Field       string   `json:"field"` // containers or initContainers
+	Index       int      `json:"index"`
+	PortNames   []string `json:"portNames"`
+	PortNumbers []int64  `json:"portNumbers"`
+	Startup     bool     `json:"startup"`
+}
+
+// rawContainer is the part of a container Summarize decodes.
+type rawContainer struct {
+	Name  string `json:"name"`
+	Ports []struct {
+		Name          string `json:"name"`
+		ContainerPort int64  `json:"containerPort"`
+		Protocol      string `json:"protocol"`
+	} `json:"ports"`
+	// The probes are only tested for presence: a pointer to an empty
+	// struct allocates nothing.
+	ReadinessProbe *struct{} `json:"readinessProbe"`
+	StartupProbe   *struct{} `json:"startupProbe"`
+	RestartPolicy  string    `json:"restartPolicy"`
+}
+
+// summarizeContainers reads the containers and sidecar init containers of a
+// pod spec given as its containers and initContainers JSON.
+func summarizeContainers(containers, initContainers json.RawMessage) *podSummary {
+	out := &podSummary{PortNames: []string{}, PortNumbers: []int64{}, Unready: []containerSummary{}}
+	for _, list := range []struct {
+		field string
+		js    json.RawMessage
+	}{{"initContainers", initContainers}, {"containers", containers}} {
+		if len(list.js) == 0 {
+			continue
+		}
+		var cs []rawContainer
+		if json.Unmarshal(list.js, &cs) != nil {
+			continue
+		}
+		for i, c := range cs {
+			if list.field == "initContainers" && c.RestartPolicy != "Always" {
+				continue
+			}
+			if list.field == "containers" {
+				out.Regular++
+			}
+			if c.ReadinessProbe != nil || c.StartupProbe != nil {
+				out.Probed = true
+			}
+			var names []string
+			numbers := make([]int64, 0, len(c.Ports))
+			for _, p := range c.Ports {
+				if p.Name != "" {
+					proto := p.Protocol
+					if proto == "" {
+						proto = "TCP" // the API server's default
+					}
+					names = append(names, p.Name+"/"+proto)
+				}
+				numbers = append(numbers, p.ContainerPort)
+			}
+			out.PortNames = append(out.PortNames, names...)
+			out.PortNumbers = append(out.PortNumbers, numbers...)
+			if c.ReadinessProbe == nil {
+				if names == nil {
+					names = []string{}
+				}
+				out.Unready = append(out.Unready, containerSummary{Name: c.Name, Field: list.field, Index: i,
+					PortNames: names, PortNumbers: numbers, Startup: c.StartupProbe != nil})
+			}
+		}
+	}
+	return out
 }
 
 // raw is the part of an object the inventory reads.
@@ -132,7 +230,7 @@ func Summarize(o Object) Summary {
 		e.Labels = r.Metadata.Labels
 	}
 	var err error
-	if e.TemplateLabels, e.Selector, e.Spec, err = summarize(r); err != nil {
+	if e.TemplateLabels, e.Selector, e.Spec, e.Pods, err = summarize(r); err != nil {
 		return Summary{}
 	}
 	js, err := json.Marshal(e)
@@ -315,6 +413,9 @@ func (e entry) value(t terms, rel relation, key string) ast.Value {
 		ast.Item(ast.InternedTerm("selector"), t.any(e.Selector)),
 		ast.Item(ast.InternedTerm("spec"), t.any(e.Spec)),
 	}
+	if e.Pods != nil {
+		items = append(items, ast.Item(ast.InternedTerm("pods"), e.Pods.term(t)))
+	}
 	for _, r := range []struct {
 		name string
 		m    map[string]ast.Value
@@ -398,14 +499,17 @@ var summaryFields = map[string]bool{
 	"minReplicas": true, "maxReplicas": true, "scaleTargetRef": true,
 	"clusterIP": true, "clusterIPs": true, "type": true, "serviceName": true,
 	"minAvailable": true, "maxUnavailable": true,
+	"ports": true, "podSelector": true, "policyTypes": true,
 }
 
 // summaryRead is what Summarize reads of an object (see raw), in the
 // shape of valueFromJSONKept's fields: summaryFields of the spec, and the
 // pod template's labels.
 var summaryRead = func() map[string]any {
-	labels := map[string]any{"metadata": map[string]any{"labels": nil}}
-	spec := map[string]any{"template": labels, "jobTemplate": map[string]any{"spec": map[string]any{"template": labels}}}
+	labels := map[string]any{"metadata": map[string]any{"labels": nil},
+		"spec": map[string]any{"containers": nil, "initContainers": nil}}
+	spec := map[string]any{"template": labels, "jobTemplate": map[string]any{"spec": map[string]any{"template": labels}},
+		"containers": nil, "initContainers": nil}
 	for f := range summaryFields {
 		spec[f] = nil
 	}
@@ -421,28 +525,35 @@ var fullSummary = false
 
 // summarize reads an object's pod-template labels, its selector (normalized
 // to a LabelSelector's shape) and its spec without the pod template.
-func summarize(r raw) (templateLabels map[string]string, selector map[string]any, spec map[string]any, err error) {
+func summarize(r raw) (templateLabels map[string]string, selector map[string]any, spec map[string]any, containers *podSummary, err error) {
 	if r.Spec == nil {
-		return nil, nil, nil, nil
+		return nil, nil, nil, nil, nil
 	}
 	spec = map[string]any{}
 	for k, v := range r.Spec {
 		if !summaryFields[k] && !fullSummary {
 			continue
 		}
-		if k == "template" || k == "jobTemplate" {
+		if k == "template" || k == "jobTemplate" || k == "containers" || k == "initContainers" {
 			continue
 		}
 		var x any
 		if err := json.Unmarshal(v, &x); err != nil {
-			return nil, nil, nil, err
+			return nil, nil, nil, nil, err
 		}
 		spec[k] = x
+	}
+	if r.Kind == "Pod" {
+		containers = summarizeContainers(r.Spec["containers"], r.Spec["initContainers"])
 	}
 	type withLabels struct {
 		Metadata struct {
 			Labels map[string]any `json:"labels"`
 		} `json:"metadata"`
+		Spec struct {
+			Containers     json.RawMessage `json:"containers"`
+			InitContainers json.RawMessage `json:"initContainers"`
+		} `json:"spec"`
 	}
 	var template *withLabels
 	tmplJSON := r.Spec["template"]
@@ -466,6 +577,9 @@ func summarize(r raw) (templateLabels map[string]string, selector map[string]any
 			templateLabels[k], _ = v.(string)
 		}
 	}
+	if template != nil && workloadKinds[r.Kind] {
+		containers = summarizeContainers(template.Spec.Containers, template.Spec.InitContainers)
+	}
 	switch r.Kind {
 	case "ReplicationController", "Service":
 		// A plain map selector.
@@ -477,9 +591,56 @@ func summarize(r raw) (templateLabels map[string]string, selector map[string]any
 		if manual, _ := spec["manualSelector"].(bool); manual {
 			selector, _ = spec["selector"].(map[string]any)
 		}
+	case "NetworkPolicy":
+		// spec.podSelector; an empty one (or none) selects every pod of
+		// the namespace.
+		selector, _ = spec["podSelector"].(map[string]any)
+		if selector == nil {
+			selector = map[string]any{}
+		}
 	case "CronJob", "Pod", "PodTemplate":
 	default:
 		selector, _ = spec["selector"].(map[string]any)
 	}
-	return templateLabels, selector, spec, nil
+	return templateLabels, selector, spec, containers, nil
+}
+
+// term is a pod summary as a Rego object.
+func (ps *podSummary) term(t terms) *ast.Term {
+	unready := make([]*ast.Term, len(ps.Unready))
+	for i, c := range ps.Unready {
+		unready[i] = ast.ObjectTerm(
+			ast.Item(ast.InternedTerm("name"), t.str(c.Name)),
+			ast.Item(ast.InternedTerm("field"), t.str(c.Field)),
+			ast.Item(ast.InternedTerm("index"), ast.InternedTerm(c.Index)),
+			ast.Item(ast.InternedTerm("portNames"), t.strs(c.PortNames)),
+			ast.Item(ast.InternedTerm("portNumbers"), numbers(c.PortNumbers)),
+			ast.Item(ast.InternedTerm("startup"), ast.InternedTerm(c.Startup)),
+		)
+	}
+	return ast.ObjectTerm(
+		ast.Item(ast.InternedTerm("portNames"), t.strs(ps.PortNames)),
+		ast.Item(ast.InternedTerm("portNumbers"), numbers(ps.PortNumbers)),
+		ast.Item(ast.InternedTerm("regular"), ast.InternedTerm(ps.Regular)),
+		ast.Item(ast.InternedTerm("probed"), ast.InternedTerm(ps.Probed)),
+		ast.Item(ast.InternedTerm("unready"), ast.ArrayTerm(unready...)),
+	)
+}
+
+// strs is a list of strings as a Rego array (empty, not null, for none).
+func (t terms) strs(l []string) *ast.Term {
+	out := make([]*ast.Term, len(l))
+	for i, s := range l {
+		out[i] = t.str(s)
+	}
+	return ast.ArrayTerm(out...)
+}
+
+// numbers is a list of numbers as a Rego array.
+func numbers(l []int64) *ast.Term {
+	out := make([]*ast.Term, len(l))
+	for i, n := range l {
+		out[i] = ast.InternedTerm(int(n))
+	}
+	return ast.ArrayTerm(out...)
 }

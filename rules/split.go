@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -231,7 +232,7 @@ var crossFields = map[string]any{
 		"selector": nil, "replicas": nil, "type": nil, "scaleTargetRef": nil, "serviceName": nil, "manualSelector": nil,
 		"minAvailable": nil, "maxUnavailable": nil, "parallelism": nil, "completions": nil,
 		"clusterIP": nil, "clusterIPs": nil, "minReplicas": nil, "maxReplicas": nil, "strategy": nil,
-		"podSelector": nil, "rules": nil, "defaultBackend": nil,
+		"podSelector": nil, "rules": nil, "defaultBackend": nil, "ports": nil,
 		"template": map[string]any{"metadata": map[string]any{"labels": nil}},
 	},
 }
@@ -260,10 +261,10 @@ var defaultedFields = map[string]any{
 var fullDefaulted = false
 
 // crossDefaultedFields are the fields of the defaulted object they read:
-// the replica count, the strategy (rollout/downtime) and pod template
-// labels after defaulting.
+// the replica count, the strategy (rollout/downtime), the update strategy
+// (probes/readiness-missing) and pod template labels after defaulting.
 var crossDefaultedFields = map[string]any{
-	"spec": map[string]any{"replicas": nil, "strategy": nil, "template": map[string]any{"metadata": map[string]any{"labels": nil}}},
+	"spec": map[string]any{"replicas": nil, "strategy": nil, "updateStrategy": nil, "template": map[string]any{"metadata": map[string]any{"labels": nil}}},
 }
 
 // crossJSON is v reduced to fields, as JSON: a few hundred bytes
@@ -512,9 +513,9 @@ func (r *Run) builtinFindings(rs rego.ResultSet) []Finding {
 }
 
 // ShallowPaths lists the fields of the object as written down to two levels
-// (kind, metadata, metadata.labels, spec.selector ...), in field-path
-// notation: where cross-resource findings point. Lint keeps their positions
-// alone once the object is done with.
+// (kind, metadata, metadata.labels, spec.selector ...), and the deeper
+// fields of deepPaths, in field-path notation: where cross-resource findings
+// point. Lint keeps their positions alone once the object is done with.
 func (in *Input) ShallowPaths() []string {
 	o, ok := in.object.(ast.Object)
 	if !ok {
@@ -536,7 +537,66 @@ func (in *Input) ShallowPaths() []string {
 			})
 		}
 	})
+	for _, pattern := range deepPaths {
+		out = appendDeep(out, "", o, pattern)
+	}
 	sort.Strings(out)
+	return slices.Compact(out)
+}
+
+// deepPaths are the fields deeper than two levels where cross-resource
+// findings point, "*" standing for every element of a list, "?" for every
+// element without a readinessProbe: a Service's ports, an Ingress's backend
+// ports, and the containers of a pod spec that probes/readiness-missing may
+// report.
+var deepPaths = func() [][]string {
+	var out [][]string
+	for _, p := range []string{
+		"spec.ports.*.targetPort", "spec.ports.*.port",
+		"spec.defaultBackend.service.port", "spec.rules.*.http.paths.*.backend.service.port",
+		"spec.containers.?", "spec.initContainers.?",
+		"spec.template.spec.containers.?", "spec.template.spec.initContainers.?",
+	} {
+		out = append(out, strings.Split(p, "."))
+	}
+	return out
+}()
+
+// appendDeep appends to out the paths of v that pattern names below parent,
+// and each of their ancestors.
+func appendDeep(out []string, parent string, v ast.Value, pattern []string) []string {
+	if len(pattern) == 0 {
+		return out
+	}
+	switch x := v.(type) {
+	case ast.Object:
+		if pattern[0] == "*" || pattern[0] == "?" {
+			return out
+		}
+		child := x.Get(ast.InternedTerm(pattern[0]))
+		if child == nil {
+			return out
+		}
+		p := appendSegment(parent, pattern[0])
+		out = append(out, p)
+		return appendDeep(out, p, child.Value, pattern[1:])
+	case *ast.Array:
+		if pattern[0] != "*" && pattern[0] != "?" {
+			return out
+		}
+		for i := range x.Len() {
+			if pattern[0] == "?" {
+				if o, ok := x.Elem(i).Value.(ast.Object); ok {
+					if probe := o.Get(ast.InternedTerm("readinessProbe")); probe != nil && probe.Value.Compare(ast.Null{}) != 0 {
+						continue
+					}
+				}
+			}
+			p := parent + "[" + strconv.Itoa(i) + "]"
+			out = append(out, p)
+			out = appendDeep(out, p, x.Elem(i).Value, pattern[1:])
+		}
+	}
 	return out
 }
 

@@ -87,6 +87,8 @@ type timing struct {
 	TerminateAfterSeconds float64 `json:"terminateAfterSeconds"`
 	TerminateSource       string  `json:"terminateSource"`
 	FailNew               bool    `json:"failNew"`
+	// PodSecurityRefusal is why the namespace refuses every new pod, when it does.
+	PodSecurityRefusal string `json:"podSecurityRefusal,omitempty"`
 }
 
 type setting struct {
@@ -169,6 +171,9 @@ func toDoc(res *runner.Result, kubernetesVersion string) doc {
 		if p.Plan != nil {
 			jp.Timing = &timing{ReadyAfterSeconds: secs(p.Timing.ReadyAfter), ReadySource: p.Timing.ReadySource,
 				TerminateAfterSeconds: secs(p.Timing.TerminateAfter), TerminateSource: p.Timing.TerminateSource, FailNew: p.Timing.FailNew}
+			if r := p.Timing.Refused; r != nil {
+				jp.Timing.PodSecurityRefusal = fmt.Sprintf("namespace %s (enforce=%s): %s", r.Namespace, r.Level, r.Reason)
+			}
 			jp.Plan = toPlan(p.Plan)
 			jp.Distribution = toDistribution(p.Distribution)
 		}

@@ -180,6 +180,9 @@ func writePrediction(b *strings.Builder, p runner.Prediction, chart bool) {
 	if p.Timing.FailNew {
 		row("", "--fail-new: the new ReplicaSet's pods never become Ready")
 	}
+	if r := p.Timing.Refused; r != nil {
+		row("", fmt.Sprintf("namespace %s (enforce=%s) refuses every new pod: Pod Security (the summary gives the API server's reason)", r.Namespace, r.Level))
+	}
 	row("pods terminate", fmt.Sprintf("%s after deletion (%s)", seconds(p.Timing.TerminateAfter), p.Timing.TerminateSource))
 	b.WriteString("\n")
 	writeSteps(b, plan)

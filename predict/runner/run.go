@@ -62,6 +62,12 @@ type Request struct {
 	// resolveNamespace).
 	NamespaceExplicit bool
 	WhatIf            predict.WhatIf
+	// NamespaceLabels are the labels of the cluster's Namespaces (live mode), read for their
+	// Pod Security labels; a Namespace of Files replaces the cluster's.
+	NamespaceLabels map[string]map[string]string
+	// FetchNamespaceLabels, when set (live mode), reads the labels of the cluster's
+	// Namespaces of those names that exist, for the namespaces of Files.
+	FetchNamespaceLabels func(ctx context.Context, names []string) (map[string]map[string]string, error)
 	// ReadyAfter and TerminateAfter override the derived timings when not zero.
 	ReadyAfter     time.Duration
 	TerminateAfter time.Duration
@@ -166,6 +172,9 @@ type TimingInfo struct {
 	TerminateAfter  time.Duration
 	TerminateSource string
 	FailNew         bool
+	// Refused, when set, is why the namespace refuses every new pod (Pod Security): the plan
+	// was simulated with the new pods never Ready.
+	Refused *Refusal
 }
 
 // Failed reports whether any prediction was rejected, stalls, or passes its progress deadline.
@@ -301,6 +310,21 @@ func Run(ctx context.Context, req Request) (*Result, error) {
 
 	set := manifest.Load(req.Files, req.Stdin)
 	res.Problems = append(res.Problems, set.Problems...)
+	if req.FetchNamespaceLabels != nil {
+		labels, err := req.FetchNamespaceLabels(ctx, namespacesOfSet(set, ns))
+		if err != nil {
+			return nil, err
+		}
+		merged := map[string]map[string]string{}
+		for k, v := range req.NamespaceLabels {
+			merged[k] = v
+		}
+		for k, v := range labels {
+			merged[k] = v
+		}
+		req.NamespaceLabels = merged
+	}
+	policies := namespacePolicies(req, set)
 	for _, obj := range set.Objects {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -317,10 +341,23 @@ func Run(ctx context.Context, req Request) (*Result, error) {
 			}
 			p.Namespace, nsNote = resolved, note
 		}
+		// A namespace whose Pod Security enforce level refuses the pod template: every pod
+		// creation fails, so the new pods never become Ready.
+		objReq := req
+		var refused *Refusal
+		if obj.APIVersion == "apps/v1" && (obj.Kind == "Deployment" || obj.Kind == "StatefulSet" || obj.Kind == "DaemonSet") {
+			r, err := podSecurityRefusal(policies, p.Namespace, obj.Kind, obj.JSON)
+			if err == nil && r != nil {
+				refused, objReq.FailNew = r, true
+			}
+		}
 		if obj.APIVersion == "apps/v1" && (obj.Kind == "StatefulSet" || obj.Kind == "DaemonSet") {
-			pred, err := predictSet(ctx, req, checker, state, oldSet, obj, p, ns)
+			pred, err := predictSet(ctx, objReq, checker, state, oldSet, obj, p, ns)
 			if err != nil {
 				return nil, err
+			}
+			if refused != nil && pred.Plan != nil {
+				refusedStall(&pred, refused, req.FailNew)
 			}
 			addNote(&pred, nsNote)
 			res.Predictions = append(res.Predictions, pred)
@@ -351,6 +388,9 @@ func Run(ctx context.Context, req Request) (*Result, error) {
 			}
 			continue
 		}
+		if obj.Kind == "Namespace" && obj.APIVersion == "v1" {
+			continue // read for its Pod Security labels (namespacePolicies)
+		}
 		if obj.Kind != "Deployment" || obj.APIVersion != "apps/v1" {
 			res.Skipped = append(res.Skipped, SkippedObject{File: obj.File, Document: obj.Document, Pos: obj.Start, Ref: obj.Ref(),
 				Reason: "predict models apps/v1 Deployments, StatefulSets, DaemonSets and ReplicaSets, batch/v1 Jobs and CronJobs, and v1 ReplicationControllers"})
@@ -377,12 +417,15 @@ func Run(ctx context.Context, req Request) (*Result, error) {
 		d.Namespace = p.Namespace
 		var pred Prediction
 		if cur != nil {
-			pred, err = predictFromState(req, objState, cur, d)
+			pred, err = predictFromState(objReq, objState, cur, d)
 		} else {
-			pred, err = predictFromOld(req, old, d, baseline)
+			pred, err = predictFromOld(objReq, old, d, baseline)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: document %d: %s: %w", obj.File, obj.Document, obj.Ref(), err)
+		}
+		if refused != nil {
+			refusedStall(&pred, refused, req.FailNew)
 		}
 		pred.File, pred.Document, pred.Pos, pred.Kind = obj.File, obj.Document, obj.Start, obj.Kind
 		addNote(&pred, nsNote)

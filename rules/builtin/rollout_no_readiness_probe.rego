@@ -13,7 +13,11 @@
 #   readinessProbe. Init containers are ignored, except sidecars (restartPolicy
 #   Always), whose readiness counts towards the pod's. A startupProbe also keeps
 #   its container unready until it succeeds, so a pod template with one is not
-#   reported. Deployments and StatefulSets with 0 replicas are left out.
+#   reported. Deployments and StatefulSets with 0 replicas are left out. A
+#   container that a Service of the input sends connections to, without a
+#   readinessProbe, in a workload this rule does not report (another
+#   strategy, a bare Pod or ReplicationController, a startupProbe only) is
+#   probes/readiness-missing.
 # custom:
 #   id: rollout/no-readiness-probe
 #   severity: warning

@@ -24,7 +24,30 @@ import (
 const (
 	liveNamespace      = "live-a"
 	liveOtherNamespace = "live-b"
+	// livePSSNamespace is labelled pod-security.kubernetes.io/enforce=restricted in the
+	// cluster only: lint --against-live reads the label from there.
+	livePSSNamespace = "live-pss"
 )
+
+// livePSSDeployment runs as root with the default capabilities, which the restricted
+// Pod Security Standard refuses.
+const livePSSDeployment = `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  namespace: live-pss
+spec:
+  replicas: 1
+  selector:
+    matchLabels: {app: web}
+  template:
+    metadata:
+      labels: {app: web}
+    spec:
+      containers:
+      - name: web
+        image: nginx:1.27
+`
 
 const liveDeployment = `apiVersion: apps/v1
 kind: Deployment
@@ -217,10 +240,14 @@ func setUpLive(ctx context.Context, c *Cluster, bin string) (*liveEnv, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, ns := range []string{liveNamespace, liveOtherNamespace} {
+	for _, ns := range []string{liveNamespace, liveOtherNamespace, livePSSNamespace} {
 		if err := c.EnsureNamespace(ctx, ns); err != nil {
 			return nil, err
 		}
+	}
+	if out, err := c.Kubectl(ctx, "label", "namespace", livePSSNamespace, "--overwrite",
+		"pod-security.kubernetes.io/enforce=restricted"); err != nil {
+		return nil, fmt.Errorf("label namespace %s: %w\n%s", livePSSNamespace, err, out)
 	}
 	all := filepath.Join(dir, "live-objects.yaml")
 	if err := os.WriteFile(all, []byte(strings.Join([]string{liveDeployment, liveStatefulSet, liveJob, liveDaemonSet, liveRelated}, "---\n")), 0o600); err != nil {
@@ -247,6 +274,7 @@ func setUpLive(ctx context.Context, c *Cluster, bin string) (*liveEnv, error) {
 		"job-image.yaml":       strings.Replace(liveJob, "migrate:1", "migrate:2", 1),
 		"canary.yaml":          strings.Replace(liveDeployment, "name: web\n", "name: web-canary\n", 1),
 		"ds-image.yaml":        strings.Replace(liveDaemonSet, "agent:1", "agent:2", 1),
+		"pss-deploy.yaml":      livePSSDeployment,
 	}}
 	for name, content := range env.files {
 		if err := os.WriteFile(env.path(name), []byte(content), 0o600); err != nil {
@@ -339,6 +367,9 @@ func readOnlyCommands(env *liveEnv) []ReadOnlyCommand {
 			Check: contains(src(liveNamespace, "Deployment", "web"), "1 object: ")},
 		{Name: "lint --against-live selector", Args: []string{"lint", "-f", env.path("deploy-selector.yaml"), "--against-live"}, Exit: []int{1},
 			Check: contains(env.path("deploy-selector.yaml")+":8:3: error api/invalid: spec.selector: Invalid value: ", "field is immutable")},
+		{Name: "lint --against-live Pod Security labels of the cluster's namespace", Args: []string{"lint", "-f", env.path("pss-deploy.yaml"), "--against-live"}, Exit: []int{1},
+			Check: contains(env.path("pss-deploy.yaml")+":13:5: error pss/enforce: would violate PodSecurity \"restricted:latest\": ",
+				"namespace "+livePSSNamespace+" refuses every pod it creates (enforce=restricted)")},
 		{Name: "lint --against-live overlap", Args: []string{"lint", "-f", env.path("canary.yaml"), "--against-live"}, Exit: []int{0, 1},
 			Check: contains("selector/overlap", "web")},
 		{Name: "predict TYPE/NAME --image", Args: []string{"predict", "deployment/web", "-n", liveNamespace, "--image", "web=nginx:1.28"}, Exit: []int{0, 1},

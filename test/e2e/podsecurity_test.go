@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -127,4 +128,59 @@ func inNamespace(t *testing.T, file, ns string) []byte {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// TestPodSecurityAgainstLive lints a Deployment whose namespace is labelled
+// enforce=restricted in the cluster only, with --against-live as the read-only user: lint
+// reads the label from the cluster, and its pss/enforce error starts with the API server's
+// own warning for the same Deployment (a dry-run create as the administrator).
+func TestPodSecurityAgainstLive(t *testing.T) {
+	env := sharedLiveEnv(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	oracle, err := env.cluster.NewOracle(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := oracle.DryRunCreate(ctx, []byte(livePSSDeployment))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var serverWarning string
+	for _, w := range v.Warnings {
+		if strings.HasPrefix(w, `would violate PodSecurity "restricted:latest"`) {
+			serverWarning = w
+		}
+	}
+	if v.Rejected || serverWarning == "" {
+		t.Fatalf("the server's verdict on the Deployment: rejected %v, warnings %q; want accepted with a Pod Security warning", v.Rejected, v.Warnings)
+	}
+	r := env.run(t, env.reader.Kubeconfig, "lint", "-f", env.path("pss-deploy.yaml"), "--against-live", "-o", "json")
+	if r.code != 1 {
+		t.Fatalf("exit %d, want 1\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	var rep struct {
+		Findings []struct {
+			Rule    string `json:"rule"`
+			Line    int    `json:"line"`
+			Message string `json:"message"`
+		} `json:"findings"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+		t.Fatalf("-o json: %v\n%s", err, r.stdout)
+	}
+	var enforce []string
+	for _, f := range rep.Findings {
+		if f.Rule == "pss/enforce" {
+			enforce = append(enforce, f.Message)
+		}
+	}
+	if len(enforce) != 1 || !strings.HasPrefix(enforce[0], serverWarning+"; ") {
+		t.Errorf("server accepts the Deployment with the warning:\n  %s\nlint --against-live's pss/enforce: %q", serverWarning, enforce)
+	}
+	// Without --against-live the namespace's labels are unknown: the per-check warnings.
+	r = env.run(t, env.reader.Kubeconfig, "lint", "-f", env.path("pss-deploy.yaml"))
+	if strings.Contains(r.stdout, "pss/enforce") {
+		t.Errorf("offline lint reports pss/enforce, which needs the cluster's labels:\n%s", r.stdout)
+	}
 }
