@@ -365,6 +365,14 @@ type gen struct {
 	// app.kubernetes.io/name and app.kubernetes.io/component.
 	component string
 	version   string
+	// lean writes pod specs the size of the real-world corpus's (one
+	// container, a few fields) instead of the rich ones; the repo-shaped
+	// corpus uses it.
+	lean bool
+	// shared leaves app.kubernetes.io/instance out of labels and selectors,
+	// so that every copy of an app selects every other copy's pods: the
+	// one-namespace corpus uses it.
+	shared bool
 }
 
 func writeObject(buf *bytes.Buffer, p Plan) {
@@ -427,8 +435,8 @@ func (g *gen) header(apiVersion, kind string) {
 		w.l(1, "namespace: %s", g.p.Namespace)
 	}
 	w.l(1, "labels:")
-	g.labels(2, true)
-	if g.rng.IntN(2) == 0 {
+	g.labels(2, !g.lean)
+	if g.rng.IntN(2) == 0 && (!g.lean || g.rng.IntN(3) == 0) {
 		w.l(1, "annotations:")
 		w.l(2, "kubernetes.io/change-cause: \"release %s\"", g.version)
 		w.l(2, "example.com/owner: %s@example.com", g.app)
@@ -444,7 +452,7 @@ func (g *gen) labels(depth int, all bool) {
 	w := g.w
 	w.l(depth, "app.kubernetes.io/name: %s", g.app)
 	w.l(depth, "app.kubernetes.io/component: %s", g.component)
-	if g.p.Kind != KindService {
+	if g.p.Kind != KindService && !g.shared {
 		w.l(depth, "app.kubernetes.io/instance: %s", g.p.Name)
 	}
 	if all {
@@ -475,7 +483,9 @@ func (g *gen) selector(depth int) {
 		component += "-canary"
 	}
 	w.l(depth+2, "app.kubernetes.io/component: %s", component)
-	w.l(depth+2, "app.kubernetes.io/instance: %s", g.p.Name)
+	if !g.shared {
+		w.l(depth+2, "app.kubernetes.io/instance: %s", g.p.Name)
+	}
 }
 
 // count writes a replicas-like field, negative for a NegativeCount.
@@ -491,8 +501,8 @@ func (g *gen) template(depth int, restartPolicy string) {
 	w := g.w
 	w.l(depth, "metadata:")
 	w.l(depth+1, "labels:")
-	g.labels(depth+2, true)
-	if g.rng.IntN(2) == 0 {
+	g.labels(depth+2, !g.lean)
+	if g.rng.IntN(2) == 0 && !g.lean {
 		w.l(depth+1, "annotations:")
 		w.l(depth+2, "prometheus.io/scrape: \"true\"")
 		w.l(depth+2, "prometheus.io/port: \"9090\"")
@@ -503,6 +513,10 @@ func (g *gen) template(depth int, restartPolicy string) {
 
 // podSpec writes a pod spec's keys at depth.
 func (g *gen) podSpec(depth int, restartPolicy string) {
+	if g.lean {
+		g.leanPodSpec(depth, restartPolicy)
+		return
+	}
 	w := g.w
 	r := g.rng
 	if restartPolicy != "" {
@@ -976,7 +990,9 @@ func (g *gen) pdb() {
 	w.l(2, "matchLabels:")
 	w.l(3, "app.kubernetes.io/name: %s", g.app)
 	w.l(3, "app.kubernetes.io/component: %s", g.component)
-	w.l(3, "app.kubernetes.io/instance: %s", g.p.Name)
+	if !g.shared {
+		w.l(3, "app.kubernetes.io/instance: %s", g.p.Name)
+	}
 	if r.IntN(3) == 0 {
 		w.l(1, "unhealthyPodEvictionPolicy: AlwaysAllow")
 	}

@@ -16,7 +16,9 @@
 # peer's ratio to ours.
 #
 # Environment:
-#   SIZES             which sets to run: any of 10k 100k precommit (default: all three)
+#   SIZES             which sets to run: any of 10k 100k precommit fixtures (default: all four)
+#   SHAPES            the corpus shapes of the 10k and 100k sets (bench/gencorpus -shape): any of
+#                     bench repo one-namespace (default: all three)
 #   ROUNDS_10K        rounds on the 10,000-object corpus (default 5)
 #   ROUNDS_100K       rounds on the 100,000-object corpus (default 3)
 #   ROUNDS_PRECOMMIT  rounds on the pre-commit set of 5 files (default 20)
@@ -26,7 +28,8 @@ set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/kubectl-workload/peers
-SIZES=${SIZES:-10k 100k precommit}
+SIZES=${SIZES:-10k 100k precommit fixtures}
+SHAPES=${SHAPES:-bench repo one-namespace}
 ROUNDS_10K=${ROUNDS_10K:-5}
 ROUNDS_100K=${ROUNDS_100K:-3}
 ROUNDS_PRECOMMIT=${ROUNDS_PRECOMMIT:-20}
@@ -37,6 +40,11 @@ KUBE_SCORE_VERSION=v1.20.0
 CONFTEST_VERSION=v0.71.1
 KUBE_LINTER_VERSION=v0.7.6
 POLARIS_VERSION=v9.6.1
+KUBECONFORM_VERSION=v0.8.0
+# kubeconform's schemas: generated offline from the v1.37.1 OpenAPI document by
+# bench/schemagen and pinned in the repository (standalone-strict, the kinds of the corpora
+# and of the differential test's fixtures).
+KUBECONFORM_SCHEMAS="$ROOT/bench/testdata/kubeconform-schemas/{{ .ResourceKind }}{{ .KindSuffix }}.json"
 
 if [[ -z ${WORK:-} ]]; then
 	WORK=$(mktemp -d /tmp/kw-bench-peers.XXXXXX)
@@ -72,6 +80,7 @@ KUBE_SCORE=$(install kube-score "$KUBE_SCORE_VERSION" github.com/zegl/kube-score
 CONFTEST=$(install conftest "$CONFTEST_VERSION" github.com/open-policy-agent/conftest conftest)
 KUBE_LINTER=$(install kube-linter "$KUBE_LINTER_VERSION" golang.stackrox.io/kube-linter/cmd/kube-linter kube-linter)
 POLARIS=$(install polaris "$POLARIS_VERSION" github.com/fairwindsops/polaris/v9 polaris)
+KUBECONFORM=$(install kubeconform "$KUBECONFORM_VERSION" github.com/yannh/kubeconform/cmd/kubeconform kubeconform)
 
 log "building kubectl-workload"
 (cd "$ROOT" && go build -o "$WORK/kubectl-workload" ./cmd/kubectl-workload)
@@ -97,8 +106,9 @@ CHECKS[kubectl-workload]="$((kw_rego + kw_api + kw_input)): $kw_rego Rego rules,
 [[ -n $CONFTEST ]] && CHECKS[conftest]="$kw_rego: our Rego rules via bench/conftest/adapter.rego, one document at a time, no defaulting"
 [[ -n $KUBE_LINTER ]] && CHECKS[kube-linter]="$("$KUBE_LINTER" checks list --format plain 2>/dev/null | grep -c '^Name:' || echo '?') (built-in)"
 [[ -n $POLARIS ]] && CHECKS[polaris]="(built-in)"
+[[ -n $KUBECONFORM ]] && CHECKS[kubeconform]="JSON schema only, -strict ($(find "$ROOT/bench/testdata/kubeconform-schemas" -name '*.json' | wc -l) kinds, standalone-strict from the v1.37.1 OpenAPI document)"
 declare -A VERSION=([kubectl-workload]=$(cd "$ROOT" && git rev-parse --short HEAD) [kube-score]=$KUBE_SCORE_VERSION
-	[conftest]=$CONFTEST_VERSION [kube-linter]=$KUBE_LINTER_VERSION [polaris]=$POLARIS_VERSION)
+	[conftest]=$CONFTEST_VERSION [kube-linter]=$KUBE_LINTER_VERSION [polaris]=$POLARIS_VERSION [kubeconform]=$KUBECONFORM_VERSION)
 
 # tool_cmd TOOL CORPUS FILELIST: sets CMD to the command line of one run.
 # kube-score and conftest get the object files only (not the broken
@@ -112,6 +122,7 @@ tool_cmd() {
 	conftest) CMD=(xargs -a "$list" -d '\n' -s 2000000 "$CONFTEST" test --no-color --policy "$POLICY") ;;
 	kube-linter) CMD=("$KUBE_LINTER" lint --format plain "$corpus") ;;
 	polaris) CMD=("$POLARIS" audit --audit-path "$corpus" --format score) ;;
+	kubeconform) CMD=("$KUBECONFORM" -strict -summary -schema-location "$KUBECONFORM_SCHEMAS" "$corpus") ;;
 	esac
 }
 
@@ -188,9 +199,10 @@ median_of() { # median_of SET TOOL: the median wall time, in seconds
 }
 
 peers=(kubectl-workload)
-for t in kube-score conftest kube-linter polaris; do
+for t in kube-score conftest kubeconform kube-linter polaris; do
 	case $t in
 	kube-score) [[ -n $KUBE_SCORE ]] && peers+=("$t") ;;
+	kubeconform) [[ -n $KUBECONFORM ]] && peers+=("$t") ;;
 	conftest) [[ -n $CONFTEST ]] && peers+=("$t") ;;
 	kube-linter) [[ -n $KUBE_LINTER ]] && peers+=("$t") ;;
 	polaris) [[ -n $POLARIS ]] && peers+=("$t") ;;
@@ -208,25 +220,50 @@ done
 for size in $SIZES; do
 	case $size in
 	10k)
-		(cd "$ROOT" && go run ./bench/gencorpus -n 10000 -o "$WORK/c10k") >&2
-		measure 10k "$WORK/c10k" "$ROUNDS_10K" "${peers[@]}"
-		table 10k "10,000 objects ($(du -sh "$WORK/c10k" | cut -f1), $(find "$WORK/c10k" -name '*.yaml' | wc -l) files), $ROUNDS_10K alternating rounds"
+		for shape in $SHAPES; do
+			(cd "$ROOT" && go run ./bench/gencorpus -shape "$shape" -n 10000 -o "$WORK/c10k-$shape") >&2
+			measure "10k-$shape" "$WORK/c10k-$shape" "$ROUNDS_10K" "${peers[@]}"
+			table "10k-$shape" "10,000 objects, $shape shape ($(du -sh "$WORK/c10k-$shape" | cut -f1), $(find "$WORK/c10k-$shape" -name '*.yaml' | wc -l) files), $ROUNDS_10K alternating rounds"
+		done
 		;;
 	100k)
-		(cd "$ROOT" && go run ./bench/gencorpus -n 100000 -o "$WORK/c100k") >&2
-		if [[ $PEERS_100K == 1 ]]; then
-			measure 100k "$WORK/c100k" "$ROUNDS_100K" "${peers[@]}"
-		else
-			measure 100k "$WORK/c100k" "$ROUNDS_100K" kubectl-workload
-		fi
-		table 100k "100,000 objects ($(du -sh "$WORK/c100k" | cut -f1)), $ROUNDS_100K rounds"
-		if [[ -s $WORK/10k.times ]]; then
-			t10=$(median_of 10k kubectl-workload)
-			t100=$(median_of 100k kubectl-workload)
+		for shape in $SHAPES; do
+			(cd "$ROOT" && go run ./bench/gencorpus -shape "$shape" -n 100000 -o "$WORK/c100k") >&2
+			if [[ $PEERS_100K == 1 ]]; then
+				measure "100k-$shape" "$WORK/c100k" "$ROUNDS_100K" "${peers[@]}"
+			else
+				measure "100k-$shape" "$WORK/c100k" "$ROUNDS_100K" kubectl-workload
+			fi
+			table "100k-$shape" "100,000 objects, $shape shape ($(du -sh "$WORK/c100k" | cut -f1)), $ROUNDS_100K rounds"
+			if [[ -s $WORK/10k-$shape.times ]]; then
+				t10=$(median_of "10k-$shape" kubectl-workload)
+				t100=$(median_of "100k-$shape" kubectl-workload)
+				echo
+				echo "Linearity ($shape): 100k / 10k wall = $(awk -v a="$t100" -v b="$t10" 'BEGIN {printf "%.2f", a / b}')× (linear is 10×; the target is at most 12×)."
+			fi
+			rm -rf "$WORK/c100k"
+		done
+		;;
+	fixtures)
+		# The API server's verdicts: test/e2e's differential fixtures, one object per file,
+		# under invalid/ (the server rejects it; test/e2e checks that against a real
+		# kube-apiserver) and valid/ (it accepts it). Which of them each tool flags.
+		fx=$ROOT/test/e2e/testdata/differential
+		# Ours: a file with an api/* error (the differential test's criterion); the text output
+		# is FILE:LINE:COL: SEVERITY RULE: MESSAGE.
+		kw_flagged=$("$KW" lint "$fx/invalid" "$fx/valid" 2>/dev/null | awk -F': ' '$2 ~ /^error api\// {sub(/:[0-9]+:[0-9]+$/, "", $1); print $1}' | sort -u || true)
+		echo
+		echo "### API server rejections caught (test/e2e/testdata/differential: $(find "$fx/invalid" -name '*.yaml' | wc -l) rejected, $(find "$fx/valid" -name '*.yaml' | wc -l) accepted)"
+		echo
+		echo "| tool | rejected objects flagged | accepted objects flagged (false alarms) |"
+		echo "|---|---|---|"
+		echo "| kubectl-workload | $(grep -c '/invalid/' <<<"$kw_flagged") | $(grep -c '/valid/' <<<"$kw_flagged") |"
+		if [[ -n $KUBECONFORM ]]; then
+			kc_flagged=$("$KUBECONFORM" -strict -schema-location "$KUBECONFORM_SCHEMAS" "$fx/invalid" "$fx/valid" 2>/dev/null | sed -n 's/^\(.*\.yaml\) - .* \(is invalid\|failed validation\): .*$/\1/p; s/^\(.*\.yaml\) - .*could not find schema.*$/\1/p' | sort -u || true)
+			echo "| kubeconform $KUBECONFORM_VERSION | $(grep -c '/invalid/' <<<"$kc_flagged") | $(grep -c '/valid/' <<<"$kc_flagged") |"
 			echo
-			echo "Linearity: 100k / 10k wall = $(awk -v a="$t100" -v b="$t10" 'BEGIN {printf "%.2f", a / b}')× (linear is 10×; the target is at most 13×)."
+			echo "Rejections kubeconform flags that kubectl-workload does not: $(comm -23 <(grep '/invalid/' <<<"$kc_flagged") <(grep '/invalid/' <<<"$kw_flagged") | wc -l)."
 		fi
-		rm -rf "$WORK/c100k"
 		;;
 	precommit)
 		(cd "$ROOT" && go run ./bench/gencorpus -precommit -o "$WORK/pre") >&2
@@ -241,7 +278,7 @@ for size in $SIZES; do
 		echo "Process start alone (\`kubectl-workload version\`, median of $ROUNDS_PRECOMMIT): $(median_of floor kubectl-workload) s."
 		;;
 	*)
-		echo "unknown size $size (want 10k, 100k or precommit)" >&2
+		echo "unknown size $size (want 10k, 100k, precommit or fixtures)" >&2
 		exit 2
 		;;
 	esac

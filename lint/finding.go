@@ -93,6 +93,10 @@ type Finding struct {
 	// Object is the object the finding is about; nil for a document that
 	// did not parse.
 	Object *ObjectRef `json:"object,omitempty"`
+	// Related is, for a cross-resource finding whose message names only the
+	// first few of the objects it relates to ("and N more"), how many there
+	// are in all; omitted otherwise.
+	Related int `json:"related,omitempty"`
 	// Suppressed is set when an ignore annotation or a configuration
 	// exemption silences the finding. Suppressed findings stay in the
 	// report (JSON, SARIF) but never count toward --fail-on.

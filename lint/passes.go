@@ -154,7 +154,9 @@ func (c *checked) addRuleFindings(found []rules.Finding) {
 			c.errs = append(c.errs, fmt.Errorf("rule %s: %w", f.RuleID, err))
 			return
 		}
-		c.findings = append(c.findings, c.at(f.RuleID, sev, f.Path, f.Message))
+		found := c.at(f.RuleID, sev, f.Path, f.Message)
+		found.Related = f.Related
+		c.findings = append(c.findings, found)
 	}
 }
 

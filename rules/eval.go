@@ -22,6 +22,10 @@ type Finding struct {
 	// Path is the field the finding is about, in the API server's notation,
 	// or "" for the object as a whole.
 	Path string
+	// Related is, for a cross-resource finding that names a few of many
+	// related objects ("and N more"), how many there are in all; 0
+	// otherwise. Rules set it as "related_count".
+	Related int
 }
 
 // Run is the engine prepared for one lint run: its queries are prepared once
@@ -109,6 +113,16 @@ func readFindings(v any, strict bool) ([]Finding, []any) {
 			f := Finding{}
 			f.Message, _ = t["msg"].(string)
 			f.Severity, _ = t["severity"].(string)
+			switch n := t["related_count"].(type) {
+			case json.Number:
+				if i, err := n.Int64(); err == nil && i > 0 {
+					f.Related = int(i)
+				}
+			case float64:
+				if n > 0 {
+					f.Related = int(n)
+				}
+			}
 			switch p := t["path"].(type) {
 			case string:
 				f.Path = p

@@ -419,7 +419,7 @@ func (e entry) value(t terms, rel relation, key string) ast.Value {
 	for _, r := range []struct {
 		name string
 		m    map[string]ast.Value
-	}{{"selects", rel.selects}, {"selected_by", rel.selectedBy}} {
+	}{{"selects", rel.selects}, {"selected_by", rel.selectedBy}, {"selected_by_kind", rel.selectedByKind}} {
 		if v, ok := r.m[key]; ok {
 			items = append(items, ast.Item(ast.InternedTerm(r.name), ast.NewTerm(v)))
 		}
@@ -431,6 +431,7 @@ func (e entry) value(t terms, rel relation, key string) ast.Value {
 	if v, ok := rel.didYouMean[key]; ok {
 		items = append(items, ast.Item(ast.InternedTerm("did_you_mean"), ast.NewTerm(v)))
 	}
+	items = append(items, rel.bounded[key]...)
 	return ast.NewObject(items...)
 }
 

@@ -3,6 +3,7 @@ package rules
 import (
 	"encoding/json"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/open-policy-agent/opa/v1/ast"
@@ -49,6 +50,13 @@ type relation struct {
 	selectedBy map[string]ast.Value
 	nearMisses map[string]nearMissSummary
 	didYouMean map[string]ast.Value
+	// selectedByKind is selectedBy split by the selecting object's kind,
+	// {Kind: [keys]}, so that a rule asking for one kind reads only its
+	// list.
+	selectedByKind map[string]ast.Value
+	// bounded holds, per entry, the bounded answers of the rules that
+	// relate one object to many (bounded.go): extra items of the entry.
+	bounded map[string][][2]*ast.Term
 }
 
 // nearMissSummary is a selector's near misses as the rules show them: the
@@ -93,15 +101,13 @@ func relate(objects map[string]entry) relation {
 
 	lists := listInterner{}
 	rel := relation{selects: map[string]ast.Value{}, selectedBy: map[string]ast.Value{}, nearMisses: map[string]nearMissSummary{},
-		didYouMean: map[string]ast.Value{}}
-	// The answers for each distinct selector, by its JSON.
-	type answer struct {
-		keys []string // nil for a selector upstream refuses
-		near *nearMissSummary
-		typo ast.Value
-	}
-	memo := map[string]answer{}
-	selectedBy := map[string][]string{}
+		didYouMean: map[string]ast.Value{}, selectedByKind: map[string]ast.Value{}, bounded: map[string][][2]*ast.Term{}}
+	// The answers for each distinct selector, by its JSON, and the
+	// objects that have it (its members).
+	type answer = answerRef
+	memo := map[string]*answer{}
+	var classes []*answer
+	selClass := map[string]*answer{}
 	for key, e := range objects {
 		if e.Selector == nil {
 			continue
@@ -110,8 +116,9 @@ func relate(objects map[string]entry) relation {
 		if err != nil {
 			continue
 		}
-		a, done := memo[string(js)]
-		if !done {
+		a := memo[string(js)]
+		if a == nil {
+			a = &answer{}
 			var ls metav1.LabelSelector
 			if json.Unmarshal(js, &ls) == nil {
 				if a.keys = selectedKeys(&ls, holders, byPair, all); a.keys != nil && !selectsWorkload(a.keys) {
@@ -120,14 +127,16 @@ func relate(objects map[string]entry) relation {
 				}
 			}
 			memo[string(js)] = a
+			if a.keys != nil {
+				classes = append(classes, a)
+			}
 		}
 		if a.keys == nil {
 			continue // a selector upstream refuses
 		}
+		a.members = append(a.members, key)
+		selClass[key] = a
 		rel.selects[key] = lists.value(a.keys)
-		for _, k := range a.keys {
-			selectedBy[k] = append(selectedBy[k], key)
-		}
 		if a.near != nil {
 			rel.nearMisses[key] = *a.near
 		}
@@ -140,12 +149,79 @@ func relate(objects map[string]entry) relation {
 			rel.didYouMean[key] = v
 		}
 	}
-	for key := range holders {
-		l := selectedBy[key]
-		sort.Strings(l)
-		rel.selectedBy[key] = lists.value(l)
+	// Which selectors select a holder: the members of the distinct
+	// selectors whose answer holds it. Holders selected by the same
+	// distinct selectors share one list (a signature of the selectors'
+	// ordinals), so that n alike objects cost n lists' worth of work, not
+	// n²: the lists are built once per signature.
+	sort.Slice(classes, func(i, j int) bool { return classes[i].members[0] < classes[j].members[0] })
+	for _, a := range classes {
+		sort.Strings(a.members)
 	}
+	sigOf := map[string][]int32{}
+	for i, a := range classes {
+		for _, h := range a.keys {
+			sigOf[h] = append(sigOf[h], int32(i))
+		}
+	}
+	bySig := map[string]*selectedBy{}
+	holderSig := map[string]*selectedBy{}
+	for key := range holders {
+		sig := sigOf[key]
+		id := sigString(sig)
+		sb := bySig[id]
+		if sb == nil {
+			var keys []string
+			for _, i := range sig {
+				keys = append(keys, classes[i].members...)
+			}
+			sort.Strings(keys)
+			sb = &selectedBy{all: keys, byKind: map[string][]string{}}
+			for _, k := range keys {
+				kind := objects[k].Kind
+				sb.byKind[kind] = append(sb.byKind[kind], k)
+			}
+			sb.value = lists.value(keys)
+			kinds := make([][2]*ast.Term, 0, len(sb.byKind))
+			for kind, l := range sb.byKind {
+				kinds = append(kinds, ast.Item(ast.StringTerm(kind), ast.NewTerm(lists.value(l))))
+			}
+			sb.kindValue = ast.NewObject(kinds...)
+			bySig[id] = sb
+		}
+		holderSig[key] = sb
+		rel.selectedBy[key] = sb.value
+		rel.selectedByKind[key] = sb.kindValue
+	}
+	boundedRelations(objects, holderSig, selClass, &rel)
 	return rel
+}
+
+// answerRef is one distinct selector's answer, and the objects that have
+// it (its members, sorted).
+type answerRef struct {
+	keys    []string // nil for a selector upstream refuses
+	near    *nearMissSummary
+	typo    ast.Value
+	members []string
+}
+
+// selectedBy is the selectors that select a holder, shared by the holders
+// of one signature.
+type selectedBy struct {
+	all       []string
+	byKind    map[string][]string
+	value     ast.Value
+	kindValue ast.Value
+}
+
+func sigString(sig []int32) string {
+	var b strings.Builder
+	for _, i := range sig {
+		b.WriteString(strconv.Itoa(int(i)))
+		b.WriteByte(',')
+	}
+	return b.String()
 }
 
 // selectedKeys is the sorted keys of the holders that the selector selects;

@@ -1,11 +1,18 @@
-// Command gencorpus writes the benchmark corpus of kubectl-workload/bench to a
+// Command gencorpus writes a benchmark corpus of kubectl-workload/bench to a
 // directory, for timing the kubectl-workload binary end to end:
 //
 //	go run ./bench/gencorpus -n 10000 -o /tmp/kw-corpus
+//	go run ./bench/gencorpus -shape repo -n 10000 -o /tmp/kw-repo
+//	go run ./bench/gencorpus -shape one-namespace -n 10000 -o /tmp/kw-onens
 //	/usr/bin/time -v kubectl-workload lint -o json /tmp/kw-corpus > /dev/null
 //
-// -precommit writes the pre-commit set instead: the corpus's first five files
-// (50 objects), the size of what a commit usually touches.
+// -shape picks the generator: bench (the original corpus, ten objects per
+// file), repo (shaped like a repository of many services, from the
+// real-world corpus's mix) or one-namespace (many copies of one application
+// sharing labels in one namespace). -seed changes the repo and one-namespace
+// corpora's draws. -precommit writes the pre-commit set instead: the bench
+// corpus's first five files (50 objects), the size of what a commit usually
+// touches.
 package main
 
 import (
@@ -19,16 +26,18 @@ import (
 func main() {
 	n := flag.Int("n", 10000, "number of objects")
 	out := flag.String("o", "", "directory to write the corpus to (created; must not hold an older corpus)")
-	precommit := flag.Bool("precommit", false, "write the pre-commit set (the first 5 files, 50 objects); overrides -n")
+	shape := flag.String("shape", string(bench.ShapeBench), "corpus shape: bench, repo or one-namespace")
+	seed := flag.Uint64("seed", 1, "seed of the repo and one-namespace shapes")
+	precommit := flag.Bool("precommit", false, "write the pre-commit set (the first 5 files, 50 objects); overrides -n and -shape")
 	flag.Parse()
 	if *out == "" || flag.NArg() > 0 {
-		fmt.Fprintln(os.Stderr, "usage: gencorpus [-n objects | -precommit] -o DIR")
+		fmt.Fprintln(os.Stderr, "usage: gencorpus [-n objects | -precommit] [-shape bench|repo|one-namespace] [-seed N] -o DIR")
 		os.Exit(2)
 	}
 	if *precommit {
-		*n = bench.PrecommitObjects
+		*n, *shape = bench.PrecommitObjects, string(bench.ShapeBench)
 	}
-	st, err := bench.GenerateCorpus(*out, *n)
+	st, err := bench.GenerateShape(*out, bench.Shape(*shape), *n, *seed)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "gencorpus:", err)
 		os.Exit(1)

@@ -272,6 +272,9 @@ type (
 		Field string `json:"field,omitempty"`
 		// Document is the 0-based document index in the file.
 		Document int `json:"document"`
+		// Related is lint.Finding.Related: the full count of related
+		// objects when the message names only the first few.
+		Related int `json:"related,omitempty"`
 	}
 	sarifRunProperties struct {
 		KubernetesVersion string `json:"kubernetesVersion"`
@@ -430,7 +433,7 @@ func SARIF(w io.Writer, res *lint.Result, catalogue []rules.Rule, kubernetesVers
 			RuleID: f.Rule, RuleIndex: index[f.Rule], Level: sarifLevel(f.Severity.String()),
 			Message:    sarifMessage{Text: msg},
 			Locations:  []sarifLocation{loc},
-			Properties: &sarifResultProps{Field: f.Field, Document: f.Document},
+			Properties: &sarifResultProps{Field: f.Field, Document: f.Document, Related: f.Related},
 		}
 		if s := f.Suppressed; s != nil {
 			r.Suppressions = []sarifSuppression{{Kind: suppressionKind(s.Kind), Status: "accepted", Justification: s.Reason}}

@@ -23,7 +23,7 @@ findings contains f if {
 	replicas >= 2
 	labels := object.get(input.object, ["spec", "template", "metadata", "labels"], {})
 	count(labels) > 0
-	count(xref.selectors_matching(labels, {"PodDisruptionBudget"})) == 0
+	xref.selected_by_count(labels, {"PodDisruptionBudget"}) == 0
 	f := {
 		"msg": sprintf("%s %s runs %d replicas and no PodDisruptionBudget in the input selects its pods: a node drain may evict all of them at once", [input.object.kind, input.object.metadata.name, replicas]),
 		"path": "spec.replicas",

@@ -16,7 +16,10 @@
 #   the StatefulSet's name followed by -<ordinal> (isMemberOf): it becomes that
 #   ordinal and is deleted when the ordinal is out of range. Deployments do not
 #   adopt pods: they adopt ReplicaSets, whose selectors add the
-#   pod-template-hash label. CronJobs adopt Jobs, not pods.
+#   pod-template-hash label. CronJobs adopt Jobs, not pods. A Pod that more
+#   than 5 controllers would adopt gets one finding that counts them and
+#   names the first 5 (the count is the finding's related count in JSON and
+#   SARIF), so n alike Pods and controllers give n findings, not n².
 # custom:
 #   id: selector/bare-pod-adopted
 #   severity: warning
@@ -49,10 +52,27 @@ has_controller if {
 	ref.controller == true
 }
 
-adopters contains key if {
+# max_named is how many adopters get a finding of their own; beyond it one
+# finding counts them and names the first max_named.
+max_named := 5
+
+# related is the adopters, bounded: the first max_named keys, sorted, and how
+# many there are, as the inventory computed them (rules/bounded.go), else
+# from every adopter.
+related := r if {
+	bare
+	r := xref.entry(input.key).adopters
+} else := {"first": array.slice(sort(all_adopters), 0, max_named), "count": count(all_adopters)} if bare
+
+all_adopters contains key if {
 	bare
 	some key in xref.selectors_matching(labels, {"ReplicaSet", "ReplicationController", "DaemonSet", "Job", "StatefulSet"})
 	adopts(xref.entry(key))
+}
+
+adopters contains key if {
+	related.count <= max_named
+	some key in related.first
 }
 
 adopts(e) if e.kind in {"ReplicaSet", "ReplicationController", "DaemonSet"}
@@ -97,6 +117,18 @@ consequence(e) := sprintf("the %s adopts it and counts it toward its %s, deletin
 } else := sprintf("the name makes it ordinal %s of the StatefulSet (%s), which adopts it and deletes or recreates it to match its own template and revision", [parent_and_ordinal[1], xref.quantity(e.spec.replicas, "replica")]) if {
 	is_number(e.spec.replicas)
 } else := sprintf("the name makes it ordinal %s of the StatefulSet, which adopts it and deletes or recreates it to match its own template and revision", [parent_and_ordinal[1]])
+
+findings contains f if {
+	related.count > max_named
+	f := {
+		"msg": sprintf(
+			"Pod %s has no controller ownerReference and its labels %s are selected by %d controllers that adopt orphaned pods: %s and %d more. One of them adopts it, counts it as one of its own pods and may delete or replace it",
+			[shown, xref.format_labels(labels), related.count, concat(", ", [xref.describe(k) | some k in related.first]), related.count - max_named],
+		),
+		"path": "metadata.labels",
+		"related_count": related.count,
+	}
+}
 
 completions(e) := sprintf("%d", [e.spec.completions]) if {
 	is_number(e.spec.completions)

@@ -59,9 +59,17 @@ max_named := 5
 
 overlapping := selected | selecting
 
+# related is overlapping, bounded: the first max_named keys, sorted, and how
+# many there are, as the inventory computed them (rules/bounded.go), else
+# from overlapping.
+related := r if {
+	xref.controller(self)
+	r := self.overlapping
+} else := {"first": array.slice(sort(overlapping), 0, max_named), "count": count(overlapping)}
+
 findings contains f if {
-	count(overlapping) <= max_named
-	some other in overlapping
+	related.count <= max_named
+	some other in related.first
 	f := {
 		"msg": sprintf(
 			"%s overlaps %s: %s. %s; %s. A controller adopts the orphaned pods its selector matches and then deletes or replaces them to fit its own replicas and template, and whatever reads pods by selector (autoscalers, kubectl rollout status) counts both sets",
@@ -75,18 +83,19 @@ findings contains f if {
 }
 
 findings contains f if {
-	count(overlapping) > max_named
-	first := array.slice(sort(overlapping), 0, max_named)
+	related.count > max_named
+	first := related.first
 	f := {
 		"msg": sprintf(
 			"%s overlaps %d other controllers: %s and %d more. %s. A controller adopts the orphaned pods its selector matches and then deletes or replaces them to fit its own replicas and template, and whatever reads pods by selector (autoscalers, kubectl rollout status) counts every set",
 			[
-				xref.describe(input.key), count(overlapping),
-				concat(", ", [xref.describe(k) | some k in first]), count(overlapping) - max_named,
+				xref.describe(input.key), related.count,
+				concat(", ", [xref.describe(k) | some k in first]), related.count - max_named,
 				summary(input.key, self),
 			],
 		),
 		"path": "spec.selector",
+		"related_count": related.count,
 	}
 }
 

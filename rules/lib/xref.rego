@@ -83,6 +83,26 @@ own_selected_by(labels) := e.selected_by if {
 	pod_labels(e) == labels
 }
 
+# own_selected_by_kinds(labels, kinds) is own_selected_by's keys of the given
+# kinds, read from the inventory's lists by kind (selected_by_kind) so that
+# only those kinds' lists are walked; undefined like own_selected_by.
+own_selected_by_kinds(labels, kinds) := {key | some kind in kinds; some key in object.get(e.selected_by_kind, kind, [])} if {
+	e := entry(input.key)
+	is_object(e.selected_by_kind)
+	pod_labels(e) == labels
+} else := {key | some key in keys; kind_of(key) in kinds} if {
+	keys := own_selected_by(labels)
+}
+
+# selected_by_count(labels, kinds) is count(selectors_matching(labels,
+# kinds)), from the lengths of the inventory's lists when labels are the
+# input object's own pod labels.
+selected_by_count(labels, kinds) := sum([count(object.get(e.selected_by_kind, kind, [])) | some kind in kinds]) if {
+	e := entry(input.key)
+	is_object(e.selected_by_kind)
+	pod_labels(e) == labels
+} else := count(selectors_matching(labels, kinds))
+
 # templates_selected_by(sel) is the set of keys of the objects in the input's
 # namespace whose pod template labels sel selects: the inventory's answer
 # for the input's own selector, else like lib's, but the candidates are the
@@ -119,8 +139,8 @@ crowded_label := 100
 # a crowd of alike selectors) is passed over, so those selectors are missed
 # here. Callers use it where that selector's own object reports the match
 # anyway (selector/overlap); selectors_matching is the complete form.
-selectors_selecting(labels, kinds) := {key | some key in keys; kind_of(key) in kinds} if {
-	keys := own_selected_by(labels)
+selectors_selecting(labels, kinds) := keys if {
+	keys := own_selected_by_kinds(labels, kinds)
 } else := {key |
 	some k, v in labels
 	candidates := object.get(lib.index.by_selector_label, pair(k, v), [])
@@ -133,8 +153,8 @@ selectors_selecting(labels, kinds) := {key | some key in keys; kind_of(key) in k
 # selectors_matching(labels, kinds) is the complete form of
 # selectors_selecting: every indexed selector of the given kinds that selects
 # labels, whatever the length of the lists.
-selectors_matching(labels, kinds) := {key | some key in keys; kind_of(key) in kinds} if {
-	keys := own_selected_by(labels)
+selectors_matching(labels, kinds) := keys if {
+	keys := own_selected_by_kinds(labels, kinds)
 } else := {key |
 	some k, v in labels
 	some key in object.get(lib.index.by_selector_label, pair(k, v), [])
