@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/tester"
@@ -86,7 +87,8 @@ func TestRegoUnitTests(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ch, err := tester.NewRunner().SetCompiler(ast.NewCompiler().WithEnablePrintStatements(true)).
+	// Each test is bounded (OPA's default is 5s); the race detector slows evaluation tenfold.
+	ch, err := tester.NewRunner().SetTimeout(time.Minute).SetCompiler(ast.NewCompiler().WithEnablePrintStatements(true)).
 		CapturePrintOutput(true).SetModules(modules).RunTests(context.Background(), nil)
 	if err != nil {
 		t.Fatalf("OPA test runner: %v", err)
