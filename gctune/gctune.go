@@ -10,17 +10,15 @@
 // collection), so that a run over a large corpus, whose kept state outgrows
 // Floor, is not made to collect continuously. Not twice (GOGC=100): a large
 // run's live heap grows through its first pass, and collections that find
-// it all live again were a tenth of its CPU; at 100,000 objects the factor
-// 2.5 made the run about 5% faster for a peak RSS of 0.85 GB instead of
-// 0.7 GB, and a 10,000-object run, whose live heap stays under Floor/2.5,
-// is unchanged.
+// it all live again cost more than the memory saved (bench/README.md has
+// the figures).
 //
 // A user's own GOGC or GOMEMLIMIT wins: the tuner then changes nothing.
 //
 // main starts the tuner explicitly, as its first statement; no package init
 // changes runtime settings. The linked packages' inits (Kubernetes schemes,
-// feature gates, OPA) run before it under Go's defaults: about 7 MB of
-// allocation and three or four small collections.
+// feature gates, OPA) run before it under Go's defaults, with a few small
+// collections.
 package gctune
 
 import (

@@ -122,7 +122,7 @@ func BuiltinModules(withTests bool) (map[string]*ast.Module, error) {
 // Without user policies there is nothing New could fail on that the tests
 // have not seen, so it returns at once and the engine is built in the
 // background from the process's shared compiles (package compiled): it is
-// ready once the first pass's rules are compiled (about 5 ms of CPU), and
+// ready once the first pass's rules are compiled, and
 // the cross-resource rules compile while the first files load, which
 // matters to a pre-commit hook's run on a few files. Every method waits
 // for what it needs.
