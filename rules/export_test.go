@@ -8,7 +8,7 @@ func SetFullSummary() (undo func()) {
 }
 
 // SetFullDefaulted makes input.defaulted the whole defaulted object instead
-// of defaultedFields, and returns the undo.
+// of the fields the rules read (readFields), and returns the undo.
 func SetFullDefaulted() (undo func()) {
 	fullDefaulted = true
 	return func() { fullDefaulted = false }

@@ -182,9 +182,13 @@ func NewInput(o Object) (*Input, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read object for rules: %w", err)
 	}
+	read, err := readFields()
+	if err != nil {
+		return nil, fmt.Errorf("built-in rules: %w", err)
+	}
 	defaulted := obj
 	if o.Defaulted != nil {
-		fields := defaultedFields
+		fields := read.defaulted
 		if fullDefaulted {
 			fields = nil
 		}
@@ -203,7 +207,7 @@ func NewInput(o Object) (*Input, error) {
 	}
 	var defaultedJSON *[]byte
 	if o.Defaulted != nil {
-		defaultedJSON = crossJSON(defaulted, crossDefaultedFields)
+		defaultedJSON = crossJSON(defaulted, read.crossDefaulted)
 	}
 	cross.set(crossJSON(obj, crossFields), defaultedJSON, o.Slab)
 	return &Input{object: obj, rejected: o.Rejected, value: inputValue(obj, defaulted, o.Namespace, ast.NewTerm(facts)),
@@ -237,35 +241,9 @@ var crossFields = map[string]any{
 	},
 }
 
-// defaultedFields are the fields of the defaulted object (input.defaulted)
-// that the built-in rules read: user policies see only the object as
-// written, so input.defaulted is the rules' alone, and the rest of the
-// defaulted object is left out of it rather than converted for every
-// object. TestDefaultedFieldsSuffice runs every rule on the fixtures, the
-// examples and the real-world corpus with the whole defaulted object and
-// with these fields, and compares the findings. crossDefaultedFields is a
-// part of it.
-var defaultedFields = map[string]any{
-	"apiVersion": nil, "kind": nil, "spec": map[string]any{
-		"replicas": nil, "strategy": nil, "updateStrategy": nil, "minReadySeconds": nil,
-		"concurrencyPolicy": nil, "ordinals": nil,
-		"template": map[string]any{
-			"metadata": map[string]any{"labels": nil},
-			"spec":     map[string]any{"terminationGracePeriodSeconds": nil},
-		},
-	},
-}
-
 // fullDefaulted keeps the whole defaulted object in input.defaulted; for
 // tests only.
 var fullDefaulted = false
-
-// crossDefaultedFields are the fields of the defaulted object they read:
-// the replica count, the strategy (rollout/downtime), the update strategy
-// (probes/readiness-missing) and pod template labels after defaulting.
-var crossDefaultedFields = map[string]any{
-	"spec": map[string]any{"replicas": nil, "strategy": nil, "updateStrategy": nil, "template": map[string]any{"metadata": map[string]any{"labels": nil}}},
-}
 
 // crossJSON is v reduced to fields, as JSON: a few hundred bytes
 // where the Rego value of even that part would take kilobytes. The buffer
@@ -393,7 +371,7 @@ func (in *Input) Rejected() bool { return in.rejected }
 // compact between the passes: the object and its defaulted form reduced to
 // the fields those rules read of the object they run on (crossFields:
 // kind, name, labels, selector, replica counts, ...; no pod spec, no
-// annotations; crossDefaultedFields of the defaulted form).
+// annotations; readFields' crossDefaulted of the defaulted form).
 // TestTwoPassesMatchOnePass checks that every cross-resource rule finds the
 // same on this input as on the whole object.
 type CrossInput struct {
