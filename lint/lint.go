@@ -5,6 +5,7 @@ package lint
 import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"maps"
 
 	"context"
 	"encoding/json"
@@ -47,6 +48,11 @@ type Options struct {
 	// Paths are files, directories, or "-" for Stdin.
 	Paths []string
 	Stdin io.Reader
+	// Renderer, when set, renders the Helm charts and kustomizations among
+	// Paths (see manifest.ExpandWith); findings on their objects stand at
+	// the template, resource or patch line, with the rendered place in
+	// Finding.Rendered.
+	Renderer manifest.Renderer
 	// Namespace is the namespace for objects that name none, as kubectl
 	// would take it from -n; "default" when empty.
 	Namespace string
@@ -219,7 +225,7 @@ type checked struct {
 // Results are merged in input order and sorted, so output does not depend on
 // scheduling.
 func (l *Linter) Run(ctx context.Context, opts Options) *Result {
-	expanded, problems := manifest.Expand(opts.Paths, opts.Stdin)
+	expanded, problems := manifest.ExpandWith(opts.Paths, opts.Stdin, opts.Renderer)
 	res := &Result{}
 	addProblems(res, problems)
 	var inputs []manifest.Input
@@ -275,10 +281,12 @@ func (l *Linter) Run(ctx context.Context, opts Options) *Result {
 	}
 	parallel(ctx, len(pending), func(i int) { l.firstPass(ctx, pending[i], local, opts, known) })
 	var all []*checked
+	origins := map[string]manifest.Origin{}
 	for i, set := range sets {
 		if set == nil {
 			continue // not reached before cancellation
 		}
+		maps.Copy(origins, set.Origins)
 		res.Files += set.Files
 		res.Documents += set.Documents
 		res.Objects += len(perFile[i])
@@ -317,6 +325,7 @@ func (l *Linter) Run(ctx context.Context, opts Options) *Result {
 		kept = append(kept, f)
 	}
 	res.Findings = kept
+	toSources(res, origins)
 	SortFindings(res.Findings)
 	manifest.SortSkipped(res.Skipped)
 	return res

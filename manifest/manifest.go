@@ -148,6 +148,9 @@ type Set struct {
 	Skipped []Skipped
 	// Problems are the documents and files that could not be loaded.
 	Problems []Problem
+	// Origins map the rendered files (charts, kustomizations) among the
+	// objects' files back to the files they were rendered from.
+	Origins map[string]Origin
 }
 
 // before orders places in a load: by file, document, then position.

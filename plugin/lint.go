@@ -55,6 +55,7 @@ type LintOptions struct {
 	NoConfig         bool
 	NoIgnore         bool
 	liveFlags
+	renderFlags renderFlags
 
 	settings *config.File
 	// liveScope names what --live read, for the message when it found
@@ -116,6 +117,7 @@ or tool errors (such as a path that does not exist).`,
 	cmd.Flags().BoolVar(&o.NoIgnore, "no-ignore-annotations", false, "disregard the objects' "+lint.AnnotationIgnore+" annotations")
 	cmd.Flags().StringVar(&o.Explain, "explain", "", "print the documentation of a rule, then exit")
 	o.liveFlags.add(cmd)
+	o.renderFlags.add(cmd)
 	return cmd
 }
 
@@ -235,7 +237,11 @@ func (o *LintOptions) Run(cmd *cobra.Command) error {
 		}
 		stdin = bytes.NewReader(data)
 	}
-	res := linter.Run(cmd.Context(), lint.Options{Paths: o.paths, Stdin: stdin, Namespace: namespace,
+	renderer, err := o.renderFlags.renderer(namespace)
+	if err != nil {
+		return err
+	}
+	res := linter.Run(cmd.Context(), lint.Options{Paths: o.paths, Stdin: stdin, Namespace: namespace, Renderer: renderer,
 		Settings: o.settings, NoIgnoreAnnotations: o.NoIgnore, Baseline: baseline})
 	if o.Live && res.Objects == 0 && o.Output == "text" {
 		fmt.Fprintf(o.Out, "no workloads found (%s)\n", o.liveScope)

@@ -1,0 +1,97 @@
+package manifest
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+)
+
+// DirKind says how a directory is turned into objects: rendered as a Helm
+// chart, built as a kustomization, or walked for plain files.
+type DirKind string
+
+// The directories a Renderer turns into objects.
+const (
+	// Chart is a directory holding Chart.yaml.
+	Chart DirKind = "helm"
+	// Kustomization is a directory holding kustomization.yaml (or .yml, or
+	// Kustomization).
+	Kustomization DirKind = "kustomize"
+)
+
+// Renderer renders a chart or builds a kustomization in process. The Set it
+// returns holds the rendered objects under a rendered file name (see
+// RenderedName), with Origins mapping their fields back to the files a
+// person edits, and the rendering errors as Problems at the lines of those
+// files. A Renderer must be safe to call from several goroutines.
+type Renderer interface {
+	Render(dir string, kind DirKind) *Set
+}
+
+// Origin maps the fields of a rendered file's objects back to the files a
+// person edits: a chart's templates, an overlay's resources and patches.
+type Origin interface {
+	// Locate returns where the field at path (the API server's notation,
+	// "" for the object itself) of the given document of the rendered file
+	// was written. ok is false when no source file is known.
+	Locate(document int, path string) (loc Location, ok bool)
+}
+
+// Location is a place in a file.
+type Location struct {
+	File     string
+	Document int
+	Pos      Pos
+}
+
+// RenderedName is the file name given to the objects rendered from dir:
+// dir@helm-template or dir@kustomize-build.
+func RenderedName(dir string, kind DirKind) string {
+	if kind == Chart {
+		return filepath.Clean(dir) + "@helm-template"
+	}
+	return filepath.Clean(dir) + "@kustomize-build"
+}
+
+// dirKind reports whether dir is a chart or a kustomization. A directory
+// holding both is a chart (helm reads Chart.yaml first).
+func dirKind(dir string) (DirKind, bool) {
+	if isFile(filepath.Join(dir, "Chart.yaml")) {
+		return Chart, true
+	}
+	for _, name := range kustomizationNames {
+		if isFile(filepath.Join(dir, name)) {
+			return Kustomization, true
+		}
+	}
+	return "", false
+}
+
+func isFile(name string) bool {
+	info, err := os.Stat(name)
+	return err == nil && info.Mode().IsRegular()
+}
+
+// ExpandWith is Expand, where r is not nil, a directory that is a chart or a
+// kustomization, named or found while walking, becomes one input that r
+// renders: its files are not read on their own. With a nil r, such
+// directories are walked for plain files, as Expand does.
+func ExpandWith(paths []string, stdin io.Reader, r Renderer) ([]Input, []Problem) {
+	return expandAll(paths, stdin, r)
+}
+
+// LoadWith is Load with a Renderer for charts and kustomizations (see
+// ExpandWith).
+func LoadWith(paths []string, stdin io.Reader, r Renderer) *Set {
+	inputs, problems := ExpandWith(paths, stdin, r)
+	set := &Set{Problems: problems}
+	for _, in := range inputs {
+		set.Merge(in.Load())
+	}
+	set.sort()
+	return set
+}
+
+// RenderKind is the kind of directory the input is, when a Renderer renders
+// it.
+func (in Input) RenderKind() (DirKind, bool) { return in.kind, in.kind != "" }

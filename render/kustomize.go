@@ -1,0 +1,456 @@
+package render
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+
+	"gopkg.in/yaml.v3"
+	"sigs.k8s.io/kustomize/api/krusty"
+	"sigs.k8s.io/kustomize/kyaml/filesys"
+	sigsyaml "sigs.k8s.io/yaml"
+
+	"github.com/kubectl-workload/kubectl-workload/manifest"
+)
+
+// kustomizationNames are the file names kustomize reads in a directory, in
+// its order.
+var kustomizationNames = []string{"kustomization.yaml", "kustomization.yml", "Kustomization"}
+
+// kustFile is the part of a kustomization (or Component) this package
+// reads: what it builds on and its patches.
+type kustFile struct {
+	Resources  []string `json:"resources"`
+	Bases      []string `json:"bases"`
+	Components []string `json:"components"`
+	Patches    []struct {
+		Path   string      `json:"path"`
+		Patch  string      `json:"patch"`
+		Target *kustTarget `json:"target"`
+	} `json:"patches"`
+	PatchesStrategicMerge []string `json:"patchesStrategicMerge"`
+	PatchesJSON6902       []struct {
+		Path   string      `json:"path"`
+		Target *kustTarget `json:"target"`
+	} `json:"patchesJson6902"`
+	BuildMetadata []string `json:"buildMetadata"`
+}
+
+// kustTarget is a patch's target selector.
+type kustTarget struct {
+	Kind               string `json:"kind"`
+	Name               string `json:"name"`
+	LabelSelector      string `json:"labelSelector"`
+	AnnotationSelector string `json:"annotationSelector"`
+}
+
+// readKust reads the kustomization file in dir.
+func readKust(dir string) (string, *kustFile, error) {
+	for _, n := range kustomizationNames {
+		f := filepath.Join(dir, n)
+		data, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		var k kustFile
+		if err := sigsyaml.Unmarshal(data, &k); err != nil {
+			return f, nil, fmt.Errorf("read %s: %w", f, err)
+		}
+		return f, &k, nil
+	}
+	return "", nil, fmt.Errorf("no kustomization file in %s", dir)
+}
+
+// remoteRef matches what kustomize fetches over the network: URLs and git
+// repository references.
+var remoteRef = regexp.MustCompile(`^(?:[a-z][a-z0-9+.-]*://|git@|github\.com/|gitlab\.com/|bitbucket\.org/)|\?ref=|\.git(?:$|[/?])|//`)
+
+// findRemote walks the kustomization in dir, its bases and components, and
+// returns the first remote base it names (the kustomization file and the
+// entry), if any.
+func findRemote(dir string, seen map[string]bool) (file, ref string) {
+	abs, err := filepath.Abs(dir)
+	if err != nil || seen[abs] || len(seen) > 1000 {
+		return "", ""
+	}
+	seen[abs] = true
+	kf, k, err := readKust(dir)
+	if err != nil {
+		return "", ""
+	}
+	for _, r := range concat(k.Resources, k.Bases, k.Components) {
+		local := filepath.Join(dir, r)
+		if _, err := os.Stat(local); err == nil {
+			if info, _ := os.Stat(local); info.IsDir() {
+				if f, ref := findRemote(local, seen); ref != "" {
+					return f, ref
+				}
+			}
+			continue
+		}
+		if remoteRef.MatchString(r) {
+			return kf, r
+		}
+	}
+	return "", ""
+}
+
+func concat(lists ...[]string) []string {
+	var out []string
+	for _, l := range lists {
+		out = append(out, l...)
+	}
+	return out
+}
+
+// originFS is the disk, except that the kustomization built asks for
+// origin annotations (buildMetadata: [originAnnotations]), which say which
+// file each resource came from.
+type originFS struct {
+	filesys.FileSystem
+	root string // the kustomization file built, absolute
+}
+
+func (f originFS) ReadFile(path string) ([]byte, error) {
+	data, err := f.FileSystem.ReadFile(path)
+	if err != nil || filepath.Clean(path) != f.root {
+		return data, err
+	}
+	var m map[string]any
+	if err := sigsyaml.Unmarshal(data, &m); err != nil || m == nil {
+		return data, nil // kustomize reports it
+	}
+	md, _ := m["buildMetadata"].([]any)
+	for _, v := range md {
+		if v == "originAnnotations" {
+			return data, nil
+		}
+	}
+	m["buildMetadata"] = append(md, "originAnnotations")
+	out, err := sigsyaml.Marshal(m)
+	if err != nil {
+		return data, nil
+	}
+	return out, nil
+}
+
+// kustomize builds the kustomization in dir as kustomize build does, with
+// origin annotations to map objects back to their resource files (the
+// annotations are removed again before linting).
+func (r *Renderer) kustomize(dir string) *manifest.Set {
+	name := manifest.RenderedName(dir, manifest.Kustomization)
+	fail := func(file string, line int, msg string) *manifest.Set {
+		return &manifest.Set{Files: 1, Problems: []manifest.Problem{{Source: manifest.Source{File: file},
+			Kind: manifest.Unparsable, Pos: manifest.Pos{Line: max(line, 1), Column: 1}, Message: msg}}}
+	}
+	kf, k, err := readKust(dir)
+	if err != nil {
+		return fail(dir, 1, "kustomize: "+err.Error())
+	}
+	if f, ref := findRemote(dir, map[string]bool{}); ref != "" {
+		return fail(f, lineOf(f, ref), fmt.Sprintf(
+			"kustomize: remote base %s: there is no network here; vendor it as a local directory, or lint the output of kustomize build", ref))
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return fail(kf, 1, fmt.Sprintf("kustomize: %s: %v", dir, err))
+	}
+	absKF, _ := filepath.Abs(kf)
+	fs := originFS{FileSystem: filesys.MakeFsOnDisk(), root: filepath.Clean(absKF)}
+	m, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(fs, abs)
+	if err != nil {
+		return fail(kf, 1, "kustomize: "+oneLine(err.Error()))
+	}
+	var docs []kustDoc
+	for _, res := range m.Resources() {
+		d := kustDoc{kind: res.GetKind(), name: res.GetName(), orgName: res.OrgId().Name}
+		if o, err := res.GetOrigin(); err == nil && o != nil && o.Repo == "" && o.Path != "" {
+			d.file = filepath.Join(dir, filepath.FromSlash(o.Path))
+		}
+		docs = append(docs, d)
+	}
+	keep := false
+	for _, b := range k.BuildMetadata {
+		keep = keep || b == "originAnnotations"
+	}
+	if !keep {
+		if err := m.RemoveOriginAnnotations(); err != nil {
+			return fail(kf, 1, "kustomize: "+oneLine(err.Error()))
+		}
+	}
+	out, err := m.AsYaml()
+	if err != nil {
+		return fail(kf, 1, "kustomize: "+oneLine(err.Error()))
+	}
+	set := manifest.Parse(name, out)
+	if set.Origins == nil {
+		set.Origins = map[string]manifest.Origin{}
+	}
+	set.Origins[name] = &kustOrigin{docs: docs, patches: collectPatches(dir, map[string]bool{}), keys: map[string][][]keyLine{}}
+	return set
+}
+
+// lineOf returns the first line of file holding s, or 1.
+func lineOf(file, s string) int {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return 1
+	}
+	for i, l := range strings.Split(string(data), "\n") {
+		if strings.Contains(l, s) {
+			return i + 1
+		}
+	}
+	return 1
+}
+
+// kustDoc is one built object and the resource file it came from.
+type kustDoc struct {
+	kind, name, orgName string
+	file                string
+}
+
+// kustPatch is a patch file, in the order kustomize applies it.
+type kustPatch struct {
+	file   string
+	json   bool // a JSON 6902 patch
+	target *kustTarget
+}
+
+// collectPatches lists the patch files of the kustomization in dir and of
+// those it builds on, in the order kustomize applies them: a base's (its
+// resources') patches first, then its components', then its own.
+func collectPatches(dir string, seen map[string]bool) []kustPatch {
+	abs, err := filepath.Abs(dir)
+	if err != nil || seen[abs] || len(seen) > 1000 {
+		return nil
+	}
+	seen[abs] = true
+	_, k, err := readKust(dir)
+	if err != nil {
+		return nil
+	}
+	var out []kustPatch
+	for _, r := range concat(k.Resources, k.Bases, k.Components) {
+		sub := filepath.Join(dir, r)
+		if info, err := os.Stat(sub); err == nil && info.IsDir() {
+			out = append(out, collectPatches(sub, seen)...)
+		}
+	}
+	for _, p := range k.Patches {
+		if p.Path != "" {
+			out = append(out, kustPatch{file: filepath.Join(dir, p.Path), target: p.Target, json: isJSONPatch(filepath.Join(dir, p.Path))})
+		}
+	}
+	for _, p := range k.PatchesStrategicMerge {
+		if !strings.Contains(p, "\n") && !strings.Contains(p, ":") {
+			out = append(out, kustPatch{file: filepath.Join(dir, p)})
+		}
+	}
+	for _, p := range k.PatchesJSON6902 {
+		if p.Path != "" {
+			out = append(out, kustPatch{file: filepath.Join(dir, p.Path), target: p.Target, json: true})
+		}
+	}
+	return out
+}
+
+// isJSONPatch reports whether a patch file holds a JSON 6902 patch (a list
+// of operations) rather than a strategic merge patch (an object).
+func isJSONPatch(file string) bool {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return false
+	}
+	var v any
+	if err := sigsyaml.Unmarshal(data, &v); err != nil {
+		return false
+	}
+	_, ok := v.([]any)
+	return ok
+}
+
+// kustOrigin maps an overlay's built objects back to the patch that last
+// set a field, else to the resource file.
+type kustOrigin struct {
+	docs    []kustDoc
+	patches []kustPatch
+
+	mu   sync.Mutex
+	keys map[string][][]keyLine
+}
+
+// Locate implements manifest.Origin.
+func (o *kustOrigin) Locate(document int, field string) (manifest.Location, bool) {
+	if document < 0 || document >= len(o.docs) {
+		return manifest.Location{}, false
+	}
+	d := o.docs[document]
+	if field != "" {
+		for i := len(o.patches) - 1; i >= 0; i-- {
+			if loc, ok := o.inPatch(o.patches[i], d, field); ok {
+				return loc, true
+			}
+		}
+	}
+	if d.file == "" {
+		return manifest.Location{}, false
+	}
+	data, err := os.ReadFile(d.file)
+	if err != nil {
+		return manifest.Location{}, false
+	}
+	set := manifest.Parse(d.file, data)
+	var obj *manifest.Object
+	for _, c := range set.Objects {
+		if c.Kind == d.kind && (c.Name == d.orgName || c.Name == d.name) {
+			obj = c
+			break
+		}
+	}
+	if obj == nil {
+		for _, c := range set.Objects {
+			if c.Kind == d.kind && obj == nil {
+				obj = c
+			}
+		}
+	}
+	if obj == nil {
+		return manifest.Location{File: d.file, Pos: manifest.Pos{Line: 1, Column: 1}}, true
+	}
+	pos, _ := obj.Position(field)
+	return manifest.Location{File: d.file, Document: obj.Document, Pos: pos}, true
+}
+
+// targets reports whether a patch's target (or, without one, the patch's
+// own kind and name) selects the object.
+func (p kustPatch) targets(d kustDoc, kind, name string) bool {
+	if p.target != nil {
+		if p.target.Kind != "" && p.target.Kind != d.kind {
+			return false
+		}
+		if p.target.Name != "" {
+			re, err := regexp.Compile("^(?:" + p.target.Name + ")$")
+			if err != nil || !(re.MatchString(d.orgName) || re.MatchString(d.name)) {
+				return false
+			}
+		}
+		return true
+	}
+	return kind == d.kind && (name == d.orgName || name == d.name)
+}
+
+// inPatch finds the field in a patch that applies to the object.
+func (o *kustOrigin) inPatch(p kustPatch, d kustDoc, field string) (manifest.Location, bool) {
+	data, err := os.ReadFile(p.file)
+	if err != nil {
+		return manifest.Location{}, false
+	}
+	if p.json {
+		if !p.targets(d, "", "") {
+			return manifest.Location{}, false
+		}
+		return jsonPatchLine(p.file, data, field)
+	}
+	set := manifest.Parse(p.file, data)
+	docs := o.patchKeys(p.file, data)
+	for i, obj := range set.Objects {
+		if !p.targets(d, obj.Kind, obj.Name) {
+			continue
+		}
+		pos, exact := obj.Position(field)
+		if !exact {
+			// A list in a strategic merge patch merges by key (containers
+			// by name): its indices need not be the object's.
+			if i < len(docs) {
+				if k, ex, ok := findKey(docs[i], field); ok && ex {
+					pos, exact = manifest.Pos{Line: k.line, Column: k.col}, true
+				}
+			}
+		}
+		if exact {
+			return manifest.Location{File: p.file, Document: obj.Document, Pos: pos}, true
+		}
+	}
+	return manifest.Location{}, false
+}
+
+func (o *kustOrigin) patchKeys(file string, data []byte) [][]keyLine {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if k, ok := o.keys[file]; ok {
+		return k
+	}
+	k := nonEmpty(scanKeys(string(data)))
+	o.keys[file] = k
+	return k
+}
+
+// jsonPatchLine finds the operation of a JSON 6902 patch whose path is the
+// field or one of its ancestors (an "add" of a whole container sets its
+// image), the last such operation winning.
+func jsonPatchLine(file string, data []byte, field string) (manifest.Location, bool) {
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil || len(root.Content) == 0 || root.Content[0].Kind != yaml.SequenceNode {
+		return manifest.Location{}, false
+	}
+	want := manifest.SplitFieldPath(field)
+	var best *yaml.Node
+	for _, op := range root.Content[0].Content {
+		if op.Kind != yaml.MappingNode {
+			continue
+		}
+		var opName, path string
+		var pathNode *yaml.Node
+		for j := 0; j+1 < len(op.Content); j += 2 {
+			switch op.Content[j].Value {
+			case "op":
+				opName = op.Content[j+1].Value
+			case "path":
+				path, pathNode = op.Content[j+1].Value, op.Content[j]
+			}
+		}
+		if opName == "remove" || opName == "test" || pathNode == nil {
+			continue
+		}
+		segs := pointerSegments(path)
+		if len(segs) == 0 || len(segs) > len(want) {
+			continue
+		}
+		match := true
+		for i, s := range segs {
+			if s != want[i] && !(s == "-" && isIndex(want[i])) {
+				match = false
+				break
+			}
+		}
+		if match {
+			best = pathNode
+		}
+	}
+	if best == nil {
+		return manifest.Location{}, false
+	}
+	return manifest.Location{File: file, Pos: manifest.Pos{Line: best.Line, Column: best.Column}}, true
+}
+
+// pointerSegments splits a JSON pointer (RFC 6901).
+func pointerSegments(p string) []string {
+	if !strings.HasPrefix(p, "/") {
+		return nil
+	}
+	segs := strings.Split(p[1:], "/")
+	for i, s := range segs {
+		segs[i] = strings.ReplaceAll(strings.ReplaceAll(s, "~1", "/"), "~0", "~")
+	}
+	return segs
+}
+
+func isIndex(s string) bool {
+	_, err := strconv.Atoi(s)
+	return err == nil
+}
