@@ -285,7 +285,11 @@ func expand(p string, render bool) ([]string, []renderDir, []Problem) {
 			}
 			if render {
 				if kind, ok := dirKind(path); ok {
-					dirs = append(dirs, renderDir{dir: path, kind: kind})
+					// A Component is built with the overlays that use it;
+					// its files are not linted on their own either.
+					if kind != Kustomization || path == p || !isComponent(path) {
+						dirs = append(dirs, renderDir{dir: path, kind: kind})
+					}
 					return fs.SkipDir
 				}
 			}

@@ -60,11 +60,18 @@ func dirKind(dir string) (DirKind, bool) {
 		return Chart, true
 	}
 	for _, name := range kustomizationNames {
-		if isFile(filepath.Join(dir, name)) {
+		if f := filepath.Join(dir, name); isFile(f) {
 			return Kustomization, true
 		}
 	}
 	return "", false
+}
+
+// isComponent reports whether the kustomization in dir is a Component,
+// which kustomize builds only as part of an overlay that names it.
+func isComponent(dir string) bool {
+	_, k, ok := readKustomization(dir)
+	return ok && k.Kind == "Component"
 }
 
 func isFile(name string) bool {

@@ -167,7 +167,7 @@ func (r *Renderer) kustomize(dir string) *manifest.Set {
 	}
 	var docs []kustDoc
 	for _, res := range m.Resources() {
-		d := kustDoc{kind: res.GetKind(), name: res.GetName(), orgName: res.OrgId().Name}
+		d := kustDoc{kind: res.GetKind(), name: res.GetName()}
 		if o, err := res.GetOrigin(); err == nil && o != nil && o.Repo == "" && o.Path != "" {
 			d.file = filepath.Join(dir, filepath.FromSlash(o.Path))
 		}
@@ -290,9 +290,19 @@ func (o *kustOrigin) Locate(document int, field string) (manifest.Location, bool
 		return manifest.Location{}, false
 	}
 	d := o.docs[document]
+	obj := resourceObject(d)
+	if obj != nil {
+		// The name the resource file gives, which the patches name: the
+		// build's name has its prefixes and suffixes.
+		d.orgName = obj.Name
+	}
 	if field != "" {
+		inResource := false
+		if obj != nil {
+			_, inResource = obj.Position(field)
+		}
 		for i := len(o.patches) - 1; i >= 0; i-- {
-			if loc, ok := o.inPatch(o.patches[i], d, field); ok {
+			if loc, ok := o.inPatch(o.patches[i], d, field, inResource); ok {
 				return loc, true
 			}
 		}
@@ -300,30 +310,34 @@ func (o *kustOrigin) Locate(document int, field string) (manifest.Location, bool
 	if d.file == "" {
 		return manifest.Location{}, false
 	}
-	data, err := os.ReadFile(d.file)
-	if err != nil {
-		return manifest.Location{}, false
-	}
-	set := manifest.Parse(d.file, data)
-	var obj *manifest.Object
-	for _, c := range set.Objects {
-		if c.Kind == d.kind && (c.Name == d.orgName || c.Name == d.name) {
-			obj = c
-			break
-		}
-	}
-	if obj == nil {
-		for _, c := range set.Objects {
-			if c.Kind == d.kind && obj == nil {
-				obj = c
-			}
-		}
-	}
 	if obj == nil {
 		return manifest.Location{File: d.file, Pos: manifest.Pos{Line: 1, Column: 1}}, true
 	}
 	pos, _ := obj.Position(field)
 	return manifest.Location{File: d.file, Document: obj.Document, Pos: pos}, true
+}
+
+// resourceObject finds a built object in the resource file it came from:
+// the object of its kind whose name the built name holds (a prefix or suffix
+// added), the longest such name winning.
+func resourceObject(d kustDoc) *manifest.Object {
+	if d.file == "" {
+		return nil
+	}
+	data, err := os.ReadFile(d.file)
+	if err != nil {
+		return nil
+	}
+	var best *manifest.Object
+	for _, c := range manifest.Parse(d.file, data).Objects {
+		if c.Kind != d.kind || !strings.Contains(d.name, c.Name) {
+			continue
+		}
+		if best == nil || len(c.Name) > len(best.Name) {
+			best = c
+		}
+	}
+	return best
 }
 
 // targets reports whether a patch's target (or, without one, the patch's
@@ -345,7 +359,7 @@ func (p kustPatch) targets(d kustDoc, kind, name string) bool {
 }
 
 // inPatch finds the field in a patch that applies to the object.
-func (o *kustOrigin) inPatch(p kustPatch, d kustDoc, field string) (manifest.Location, bool) {
+func (o *kustOrigin) inPatch(p kustPatch, d kustDoc, field string, inResource bool) (manifest.Location, bool) {
 	data, err := os.ReadFile(p.file)
 	if err != nil {
 		return manifest.Location{}, false
@@ -359,24 +373,31 @@ func (o *kustOrigin) inPatch(p kustPatch, d kustDoc, field string) (manifest.Loc
 	set := manifest.Parse(p.file, data)
 	docs := o.patchKeys(p.file, data)
 	for i, obj := range set.Objects {
-		if !p.targets(d, obj.Kind, obj.Name) {
+		if !p.targets(d, obj.Kind, obj.Name) || i >= len(docs) {
 			continue
 		}
-		pos, exact := obj.Position(field)
-		if !exact {
-			// A list in a strategic merge patch merges by key (containers
-			// by name): its indices need not be the object's.
-			if i < len(docs) {
-				if k, ex, ok := findKey(docs[i], field); ok && ex {
-					pos, exact = manifest.Pos{Line: k.line, Column: k.col}, true
-				}
-			}
-		}
-		if exact {
-			return manifest.Location{File: p.file, Document: obj.Document, Pos: pos}, true
+		// The patch sets the field when it writes the field's value, or a
+		// value the field is inside of, or a mapping the resource file does
+		// not have; a mapping the patch passes through on the way to other
+		// fields (spec.template.spec) is the resource's. A list in a strategic merge patch merges by key
+		// (containers by name), so indices are not compared.
+		k, exact, ok := findKey(docs[i], field)
+		if ok && (isLeaf(docs[i], k) || (exact && !inResource)) {
+			return manifest.Location{File: p.file, Document: obj.Document, Pos: manifest.Pos{Line: k.line, Column: k.col}}, true
 		}
 	}
 	return manifest.Location{}, false
+}
+
+// isLeaf reports whether no key of the document is under k: k's value is
+// written whole (a scalar, a list, a template action).
+func isLeaf(keys []keyLine, k keyLine) bool {
+	for _, o := range keys {
+		if strings.HasPrefix(o.path, k.path+"\x00") {
+			return false
+		}
+	}
+	return true
 }
 
 func (o *kustOrigin) patchKeys(file string, data []byte) [][]keyLine {
