@@ -4,6 +4,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // DirKind says how a directory is turned into objects: rendered as a Helm
@@ -102,3 +103,42 @@ func LoadWith(paths []string, stdin io.Reader, r Renderer) *Set {
 // RenderKind is the kind of directory the input is, when a Renderer renders
 // it.
 func (in Input) RenderKind() (DirKind, bool) { return in.kind, in.kind != "" }
+
+// RenderedFrom says where a relocated object (see Set.Relocate) stands in
+// the rendered output of a chart or kustomization.
+type RenderedFrom struct {
+	// File is the rendered file's name (RenderedName), Document the
+	// object's document in it.
+	File     string
+	Document int
+	// Dir is the chart or kustomization directory, and Kind which it is.
+	Dir  string
+	Kind DirKind
+}
+
+// Relocate moves the objects rendered from charts and kustomizations to the
+// files they were rendered from: File, Document and Start become those of
+// the template or resource file, Position returns places in that file (a
+// field another file sets, such as a kustomize patch, is given the
+// object's start), and Rendered keeps the rendered place. predict uses it;
+// lint relocates findings instead (a finding may stand in a patch file).
+func (s *Set) Relocate() {
+	for _, o := range s.Objects {
+		origin, ok := s.Origins[o.File]
+		if !ok || o.Rendered != nil {
+			continue
+		}
+		loc, ok := origin.Locate(o.Document, "")
+		if !ok {
+			continue
+		}
+		from := &RenderedFrom{File: o.File, Document: o.Document}
+		if dir, ok := strings.CutSuffix(o.File, "@helm-template"); ok {
+			from.Dir, from.Kind = dir, Chart
+		} else if dir, ok := strings.CutSuffix(o.File, "@kustomize-build"); ok {
+			from.Dir, from.Kind = dir, Kustomization
+		}
+		o.Rendered, o.origin = from, origin
+		o.File, o.Document, o.Start = loc.File, loc.Document, loc.Pos
+	}
+}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/kubectl-workload/kubectl-workload/gitref"
 	"github.com/kubectl-workload/kubectl-workload/live"
+	"github.com/kubectl-workload/kubectl-workload/manifest"
 	"github.com/kubectl-workload/kubectl-workload/predict"
 	"github.com/kubectl-workload/kubectl-workload/predict/daemonset"
 	"github.com/kubectl-workload/kubectl-workload/predict/job"
@@ -57,6 +58,7 @@ type PredictOptions struct {
 	configFlags *genericclioptions.ConfigFlags
 
 	Filenames      []string
+	renderFlags    renderFlags
 	From           []string
 	StateFiles     []string
 	BaseRef        string
@@ -166,6 +168,7 @@ the kinds predicted included.`,
 	f.StringSliceVar(&o.From, "from", nil, "old manifests, assumed fully rolled out and available (repeatable)")
 	f.StringSliceVar(&o.StateFiles, "state", nil, "current state: a dump of kubectl get deploy,rs,pods -o yaml (repeatable)")
 	f.StringVar(&o.BaseRef, "base-ref", "", "git ref whose version of each -f file is the old version")
+	o.renderFlags.add(cmd)
 	f.StringArrayVar(&o.Images, "image", nil, "NAME=IMAGE: change a container's image, as kubectl set image does (NAME * for all; repeatable)")
 	f.Int32Var(&o.Replicas, "replicas", 0, "change spec.replicas, as kubectl scale does (0 scales to zero)")
 	f.BoolVar(&o.Undo, "undo", false, "roll back to the previous revision, as kubectl rollout undo does")
@@ -286,6 +289,36 @@ func (o *PredictOptions) Complete(cmd *cobra.Command, args []string) error {
 			}
 			return data, err
 		}
+		r.RenderAtRef = func(dir string, kind manifest.DirKind) (*manifest.Set, error) {
+			ctx := cmd.Context()
+			if ctx == nil {
+				ctx = context.Background()
+			}
+			repo, err := gitref.Open(ctx, dir)
+			if err != nil {
+				return nil, err
+			}
+			rel, err := repo.Rel(dir)
+			if err != nil {
+				return nil, err
+			}
+			tmp, err := os.MkdirTemp("", "kubectl-workload-base-ref-")
+			if err != nil {
+				return nil, err
+			}
+			defer os.RemoveAll(tmp)
+			if err := repo.Extract(ctx, ref, tmp); err != nil {
+				return nil, err
+			}
+			old := filepath.Join(tmp, filepath.FromSlash(rel))
+			if _, err := os.Stat(old); err != nil {
+				return &manifest.Set{}, nil // a new chart: no old objects
+			}
+			return r.Renderer.Render(old, kind), nil
+		}
+	}
+	if r.Renderer, err = o.renderFlags.renderer(r.Namespace); err != nil {
+		return err
 	}
 	o.request = r
 	return nil
