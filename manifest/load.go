@@ -77,6 +77,13 @@ func expandAll(paths []string, stdin io.Reader, r Renderer) ([]Input, []Problem)
 			inputs = append(inputs, Input{Name: StdinName, data: data, stdin: true})
 			continue
 		}
+		if r != nil {
+			// A file of a chart (a template, values.yaml), as a pre-commit
+			// hook names it: the chart is what is linted.
+			if chart, ok := chartOf(p); ok {
+				p = chart
+			}
+		}
 		files, dirs, probs := expand(p, r != nil)
 		problems = append(problems, probs...)
 		for _, f := range files {

@@ -142,3 +142,32 @@ func (s *Set) Relocate() {
 		o.File, o.Document, o.Start = loc.File, loc.Document, loc.Pos
 	}
 }
+
+// maxChartDepth is how many directories above a file are searched for the
+// chart that holds it (web/charts/db/templates/x.yaml is 4 below web).
+const maxChartDepth = 8
+
+// chartOf returns the outermost chart directory holding the file p, not
+// above the top of a git work tree: a template cannot be linted alone.
+func chartOf(p string) (string, bool) {
+	info, err := os.Stat(p)
+	if err != nil || info.IsDir() {
+		return "", false
+	}
+	found := ""
+	d := filepath.Dir(p)
+	for range maxChartDepth {
+		if isFile(filepath.Join(d, "Chart.yaml")) {
+			found = d
+		}
+		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
+			break
+		}
+		parent := filepath.Dir(d)
+		if parent == d || (d == "." && !filepath.IsAbs(p)) {
+			break
+		}
+		d = parent
+	}
+	return found, found != ""
+}
