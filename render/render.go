@@ -12,8 +12,6 @@ package render
 import (
 	"fmt"
 	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/kubectl-workload/kubectl-workload/manifest"
 	"github.com/kubectl-workload/kubectl-workload/version"
@@ -83,21 +81,4 @@ func (r *Renderer) Render(dir string, kind manifest.DirKind) *manifest.Set {
 	}
 	return &manifest.Set{Problems: []manifest.Problem{{Source: manifest.Source{File: dir}, Kind: manifest.Unreadable,
 		Message: fmt.Sprintf("%s: unknown kind of directory %q", dir, kind)}}}
-}
-
-// relTo returns path relative to the working directory when it is below it,
-// as findings name files.
-func display(path string) string {
-	if !filepath.IsAbs(path) {
-		return filepath.Clean(path)
-	}
-	wd, err := os.Getwd()
-	if err != nil {
-		return path
-	}
-	rel, err := filepath.Rel(wd, path)
-	if err != nil || strings.HasPrefix(rel, "..") {
-		return path
-	}
-	return rel
 }
