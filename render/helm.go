@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"os"
 	"path"
 	"path/filepath"
@@ -14,13 +13,15 @@ import (
 	"strings"
 	"sync"
 
-	"helm.sh/helm/v4/pkg/action"
 	"helm.sh/helm/v4/pkg/chart/common"
+	"helm.sh/helm/v4/pkg/chart/common/util"
 	chart "helm.sh/helm/v4/pkg/chart/v2"
 	"helm.sh/helm/v4/pkg/chart/v2/loader"
-	"helm.sh/helm/v4/pkg/cli/values"
-	"helm.sh/helm/v4/pkg/getter"
+	chartutil "helm.sh/helm/v4/pkg/chart/v2/util"
+	"helm.sh/helm/v4/pkg/engine"
+	"helm.sh/helm/v4/pkg/strvals"
 	release "helm.sh/helm/v4/pkg/release/v1"
+	releaseutil "helm.sh/helm/v4/pkg/release/v1/util"
 
 	"github.com/kubectl-workload/kubectl-workload/manifest"
 )
@@ -56,34 +57,21 @@ func (r *Renderer) helm(dir string) *manifest.Set {
 			"helm: chart %s depends on %s, not vendored in %s; there is no network here: run helm dependency build and commit charts/, or lint the rendered output",
 			chrt.Name(), strings.Join(missing, ", "), filepath.Join(dir, "charts")))
 	}
-	vopts := &values.Options{ValueFiles: r.opts.ValuesFiles, Values: r.opts.Set, StringValues: r.opts.SetString}
-	vals, err := vopts.MergeValues(getter.Providers{}) // no getters: values files are local files
+	vals, err := mergeValues(r.opts)
 	if err != nil {
 		return fail(chartFile, manifest.Pos{}, fmt.Sprintf("helm: values for chart %s: %v", dir, err))
 	}
-	cfg := action.NewConfiguration()
-	cfg.SetLogger(slog.DiscardHandler)
-	inst := action.NewInstall(cfg)
-	inst.DryRunStrategy = action.DryRunClient
-	inst.ReleaseName = r.opts.ReleaseName
-	inst.Namespace = r.opts.Namespace
-	inst.Replace = true // helm template's: no release name check
 	kv, err := common.ParseKubeVersion(r.opts.KubeVersion)
 	if err != nil {
 		return fail(chartFile, manifest.Pos{}, fmt.Sprintf("helm: invalid --kube-version %q: %v", r.opts.KubeVersion, err))
 	}
-	inst.KubeVersion = kv
-	res, err := inst.RunWithContext(context.Background(), chrt, vals)
+	rel, err := renderChart(chrt, vals, r.opts.ReleaseName, r.opts.Namespace, kv)
 	if err != nil {
 		file, pos := helmErrorPlace(dir, chrt.Name(), err)
 		if file == "" {
 			file = chartFile
 		}
 		return fail(file, pos, "helm: "+oneLine(err.Error()))
-	}
-	rel, ok := res.(*release.Release)
-	if !ok {
-		return fail(chartFile, manifest.Pos{}, fmt.Sprintf("helm: unexpected release type %T", res))
 	}
 	stream := helmStream(rel)
 	set := manifest.Parse(name, []byte(stream))
@@ -92,6 +80,80 @@ func (r *Renderer) helm(dir string) *manifest.Set {
 	}
 	set.Origins[name] = newHelmOrigin(dir, chrt.Name(), stream)
 	return set
+}
+
+// renderChart renders a chart as helm template does: the client-only path
+// of helm's Install.RunWithContext (pkg/action/install.go: dependencies
+// processed, render values with schema validation, default capabilities with
+// the chosen Kubernetes version) and Configuration.renderResources
+// (pkg/action/action.go: the kubeVersion constraint, the engine, NOTES.txt
+// left out, manifests sorted in install order with hooks apart; no CRDs, no
+// post-renderer). It does not use helm's action package, whose imports (the
+// Kubernetes client, registries, storage drivers) cost every run of this
+// binary their package initialisation, chart or not.
+func renderChart(chrt *chart.Chart, vals map[string]any, name, namespace string, kv *common.KubeVersion) (*release.Release, error) {
+	if err := chartutil.ProcessDependencies(chrt, vals); err != nil {
+		return nil, fmt.Errorf("chart dependencies processing failed: %w", err)
+	}
+	caps := common.DefaultCapabilities.Copy()
+	caps.KubeVersion = *kv
+	options := common.ReleaseOptions{Name: name, Namespace: namespace, Revision: 1, IsInstall: true}
+	values, err := util.ToRenderValuesWithSchemaValidation(chrt, vals, options, caps, false)
+	if err != nil {
+		return nil, err
+	}
+	if c := chrt.Metadata.KubeVersion; c != "" && !chartutil.IsCompatibleRange(c, caps.KubeVersion.String()) {
+		return nil, fmt.Errorf("chart requires kubeVersion: %s which is incompatible with Kubernetes %s", c, caps.KubeVersion.Version)
+	}
+	var e engine.Engine
+	files, err := e.RenderWithContext(context.Background(), chrt, values)
+	if err != nil {
+		return nil, err
+	}
+	for k := range files {
+		if strings.HasSuffix(k, "NOTES.txt") {
+			delete(files, k)
+		}
+	}
+	hooks, manifests, err := releaseutil.SortManifests(files, nil, releaseutil.InstallOrder)
+	if err != nil {
+		return nil, err
+	}
+	var b strings.Builder
+	for _, m := range manifests {
+		fmt.Fprintf(&b, "---\n# Source: %s\n%s\n", m.Name, m.Content)
+	}
+	return &release.Release{Name: name, Namespace: namespace, Manifest: b.String(), Hooks: hooks}, nil
+}
+
+// mergeValues merges the values files, then --set, then --set-string, as
+// helm's values.Options.MergeValues (pkg/cli/values) does; values files are
+// local files only (that package's getters, which fetch URLs, are not
+// linked).
+func mergeValues(opts Options) (map[string]any, error) {
+	base := map[string]any{}
+	for _, f := range opts.ValuesFiles {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		cur, err := loader.LoadValues(bytes.NewReader(raw))
+		if err != nil {
+			return nil, fmt.Errorf("failed to parse %s: %w", f, err)
+		}
+		base = loader.MergeMaps(base, cur)
+	}
+	for _, v := range opts.Set {
+		if err := strvals.ParseInto(v, base); err != nil {
+			return nil, fmt.Errorf("failed parsing --set data: %w", err)
+		}
+	}
+	for _, v := range opts.SetString {
+		if err := strvals.ParseIntoString(v, base); err != nil {
+			return nil, fmt.Errorf("failed parsing --set-string data: %w", err)
+		}
+	}
+	return base, nil
 }
 
 // helmStream writes the release's manifest and hooks as helm template
