@@ -71,8 +71,16 @@ func New(opts Options) (*Renderer, error) {
 	return &Renderer{opts: opts}, nil
 }
 
-// Render implements manifest.Renderer.
-func (r *Renderer) Render(dir string, kind manifest.DirKind) *manifest.Set {
+// Render implements manifest.Renderer. A panic in the Helm or kustomize
+// libraries on a strange chart or overlay is a problem of that directory,
+// not a crash of the run.
+func (r *Renderer) Render(dir string, kind manifest.DirKind) (set *manifest.Set) {
+	defer func() {
+		if v := recover(); v != nil {
+			set = &manifest.Set{Files: 1, Problems: []manifest.Problem{{Source: manifest.Source{File: dir}, Kind: manifest.Unparsable,
+				Pos: manifest.Pos{Line: 1, Column: 1}, Message: fmt.Sprintf("%s: rendering %s failed: %v", dir, kind, v)}}}
+		}
+	}()
 	switch kind {
 	case manifest.Chart:
 		return r.helm(dir)
