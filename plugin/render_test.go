@@ -1,0 +1,104 @@
+package plugin
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// TestLintChartBrokenValue: replicas given as a string through --set is the
+// API server's decode error at the template line that writes replicas, and
+// JSON gives the rendered place too.
+func TestLintChartBrokenValue(t *testing.T) {
+	out, errOut, code := run(t, "", "lint", "../render/testdata/web", "--set", `replicas="3"`, "-o", "json")
+	if code != 1 {
+		t.Fatalf("exit %d, want 1; stderr %s", code, errOut)
+	}
+	var rep struct {
+		Findings []struct {
+			Rule, Message, File string
+			Line, Column        int
+			Field               string
+			Rendered            *struct {
+				File           string
+				Document, Line int
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("parse JSON: %v\n%s", err, out)
+	}
+	found := false
+	for _, f := range rep.Findings {
+		if f.Rule != "api/decode" {
+			continue
+		}
+		found = true
+		if f.File != "../render/testdata/web/templates/deployment.yaml" || f.Line != 8 || f.Column != 3 ||
+			!strings.Contains(f.Message, "cannot unmarshal string into Go struct field DeploymentSpec.spec.replicas of type int32") {
+			t.Errorf("api/decode at %s:%d:%d %q, want ../render/testdata/web/templates/deployment.yaml:8:3 with the decoder's message", f.File, f.Line, f.Column, f.Message)
+		}
+		if f.Rendered == nil || f.Rendered.File != "../render/testdata/web@helm-template" || f.Rendered.Line == 0 {
+			t.Errorf("api/decode rendered place %+v, want one in ../render/testdata/web@helm-template", f.Rendered)
+		}
+	}
+	if !found {
+		t.Errorf("no api/decode finding in %s", out)
+	}
+}
+
+// TestLintOverlaySARIF: a finding set by a patch stands at the patch's line
+// in SARIF, with the rendered place as a related location.
+func TestLintOverlaySARIF(t *testing.T) {
+	out, errOut, code := run(t, "", "lint", "../render/testdata/kustomize/overlays/prod", "-o", "sarif", "--fail-on", "error")
+	if code != 0 {
+		t.Fatalf("exit %d, want 0; stderr %s", code, errOut)
+	}
+	var log struct {
+		Runs []struct {
+			Results []struct {
+				RuleID    string
+				Locations []struct {
+					PhysicalLocation struct {
+						ArtifactLocation struct{ URI string }
+						Region           struct{ StartLine int }
+					}
+				}
+				RelatedLocations []struct {
+					PhysicalLocation struct {
+						ArtifactLocation struct{ URI string }
+						Region           struct{ StartLine int }
+					}
+				}
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &log); err != nil {
+		t.Fatalf("parse SARIF: %v", err)
+	}
+	found := false
+	for _, r := range log.Runs[0].Results {
+		if r.RuleID != "rollout/mutable-image-tag" {
+			continue
+		}
+		found = true
+		loc := r.Locations[0].PhysicalLocation
+		if !strings.HasSuffix(loc.ArtifactLocation.URI, "render/testdata/kustomize/overlays/prod/patches/image.yaml") || loc.Region.StartLine != 2 {
+			t.Errorf("mutable-image-tag at %s:%d, want the JSON patch's line 2", loc.ArtifactLocation.URI, loc.Region.StartLine)
+		}
+		if len(r.RelatedLocations) != 1 || !strings.HasSuffix(r.RelatedLocations[0].PhysicalLocation.ArtifactLocation.URI, "prod@kustomize-build") {
+			t.Errorf("related locations %+v, want the rendered place", r.RelatedLocations)
+		}
+	}
+	if !found {
+		t.Errorf("no rollout/mutable-image-tag result:\n%s", out)
+	}
+}
+
+// TestLintBadKubeVersion: a --kube-version helm cannot read is a usage error.
+func TestLintBadKubeVersion(t *testing.T) {
+	_, errOut, code := run(t, "", "lint", "../render/testdata/web", "--kube-version", "banana")
+	if code != 2 || !strings.Contains(errOut, "--kube-version") {
+		t.Errorf("exit %d, stderr %q; want 2 naming --kube-version", code, errOut)
+	}
+}
