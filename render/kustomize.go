@@ -1,6 +1,7 @@
 package render
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -38,6 +39,12 @@ type kustFile struct {
 		Target *kustTarget `json:"target"`
 	} `json:"patchesJson6902"`
 	BuildMetadata []string `json:"buildMetadata"`
+	Images        []struct {
+		Name string `json:"name"`
+	} `json:"images"`
+	Replicas []struct {
+		Name string `json:"name"`
+	} `json:"replicas"`
 }
 
 // kustTarget is a patch's target selector.
@@ -168,8 +175,15 @@ func (r *Renderer) kustomize(dir string) *manifest.Set {
 	var docs []kustDoc
 	for _, res := range m.Resources() {
 		d := kustDoc{kind: res.GetKind(), name: res.GetName()}
-		if o, err := res.GetOrigin(); err == nil && o != nil && o.Repo == "" && o.Path != "" {
-			d.file = filepath.Join(dir, filepath.FromSlash(o.Path))
+		if o, err := res.GetOrigin(); err == nil && o != nil && o.Repo == "" {
+			switch {
+			case o.Path != "":
+				d.file = filepath.Join(dir, filepath.FromSlash(o.Path))
+			case o.ConfiguredIn != "":
+				// A generated object (configMapGenerator): the
+				// kustomization that configures it.
+				d.file, d.generated = filepath.Join(dir, filepath.FromSlash(o.ConfiguredIn)), true
+			}
 		}
 		docs = append(docs, d)
 	}
@@ -212,6 +226,9 @@ func lineOf(file, s string) int {
 type kustDoc struct {
 	kind, name, orgName string
 	file                string
+	// generated is set when file is the kustomization whose generator
+	// made the object.
+	generated bool
 }
 
 // kustPatch is a patch file, in the order kustomize applies it.
@@ -219,6 +236,11 @@ type kustPatch struct {
 	file   string
 	json   bool // a JSON 6902 patch
 	target *kustTarget
+	// entry is set for a kustomization's images or replicas entry (file
+	// is then the kustomization): the image or object name, and the line.
+	entry     string
+	images    bool
+	entryLine int
 }
 
 // collectPatches lists the patch files of the kustomization in dir and of
@@ -256,6 +278,40 @@ func collectPatches(dir string, seen map[string]bool) []kustPatch {
 			out = append(out, kustPatch{file: filepath.Join(dir, p.Path), target: p.Target, json: true})
 		}
 	}
+	// kustomize runs the replica count and image transformers after the
+	// patches (target/kusttarget.go, configureBuiltinTransformers).
+	kf, _, _ := readKust(dir)
+	lines := entryLines(kf)
+	for i, r := range k.Replicas {
+		out = append(out, kustPatch{file: kf, entry: r.Name, entryLine: lines["replicas"][i]})
+	}
+	for i, im := range k.Images {
+		out = append(out, kustPatch{file: kf, entry: im.Name, images: true, entryLine: lines["images"][i]})
+	}
+	return out
+}
+
+// entryLines returns the lines of the items of a kustomization's images
+// and replicas lists.
+func entryLines(file string) map[string][]int {
+	out := map[string][]int{}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return out
+	}
+	var root yaml.Node
+	if yaml.Unmarshal(data, &root) != nil || len(root.Content) == 0 || root.Content[0].Kind != yaml.MappingNode {
+		return out
+	}
+	m := root.Content[0]
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		key := m.Content[i].Value
+		if (key == "images" || key == "replicas") && m.Content[i+1].Kind == yaml.SequenceNode {
+			for _, item := range m.Content[i+1].Content {
+				out[key] = append(out[key], item.Line)
+			}
+		}
+	}
 	return out
 }
 
@@ -290,6 +346,14 @@ func (o *kustOrigin) Locate(document int, field string) (manifest.Location, bool
 		return manifest.Location{}, false
 	}
 	d := o.docs[document]
+	if d.generated {
+		key := map[string]string{"ConfigMap": "configMapGenerator", "Secret": "secretGenerator"}[d.kind]
+		line := 1
+		if key != "" {
+			line = keyLineIn(d.file, key)
+		}
+		return manifest.Location{File: d.file, Pos: manifest.Pos{Line: line, Column: 1}}, true
+	}
 	obj := resourceObject(d)
 	if obj != nil {
 		// The name the resource file gives, which the patches name: the
@@ -297,12 +361,15 @@ func (o *kustOrigin) Locate(document int, field string) (manifest.Location, bool
 		d.orgName = obj.Name
 	}
 	if field != "" {
-		inResource := false
+		inResource, image := false, ""
 		if obj != nil {
 			_, inResource = obj.Position(field)
+			if imageField.MatchString(field) {
+				image = stringAt(obj.JSON, field)
+			}
 		}
 		for i := len(o.patches) - 1; i >= 0; i-- {
-			if loc, ok := o.inPatch(o.patches[i], d, field, inResource); ok {
+			if loc, ok := o.inPatch(o.patches[i], d, field, inResource, image); ok {
 				return loc, true
 			}
 		}
@@ -359,7 +426,19 @@ func (p kustPatch) targets(d kustDoc, kind, name string) bool {
 }
 
 // inPatch finds the field in a patch that applies to the object.
-func (o *kustOrigin) inPatch(p kustPatch, d kustDoc, field string, inResource bool) (manifest.Location, bool) {
+func (o *kustOrigin) inPatch(p kustPatch, d kustDoc, field string, inResource bool, image string) (manifest.Location, bool) {
+	if p.entry != "" || p.entryLine != 0 {
+		var hit bool
+		if p.images {
+			hit = imageField.MatchString(field) && image != "" && imageName(image) == p.entry
+		} else {
+			hit = field == "spec.replicas" && (p.entry == d.orgName || p.entry == d.name)
+		}
+		if !hit || p.entryLine == 0 {
+			return manifest.Location{}, false
+		}
+		return manifest.Location{File: p.file, Pos: manifest.Pos{Line: p.entryLine, Column: 3}}, true
+	}
 	data, err := os.ReadFile(p.file)
 	if err != nil {
 		return manifest.Location{}, false
@@ -457,6 +536,45 @@ func jsonPatchLine(file string, data []byte, field string) (manifest.Location, b
 		return manifest.Location{}, false
 	}
 	return manifest.Location{File: file, Pos: manifest.Pos{Line: best.Line, Column: best.Column}}, true
+}
+
+// imageField matches the path of a container's image.
+var imageField = regexp.MustCompile(`(?:^|\.)(?:containers|initContainers|ephemeralContainers)\[\d+\]\.image$`)
+
+// stringAt returns the string at a field path of an object's JSON, or "".
+func stringAt(js []byte, path string) string {
+	var v any
+	if json.Unmarshal(js, &v) != nil {
+		return ""
+	}
+	for _, seg := range manifest.SplitFieldPath(path) {
+		switch x := v.(type) {
+		case map[string]any:
+			v = x[seg]
+		case []any:
+			i, err := strconv.Atoi(seg)
+			if err != nil || i < 0 || i >= len(x) {
+				return ""
+			}
+			v = x[i]
+		default:
+			return ""
+		}
+	}
+	s, _ := v.(string)
+	return s
+}
+
+// imageName is an image reference without its tag or digest, as the
+// images entries of a kustomization name it.
+func imageName(ref string) string {
+	if i := strings.IndexByte(ref, '@'); i >= 0 {
+		ref = ref[:i]
+	}
+	if i := strings.LastIndexByte(ref, ':'); i > strings.LastIndexByte(ref, '/') {
+		ref = ref[:i]
+	}
+	return ref
 }
 
 // pointerSegments splits a JSON pointer (RFC 6901).

@@ -100,6 +100,15 @@ func TestKustomizePlaces(t *testing.T) {
 		{"Deployment", "prod-api", "spec.template.spec", base + ":14"},
 		{"Deployment", "prod-api", "spec.template.spec.containers[0].resources.limits.memory", base + ":23"},
 		{"Service", "prod-api", "spec.ports[0].port", "testdata/kustomize/base/service.yaml:9"},
+		// A generated object: the kustomization's generators.
+		{"ConfigMap", "prod-api-config-hf678c7m2b", "data.LOG_LEVEL", "testdata/kustomize/overlays/prod/kustomization.yaml:18"},
+	})
+	staging := "testdata/kustomize/overlays/staging/kustomization.yaml"
+	checkPlaces(t, r, "testdata/kustomize/overlays/staging", manifest.Kustomization, []place{
+		// The kustomization's replicas and images entries.
+		{"Deployment", "api", "spec.replicas", staging + ":7"},
+		{"Deployment", "api", "spec.template.spec.containers[0].image", staging + ":10"},
+		{"Deployment", "api", "spec.template.spec.containers[0].name", base + ":16"},
 	})
 }
 
@@ -262,7 +271,7 @@ func TestSameAsCLIs(t *testing.T) {
 			}
 		})
 	}
-	for _, dir := range []string{"testdata/kustomize/overlays/prod", "testdata/kustomize/base"} {
+	for _, dir := range []string{"testdata/kustomize/overlays/prod", "testdata/kustomize/overlays/staging", "testdata/kustomize/base"} {
 		t.Run("kustomize "+dir, func(t *testing.T) {
 			want := objects(t, run(kustomize, "build", dir))
 			got := objects(t, rendered(newRenderer(t, Options{}).Render(dir, manifest.Kustomization)))
