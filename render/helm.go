@@ -23,6 +23,8 @@ import (
 	releaseutil "helm.sh/helm/v4/pkg/release/v1/util"
 	"helm.sh/helm/v4/pkg/strvals"
 
+	sigsyaml "sigs.k8s.io/yaml"
+
 	"github.com/kubectl-workload/kubectl-workload/manifest"
 )
 
@@ -250,18 +252,73 @@ func helmErrorPlace(dir, chartName string, err error) (string, manifest.Pos) {
 }
 
 // templateFile turns a chart path as helm names templates
-// ("web/charts/db/templates/x.yaml") into the file in dir, when it exists.
+// ("web/charts/db/templates/x.yaml") into the file in dir, when it exists. A
+// subchart is found in charts/ by its directory name, else by the name its
+// Chart.yaml gives, or the alias the parent's dependencies give it.
 func templateFile(dir, chartName, p string) (string, bool) {
 	p = path.Clean(p)
 	first, rest, ok := strings.Cut(p, "/")
 	if !ok || first != chartName {
 		return "", false
 	}
-	f := filepath.Join(dir, filepath.FromSlash(rest))
-	if !isRegular(f) {
+	cur := dir
+	segs := strings.Split(rest, "/")
+	for i := 0; i < len(segs); i++ {
+		if segs[i] == "charts" && i+1 < len(segs) && i+2 < len(segs) {
+			sub, ok := subchartDir(cur, segs[i+1])
+			if !ok {
+				return "", false
+			}
+			cur = sub
+			i++
+			continue
+		}
+		cur = filepath.Join(cur, segs[i])
+	}
+	if !isRegular(cur) {
 		return "", false
 	}
-	return f, true
+	return cur, true
+}
+
+// subchartDir finds the directory of the subchart helm names name in
+// chartDir/charts.
+func subchartDir(chartDir, name string) (string, bool) {
+	charts := filepath.Join(chartDir, "charts")
+	if d := filepath.Join(charts, name); isRegular(filepath.Join(d, "Chart.yaml")) {
+		return d, true
+	}
+	real := name
+	var parent struct {
+		Dependencies []struct{ Name, Alias string } `json:"dependencies"`
+	}
+	if data, err := os.ReadFile(filepath.Join(chartDir, "Chart.yaml")); err == nil && sigsyaml.Unmarshal(data, &parent) == nil {
+		for _, d := range parent.Dependencies {
+			if d.Alias == name && d.Name != "" {
+				real = d.Name
+			}
+		}
+	}
+	if d := filepath.Join(charts, real); isRegular(filepath.Join(d, "Chart.yaml")) {
+		return d, true
+	}
+	entries, err := os.ReadDir(charts)
+	if err != nil {
+		return "", false
+	}
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		var meta struct {
+			Name string `json:"name"`
+		}
+		data, err := os.ReadFile(filepath.Join(charts, e.Name(), "Chart.yaml"))
+		if err == nil && sigsyaml.Unmarshal(data, &meta) == nil && meta.Name == real {
+			return filepath.Join(charts, e.Name()), true
+		}
+	}
+	return "", false
 }
 
 func isRegular(name string) bool {

@@ -281,3 +281,16 @@ func TestSameAsCLIs(t *testing.T) {
 		})
 	}
 }
+
+// TestHelmSubchartDirectory: a subchart whose directory is not its name,
+// and one the parent aliases, still map to their templates.
+func TestHelmSubchartDirectory(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "Chart.yaml", "apiVersion: v2\nname: app\nversion: 0.1.0\ndependencies:\n  - name: db\n    version: 0.1.0\n    alias: primary\n")
+	write(t, dir, "charts/db-0.1.0/Chart.yaml", "apiVersion: v2\nname: db\nversion: 0.1.0\n")
+	write(t, dir, "charts/db-0.1.0/templates/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Chart.Name }}\ndata:\n  a: b\n")
+	r := newRenderer(t, Options{})
+	checkPlaces(t, r, dir, manifest.Chart, []place{
+		{"ConfigMap", "primary", "data.a", filepath.Join(dir, "charts/db-0.1.0/templates/cm.yaml") + ":6"},
+	})
+}
