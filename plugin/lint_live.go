@@ -229,7 +229,11 @@ func (o *LintOptions) againstLiveBaseline(ctx context.Context, stdin []byte) (*l
 // object created from its old version. Files new since REF, and standard
 // input, have no previous version.
 func (o *LintOptions) baseRefBaseline(ctx context.Context, stdin []byte) (*lint.Baseline, error) {
-	inputs, _ := manifest.Expand(o.paths, bytes.NewReader(stdin))
+	renderer, err := o.renderFlags.renderer(o.namespace)
+	if err != nil {
+		return nil, err
+	}
+	inputs, _ := manifest.ExpandWith(o.paths, bytes.NewReader(stdin), renderer)
 	checker := apicheck.New()
 	type key struct{ file, apiVersion, kind, ns, name string }
 	stored := map[key][]byte{}
@@ -238,23 +242,25 @@ func (o *LintOptions) baseRefBaseline(ctx context.Context, stdin []byte) (*lint.
 		if in.Name == manifest.StdinName {
 			continue
 		}
-		dir := filepath.Dir(in.Name)
-		repo, ok := repos[dir]
-		if !ok {
-			var err error
-			if repo, err = gitref.Open(ctx, dir); err != nil {
+		var olds []*manifest.Object
+		name := in.Name
+		if kind, ok := in.RenderKind(); ok {
+			// A chart or kustomization: rendered as it is at the ref; lint
+			// names its objects by the rendered name.
+			set, err := renderAtRef(ctx, renderer, o.BaseRef, in.Name, kind)
+			if err != nil {
 				return nil, fmt.Errorf("--base-ref %s: %w", o.BaseRef, err)
 			}
-			repos[dir] = repo
+			olds, name = set.Objects, manifest.RenderedName(in.Name, kind)
+		} else {
+			var ok bool
+			if olds, ok, err = o.readAtRef(ctx, repos, in.Name); err != nil {
+				return nil, err
+			} else if !ok {
+				continue
+			}
 		}
-		data, err := repo.Read(ctx, o.BaseRef, in.Name)
-		if errors.Is(err, gitref.ErrNotAtRef) {
-			continue
-		}
-		if err != nil {
-			return nil, fmt.Errorf("--base-ref %s: %w", o.BaseRef, err)
-		}
-		for _, old := range manifest.Parse(in.Name, data).Objects {
+		for _, old := range olds {
 			if !apicheck.Validated(old.APIVersion, old.Kind) || old.Name == "" {
 				continue
 			}
@@ -267,12 +273,34 @@ func (o *LintOptions) baseRefBaseline(ctx context.Context, stdin []byte) (*lint.
 			if err != nil {
 				continue // an old version that does not decode: the new one is checked as created
 			}
-			stored[key{in.Name, old.APIVersion, old.Kind, ns, old.Name}] = js
+			stored[key{name, old.APIVersion, old.Kind, ns, old.Name}] = js
 		}
 	}
 	return &lint.Baseline{Previous: func(obj *manifest.Object, ref lint.ObjectRef) []byte {
 		return stored[key{obj.File, obj.APIVersion, obj.Kind, ref.Namespace, ref.Name}]
 	}}, nil
+}
+
+// readAtRef reads a file's objects as they are at --base-ref; ok is false
+// when the file is new since then.
+func (o *LintOptions) readAtRef(ctx context.Context, repos map[string]*gitref.Repo, file string) ([]*manifest.Object, bool, error) {
+	dir := filepath.Dir(file)
+	repo, ok := repos[dir]
+	if !ok {
+		var err error
+		if repo, err = gitref.Open(ctx, dir); err != nil {
+			return nil, false, fmt.Errorf("--base-ref %s: %w", o.BaseRef, err)
+		}
+		repos[dir] = repo
+	}
+	data, err := repo.Read(ctx, o.BaseRef, file)
+	if errors.Is(err, gitref.ErrNotAtRef) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("--base-ref %s: %w", o.BaseRef, err)
+	}
+	return manifest.Parse(file, data).Objects, true, nil
 }
 
 func defaultNamespace(ns string) string {

@@ -294,27 +294,7 @@ func (o *PredictOptions) Complete(cmd *cobra.Command, args []string) error {
 			if ctx == nil {
 				ctx = context.Background()
 			}
-			repo, err := gitref.Open(ctx, dir)
-			if err != nil {
-				return nil, err
-			}
-			rel, err := repo.Rel(dir)
-			if err != nil {
-				return nil, err
-			}
-			tmp, err := os.MkdirTemp("", "kubectl-workload-base-ref-")
-			if err != nil {
-				return nil, err
-			}
-			defer os.RemoveAll(tmp)
-			if err := repo.Extract(ctx, ref, tmp); err != nil {
-				return nil, err
-			}
-			old := filepath.Join(tmp, filepath.FromSlash(rel))
-			if _, err := os.Stat(old); err != nil {
-				return &manifest.Set{}, nil // a new chart: no old objects
-			}
-			return r.Renderer.Render(old, kind), nil
+			return renderAtRef(ctx, r.Renderer, ref, dir, kind)
 		}
 	}
 	if r.Renderer, err = o.renderFlags.renderer(r.Namespace); err != nil {

@@ -2,6 +2,9 @@ package plugin
 
 import (
 	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -100,5 +103,48 @@ func TestLintBadKubeVersion(t *testing.T) {
 	_, errOut, code := run(t, "", "lint", "../render/testdata/web", "--kube-version", "banana")
 	if code != 2 || !strings.Contains(errOut, "--kube-version") {
 		t.Errorf("exit %d, stderr %q; want 2 naming --kube-version", code, errOut)
+	}
+}
+
+// TestLintChartBaseRef: lint --base-ref renders the chart as it is at the
+// ref, so a selector change in a pull request is the API server's
+// immutable-field error at the template line.
+func TestLintChartBaseRef(t *testing.T) {
+	dir := t.TempDir()
+	git := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
+			"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	chart := filepath.Join(dir, "chart")
+	if err := os.CopyFS(chart, os.DirFS("../render/testdata/web")); err != nil {
+		t.Fatal(err)
+	}
+	git("init", "-q")
+	git("add", ".")
+	git("commit", "-q", "-m", "base")
+	tpl := filepath.Join(chart, "charts", "cache", "templates", "deployment.yaml")
+	data, err := os.ReadFile(tpl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(tpl, []byte(strings.ReplaceAll(string(data), "app: {{ .Release.Name }}-cache\n", "app: {{ .Release.Name }}-cache2\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := run(t, "", "lint", chart, "--base-ref", "HEAD")
+	want := tpl + ":7:3: error api/invalid: spec.selector: Invalid value:"
+	if code != 1 || !strings.Contains(out, want) || !strings.Contains(out, "field is immutable") {
+		t.Errorf("exit %d, want 1 and %q ... field is immutable:\n%s%s", code, want, out, errOut)
+	}
+	// Without the change, nothing is immutable.
+	git("checkout", "-q", ".")
+	out, _, _ = run(t, "", "lint", chart, "--base-ref", "HEAD")
+	if strings.Contains(out, "immutable") {
+		t.Errorf("unchanged chart: %s", out)
 	}
 }
