@@ -99,3 +99,25 @@ func TestExpandWithRenderer(t *testing.T) {
 		t.Errorf("LoadWith(chart) = %+v, want the renderer's set", set)
 	}
 }
+
+// failRenderer fails the test when asked to render.
+type failRenderer struct{ t *testing.T }
+
+func (f failRenderer) Render(dir string, kind DirKind) *Set {
+	f.t.Errorf("Render(%s, %s) called for plain files", dir, kind)
+	return &Set{}
+}
+
+// TestPlainFilesNeverRender: without a chart or kustomization in the input,
+// the renderer is never called, so plain runs cost what they did.
+func TestPlainFilesNeverRender(t *testing.T) {
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{
+		"a.yaml":     "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n",
+		"sub/b.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\n",
+	})
+	set := LoadWith([]string{root, filepath.Join(root, "a.yaml")}, nil, failRenderer{t})
+	if len(set.Objects) != 2 {
+		t.Errorf("LoadWith = %d objects, want 2", len(set.Objects))
+	}
+}
