@@ -461,6 +461,9 @@ func (o *kustOrigin) inPatch(p kustPatch, d kustDoc, field string, inResource bo
 		// fields (spec.template.spec) is the resource's. A list in a strategic merge patch merges by key
 		// (containers by name), so indices are not compared.
 		k, exact, ok := findKey(docs[i], field)
+		if ok && strings.HasSuffix(k.path, itemMarker) && !exact {
+			continue // a list entry the patch merges into, not one it writes whole
+		}
 		if ok && (isLeaf(docs[i], k) || (exact && !inResource)) {
 			return manifest.Location{File: p.file, Document: obj.Document, Pos: manifest.Pos{Line: k.line, Column: k.col}}, true
 		}

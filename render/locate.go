@@ -44,8 +44,17 @@ func scanKeys(text string) [][]keyLine {
 		}
 		indent := len(l) - len(t)
 		// A sequence entry "- key: v" opens a mapping one level deeper, at
-		// the key's column.
+		// the key's column; the entry itself is recorded as the parent's
+		// path and "[]".
 		for strings.HasPrefix(t, "- ") || t == "-" {
+			for len(stack) > 0 && stack[len(stack)-1].indent >= indent {
+				stack = stack[:len(stack)-1]
+			}
+			parts := make([]string, 0, len(stack)+1)
+			for _, f := range stack {
+				parts = append(parts, f.key)
+			}
+			cur = append(cur, keyLine{line: i + 1, col: indent + 1, path: strings.Join(append(parts, itemMarker), "\x00")})
 			t = strings.TrimLeft(t[1:], " ")
 			indent = len(l) - len(t)
 			if t == "" {
@@ -106,6 +115,10 @@ func lineKey(t string) (string, bool) {
 	return key, true
 }
 
+// itemMarker stands for a sequence entry in a key path: "containers" then
+// itemMarker is the line of a "- " under containers.
+const itemMarker = "[]"
+
 // fieldKeys turns a field path in the API server's notation into the keys
 // scanKeys records: spec.template.spec.containers[0].image gives spec,
 // template, spec, containers, image. A bracketed segment that is not an
@@ -114,11 +127,24 @@ func fieldKeys(path string) []string {
 	var keys []string
 	for _, seg := range manifest.SplitFieldPath(path) {
 		if _, err := strconv.Atoi(seg); err == nil {
+			keys = append(keys, itemMarker)
 			continue
 		}
 		keys = append(keys, seg)
 	}
 	return keys
+}
+
+// keyPath joins keys as scanKeys records them: item markers only at the
+// end.
+func keyPath(keys []string) string {
+	var kept []string
+	for i, k := range keys {
+		if k != itemMarker || i == len(keys)-1 {
+			kept = append(kept, k)
+		}
+	}
+	return strings.Join(kept, "\x00")
 }
 
 // findKey returns the line of the key path in one document's keys when
@@ -128,7 +154,7 @@ func fieldKeys(path string) []string {
 func findKey(keys []keyLine, path string) (kl keyLine, exact, ok bool) {
 	want := fieldKeys(path)
 	for n := len(want); n > 0; n-- {
-		p := strings.Join(want[:n], "\x00")
+		p := keyPath(want[:n])
 		var found []keyLine
 		for _, k := range keys {
 			if k.path == p {

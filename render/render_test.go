@@ -80,6 +80,9 @@ func TestHelmPlaces(t *testing.T) {
 		{"Deployment", "release-name-web", "metadata.labels[app.kubernetes.io/name]", tpl + ":5"},
 		{"Service", "release-name-web", "spec.ports[0].targetPort", "testdata/web/templates/service.yaml:10"},
 		{"Deployment", "release-name-cache", "spec.template.spec.containers[0].image", sub + ":17"},
+		// A field the template does not write: its container's entry.
+		{"Deployment", "release-name-cache", "spec.template.spec.containers[0].resources", sub + ":16"},
+		{"Deployment", "release-name-cache", "spec.template.spec.containers", sub + ":15"},
 	})
 }
 
