@@ -71,6 +71,9 @@ func (r *Renderer) helm(dir string) *manifest.Set {
 	if err != nil {
 		file, pos := helmErrorPlace(dir, chrt.Name(), err)
 		if file == "" {
+			file, pos = schemaErrorPlace(dir, err)
+		}
+		if file == "" {
 			file = chartFile
 		}
 		return fail(file, pos, "helm: "+oneLine(err.Error()))
@@ -249,6 +252,30 @@ func helmErrorPlace(dir, chartName string, err error) (string, manifest.Pos) {
 		}
 	}
 	return "", manifest.Pos{}
+}
+
+// schemaPlace finds the value a values.schema.json error is about.
+var schemaPlace = regexp.MustCompile(`values don't meet the specifications(?s:.*?)at '/([^']*)'`)
+
+// schemaErrorPlace places a values.schema.json error at the value's key in
+// the chart's values.yaml, where it is written there.
+func schemaErrorPlace(dir string, err error) (string, manifest.Pos) {
+	m := schemaPlace.FindStringSubmatch(err.Error())
+	if m == nil {
+		return "", manifest.Pos{}
+	}
+	values := filepath.Join(dir, "values.yaml")
+	data, rerr := os.ReadFile(values)
+	if rerr != nil {
+		return "", manifest.Pos{}
+	}
+	field := strings.ReplaceAll(m[1], "/", ".")
+	for _, doc := range scanKeys(string(data)) {
+		if k, _, ok := findKey(doc, field); ok {
+			return values, manifest.Pos{Line: k.line, Column: k.col}
+		}
+	}
+	return values, manifest.Pos{Line: 1, Column: 1}
 }
 
 // templateFile turns a chart path as helm names templates

@@ -170,7 +170,7 @@ func (r *Renderer) kustomize(dir string) *manifest.Set {
 	fs := originFS{FileSystem: filesys.MakeFsOnDisk(), root: filepath.Clean(absKF)}
 	m, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(fs, abs)
 	if err != nil {
-		return fail(kf, 1, "kustomize: "+oneLine(err.Error()))
+		return fail(kf, errorLine(kf, err.Error()), "kustomize: "+oneLine(err.Error()))
 	}
 	var docs []kustDoc
 	for _, res := range m.Resources() {
@@ -206,6 +206,26 @@ func (r *Renderer) kustomize(dir string) *manifest.Set {
 	}
 	set.Origins[name] = &kustOrigin{docs: docs, patches: collectPatches(dir, map[string]bool{}), keys: map[string][][]keyLine{}}
 	return set
+}
+
+// quoted finds the names kustomize quotes in its errors.
+var quoted = regexp.MustCompile(`'([^'\s]+)'`)
+
+// errorLine returns the line of the kustomization that names something a
+// build error quotes (a missing resource), or 1.
+func errorLine(kf, msg string) int {
+	data, err := os.ReadFile(kf)
+	if err != nil {
+		return 1
+	}
+	for _, m := range quoted.FindAllStringSubmatch(msg, -1) {
+		for i, l := range strings.Split(string(data), "\n") {
+			if t := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(l), "- ")); t == m[1] || strings.HasSuffix(t, ": "+m[1]) {
+				return i + 1
+			}
+		}
+	}
+	return 1
 }
 
 // lineOf returns the first line of file holding s, or 1.

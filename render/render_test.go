@@ -297,3 +297,30 @@ func TestHelmSubchartDirectory(t *testing.T) {
 		{"ConfigMap", "primary", "data.a", filepath.Join(dir, "charts/db-0.1.0/templates/cm.yaml") + ":6"},
 	})
 }
+
+// TestHelmSchemaError: a value values.schema.json refuses is a problem at
+// the value's key in values.yaml.
+func TestHelmSchemaError(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "Chart.yaml", "apiVersion: v2\nname: s\nversion: 0.1.0\n")
+	write(t, dir, "values.yaml", "# replicas\nimage: x\nreplicas: 1\n")
+	write(t, dir, "values.schema.json", `{"type":"object","properties":{"replicas":{"type":"integer"}}}`)
+	write(t, dir, "templates/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: s\n")
+	set := newRenderer(t, Options{SetString: []string{"replicas=three"}}).Render(dir, manifest.Chart)
+	if len(set.Problems) != 1 || set.Problems[0].File != filepath.Join(dir, "values.yaml") || set.Problems[0].Pos.Line != 3 ||
+		!strings.Contains(set.Problems[0].Message, "replicas") {
+		t.Fatalf("problems %+v, want one at values.yaml:3 about replicas", set.Problems)
+	}
+}
+
+// TestKustomizeMissingResource: a build error is at the kustomization line
+// naming what is missing.
+func TestKustomizeMissingResource(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "kustomization.yaml", "resources:\n  - a.yaml\n  - missing.yaml\n")
+	write(t, dir, "a.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n")
+	set := newRenderer(t, Options{}).Render(dir, manifest.Kustomization)
+	if len(set.Problems) != 1 || set.Problems[0].Pos.Line != 3 || !strings.Contains(set.Problems[0].Message, "missing.yaml") {
+		t.Fatalf("problems %+v, want one at kustomization.yaml:3 naming missing.yaml", set.Problems)
+	}
+}
