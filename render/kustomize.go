@@ -261,6 +261,10 @@ type kustPatch struct {
 	entry     string
 	images    bool
 	entryLine int
+	// inline is the text of a patch written in the kustomization (file),
+	// and inlineLine the file line before its first line.
+	inline     string
+	inlineLine int
 }
 
 // collectPatches lists the patch files of the kustomization in dir and of
@@ -283,9 +287,16 @@ func collectPatches(dir string, seen map[string]bool) []kustPatch {
 			out = append(out, collectPatches(sub, seen)...)
 		}
 	}
-	for _, p := range k.Patches {
-		if p.Path != "" {
+	kf, _, _ := readKust(dir)
+	inline := inlinePatchLines(kf)
+	for i, p := range k.Patches {
+		switch {
+		case p.Path != "":
 			out = append(out, kustPatch{file: filepath.Join(dir, p.Path), target: p.Target, json: isJSONPatch(filepath.Join(dir, p.Path))})
+		case p.Patch != "" && i < len(inline):
+			// An inline patch: its text, at its place in the kustomization.
+			out = append(out, kustPatch{file: kf, target: p.Target, inline: p.Patch, inlineLine: inline[i],
+				json: strings.HasPrefix(strings.TrimSpace(p.Patch), "-") || strings.HasPrefix(strings.TrimSpace(p.Patch), "[")})
 		}
 	}
 	for _, p := range k.PatchesStrategicMerge {
@@ -300,13 +311,46 @@ func collectPatches(dir string, seen map[string]bool) []kustPatch {
 	}
 	// kustomize runs the replica count and image transformers after the
 	// patches (target/kusttarget.go, configureBuiltinTransformers).
-	kf, _, _ := readKust(dir)
 	lines := entryLines(kf)
 	for i, r := range k.Replicas {
 		out = append(out, kustPatch{file: kf, entry: r.Name, entryLine: lines["replicas"][i]})
 	}
 	for i, im := range k.Images {
 		out = append(out, kustPatch{file: kf, entry: im.Name, images: true, entryLine: lines["images"][i]})
+	}
+	return out
+}
+
+// inlinePatchLines returns, for each item of a kustomization's patches, the
+// file line before the first line of its inline patch text (0 for an item
+// without one).
+func inlinePatchLines(file string) []int {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil
+	}
+	var root yaml.Node
+	if yaml.Unmarshal(data, &root) != nil || len(root.Content) == 0 || root.Content[0].Kind != yaml.MappingNode {
+		return nil
+	}
+	m := root.Content[0]
+	var out []int
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value != "patches" || m.Content[i+1].Kind != yaml.SequenceNode {
+			continue
+		}
+		for _, item := range m.Content[i+1].Content {
+			line := 0
+			for j := 0; item.Kind == yaml.MappingNode && j+1 < len(item.Content); j += 2 {
+				if v := item.Content[j+1]; item.Content[j].Value == "patch" {
+					line = v.Line - 1
+					if v.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
+						line = v.Line // the text starts on the line after | or >
+					}
+				}
+			}
+			out = append(out, line)
+		}
 	}
 	return out
 }
@@ -460,17 +504,30 @@ func (o *kustOrigin) inPatch(p kustPatch, d kustDoc, field string, inResource bo
 		return manifest.Location{File: p.file, Pos: manifest.Pos{Line: p.entryLine, Column: 3}}, true
 	}
 	data, err := os.ReadFile(p.file)
+	if p.inline != "" {
+		data, err = []byte(p.inline), nil
+	}
 	if err != nil {
 		return manifest.Location{}, false
+	}
+	// at moves a place in an inline patch's text to the kustomization.
+	at := func(loc manifest.Location) manifest.Location {
+		if p.inline != "" {
+			loc.File, loc.Document = p.file, 0
+			loc.Pos.Line += p.inlineLine
+			loc.Pos.Column = 1
+		}
+		return loc
 	}
 	if p.json {
 		if !p.targets(d, "", "") {
 			return manifest.Location{}, false
 		}
-		return jsonPatchLine(p.file, data, field)
+		loc, ok := jsonPatchLine(p.file, data, field)
+		return at(loc), ok
 	}
 	set := manifest.Parse(p.file, data)
-	docs := o.patchKeys(p.file, data)
+	docs := o.patchKeys(p.file+"\x00"+strconv.Itoa(p.inlineLine), data)
 	for i, obj := range set.Objects {
 		if !p.targets(d, obj.Kind, obj.Name) || i >= len(docs) {
 			continue
@@ -485,7 +542,7 @@ func (o *kustOrigin) inPatch(p kustPatch, d kustDoc, field string, inResource bo
 			continue // a list entry the patch merges into, not one it writes whole
 		}
 		if ok && (isLeaf(docs[i], k) || (exact && !inResource)) {
-			return manifest.Location{File: p.file, Document: obj.Document, Pos: manifest.Pos{Line: k.line, Column: k.col}}, true
+			return at(manifest.Location{File: p.file, Document: obj.Document, Pos: manifest.Pos{Line: k.line, Column: k.col}}), true
 		}
 	}
 	return manifest.Location{}, false

@@ -112,6 +112,9 @@ func TestKustomizePlaces(t *testing.T) {
 		{"Deployment", "api", "spec.replicas", staging + ":7"},
 		{"Deployment", "api", "spec.template.spec.containers[0].image", staging + ":10"},
 		{"Deployment", "api", "spec.template.spec.containers[0].name", base + ":16"},
+		// Inline patches, JSON 6902 and strategic merge: their lines in the kustomization.
+		{"Deployment", "api", "spec.minReadySeconds", staging + ":18"},
+		{"Deployment", "api", "spec.revisionHistoryLimit", staging + ":26"},
 	})
 }
 
