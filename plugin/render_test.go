@@ -148,3 +148,18 @@ func TestLintChartBaseRef(t *testing.T) {
 		t.Errorf("unchanged chart: %s", out)
 	}
 }
+
+// TestLintChartErrorOthersLinted: a template error is a finding at the
+// template line, and the other paths are still linted.
+func TestLintChartErrorOthersLinted(t *testing.T) {
+	out, errOut, code := run(t, "", "lint", "../render/testdata/web", "../render/testdata/kustomize/overlays/prod", "--set", "image.tag=null")
+	if code != 1 {
+		t.Fatalf("exit %d, want 1; stderr %s", code, errOut)
+	}
+	if !strings.Contains(out, "../render/testdata/web/templates/deployment.yaml:19:") || !strings.Contains(out, "image.tag is required") {
+		t.Errorf("no template error at deployment.yaml:19:\n%s", out)
+	}
+	if !strings.Contains(out, "../render/testdata/kustomize/overlays/prod/patches/image.yaml:2:3: warning rollout/mutable-image-tag") {
+		t.Errorf("the overlay was not linted after the chart's error:\n%s", out)
+	}
+}
