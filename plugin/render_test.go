@@ -141,6 +141,12 @@ func TestLintChartBaseRef(t *testing.T) {
 	if code != 1 || !strings.Contains(out, want) || !strings.Contains(out, "field is immutable") {
 		t.Errorf("exit %d, want 1 and %q ... field is immutable:\n%s%s", code, want, out, errOut)
 	}
+	// predict renders the chart at the ref for the old version too.
+	out, errOut, _ = run(t, "", "predict", "-f", chart, "--base-ref", "HEAD")
+	if !strings.Contains(out, "Deployment default/release-name-cache  ("+tpl+":1:1)") || !strings.Contains(out, tpl+":7:3: error: spec.selector") ||
+		!strings.Contains(out, "baseline            "+chart+" rendered at HEAD") {
+		t.Errorf("predict --base-ref: want the cache Deployment at its template, rejected at line 7, with the chart at HEAD as baseline:\n%s%s", out, errOut)
+	}
 	// Without the change, nothing is immutable.
 	git("checkout", "-q", ".")
 	out, _, _ = run(t, "", "lint", chart, "--base-ref", "HEAD")
