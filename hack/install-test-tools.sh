@@ -12,6 +12,11 @@
 #                             sigs.k8s.io/krew ${KREW_VERSION}, built from the Go module proxy, for
 #                             test/e2e/krew_test.go; exported as KUBECTL_WORKLOAD_KREW and
 #                             KUBECTL_WORKLOAD_KREW_VALIDATE
+#   helm, kustomize           helm.sh/helm/v4 ${HELM_VERSION} and sigs.k8s.io/kustomize/kustomize/v5
+#                             ${KUSTOMIZE_VERSION} (built on sigs.k8s.io/kustomize/api ${KUSTOMIZE_API_VERSION}), the
+#                             versions of the libraries render/ links, built from the Go module proxy,
+#                             for render's comparison test; exported as KUBECTL_WORKLOAD_HELM and
+#                             KUBECTL_WORKLOAD_KUSTOMIZE
 #   the SARIF 2.1.0 schema    lib/schemas/sarif-2.1.0-rtm.5.json of the npm package
 #                             @microsoft/jest-sarif, for lint/report's schema test; exported as
 #                             KUBECTL_WORKLOAD_SARIF_SCHEMA
@@ -22,6 +27,8 @@
 # Cache: ${KUBECTL_WORKLOAD_CACHE:-$HOME/.cache/kubectl-workload}/
 #   krew-${KREW_VERSION}/bin/     krew and validate-krew-manifest
 #   krew-${KREW_VERSION}/build/   the throwaway Go module they are built in (never the repository's)
+#   render-tools/bin/             helm and kustomize
+#   render-tools/build/           the throwaway Go module they are built in
 #   sarif/                        the npm tarball and the extracted schema
 set -euo pipefail
 
@@ -30,6 +37,11 @@ set -euo pipefail
 # (to report deprecation), which the proxy refuses; a throwaway module pinning the version
 # builds it without that request.
 KREW_VERSION=v0.4.4
+# The CLIs of the libraries render/ uses (see go.mod): kustomize v5.8.2 is the release built on
+# sigs.k8s.io/kustomize/api v0.21.2 (v5.8.3 moves to v0.21.3, which needs Go 1.27).
+HELM_VERSION=v4.3.1
+KUSTOMIZE_VERSION=v5.8.2
+KUSTOMIZE_API_VERSION=v0.21.2
 SARIF_PACKAGE=@microsoft/jest-sarif
 SARIF_PACKAGE_VERSION=1.0.0-beta.0
 # The registry's dist.integrity of ${SARIF_PACKAGE}@${SARIF_PACKAGE_VERSION}
@@ -117,6 +129,45 @@ install_krew() {
 	echo "$bin"
 }
 
+# --- helm and kustomize -------------------------------------------------------------------
+install_render_tools() {
+	local dir="${cache_root}/render-tools-${HELM_VERSION}-${KUSTOMIZE_VERSION}" bin mod tmp
+	bin="${dir}/bin"
+	if [ -x "${bin}/helm" ] && [ -x "${bin}/kustomize" ]; then
+		echo "$bin"
+		return
+	fi
+	command -v go >/dev/null 2>&1 || die "go is not on PATH; it is needed to build helm and kustomize"
+	mkdir -p "$bin" "${dir}/build"
+	exec 7>"${dir}/.lock"
+	if command -v flock >/dev/null 2>&1; then
+		flock 7
+	fi
+	if [ -x "${bin}/helm" ] && [ -x "${bin}/kustomize" ]; then # built while we waited
+		echo "$bin"
+		return
+	fi
+	mod="${dir}/build"
+	log "building helm ${HELM_VERSION} and kustomize ${KUSTOMIZE_VERSION} in $mod"
+	(
+		cd "$mod"
+		export GOWORK=off GOFLAGS=-buildvcs=false
+		if [ ! -f go.mod ]; then
+			go mod init kubectl-workload.local/build-render-tools >&2
+		fi
+		go get "helm.sh/helm/v4/cmd/helm@${HELM_VERSION}" "sigs.k8s.io/kustomize/kustomize/v5@${KUSTOMIZE_VERSION}" \
+			"sigs.k8s.io/kustomize/api@${KUSTOMIZE_API_VERSION}" >&2
+	) || die "go get helm ${HELM_VERSION} / kustomize ${KUSTOMIZE_VERSION} failed (is the module proxy reachable? GOPROXY=$(go env GOPROXY))"
+	tmp=$(mktemp -d "${bin}/.build.XXXXXX")
+	timed "building helm and kustomize" env GOWORK=off GOFLAGS=-buildvcs=false bash -c 'cd "$1" && go build -o "$2/" -ldflags "-s -w" \
+		helm.sh/helm/v4/cmd/helm sigs.k8s.io/kustomize/kustomize/v5' _ "$mod" "$tmp"
+	mv -f "${tmp}/helm" "${bin}/helm"
+	mv -f "${tmp}/v5" "${bin}/kustomize" 2>/dev/null || mv -f "${tmp}/kustomize" "${bin}/kustomize"
+	rm -rf "$tmp"
+	log "installed ${bin}/helm and ${bin}/kustomize"
+	echo "$bin"
+}
+
 # --- SARIF schema ---------------------------------------------------------------------------
 # fetch_sarif_package DIR writes the package tarball into DIR and prints its path: with npm
 # when there is one, else straight from the registry.
@@ -165,7 +216,10 @@ install_sarif_schema() {
 install_pre_commit
 krew_bin=$(install_krew)
 schema=$(install_sarif_schema)
+render_bin=$(install_render_tools)
 
 printf 'export KUBECTL_WORKLOAD_KREW=%q\n' "${krew_bin}/krew"
 printf 'export KUBECTL_WORKLOAD_KREW_VALIDATE=%q\n' "${krew_bin}/validate-krew-manifest"
 printf 'export KUBECTL_WORKLOAD_SARIF_SCHEMA=%q\n' "$schema"
+printf 'export KUBECTL_WORKLOAD_HELM=%q\n' "${render_bin}/helm"
+printf 'export KUBECTL_WORKLOAD_KUSTOMIZE=%q\n' "${render_bin}/kustomize"

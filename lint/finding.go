@@ -97,6 +97,10 @@ type Finding struct {
 	// first few of the objects it relates to ("and N more"), how many there
 	// are in all; omitted otherwise.
 	Related int `json:"related,omitempty"`
+	// Rendered is where the finding stands in the rendered output of a
+	// Helm chart or kustomization, when File is the template, resource or
+	// patch it was rendered from.
+	Rendered *Rendered `json:"rendered,omitempty"`
 	// Suppressed is set when an ignore annotation or a configuration
 	// exemption silences the finding. Suppressed findings stay in the
 	// report (JSON, SARIF) but never count toward --fail-on.
@@ -104,6 +108,16 @@ type Finding struct {
 	// container is the name of the container the finding is about, when it
 	// is about one: exemptions can name containers.
 	container string
+}
+
+// Rendered is a place in a chart's or kustomization's rendered output
+// (manifest.RenderedName names it: chart@helm-template,
+// overlay@kustomize-build).
+type Rendered struct {
+	File     string `json:"file"`
+	Document int    `json:"document"`
+	Line     int    `json:"line"`
+	Column   int    `json:"column"`
 }
 
 // Suppression says what silenced a finding, and why.

@@ -5,6 +5,7 @@ package lint
 import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"maps"
 
 	"context"
 	"encoding/json"
@@ -47,6 +48,11 @@ type Options struct {
 	// Paths are files, directories, or "-" for Stdin.
 	Paths []string
 	Stdin io.Reader
+	// Renderer, when set, renders the Helm charts and kustomizations among
+	// Paths (see manifest.ExpandWith); findings on their objects stand at
+	// the template, resource or patch line, with the rendered place in
+	// Finding.Rendered.
+	Renderer manifest.Renderer
 	// Namespace is the namespace for objects that name none, as kubectl
 	// would take it from -n; "default" when empty.
 	Namespace string
@@ -177,6 +183,16 @@ func New(cfg Config) (*Linter, error) {
 // do not run, because --policy-namespace does not name them.
 func (l *Linter) PoliciesNotRun() []string { return l.rules.PoliciesNotRun() }
 
+// BuiltinRules returns the built-in Rego rules' metadata, sorted by id,
+// without user policies.
+func BuiltinRules() ([]rules.Rule, error) {
+	l, err := New(Config{})
+	if err != nil {
+		return nil, err
+	}
+	return l.Rules()
+}
+
 // Rules returns the built-in Rego rules' metadata, sorted by id, or the error
 // compiling them met.
 func (l *Linter) Rules() ([]rules.Rule, error) { return l.rules.Rules() }
@@ -220,7 +236,7 @@ type checked struct {
 // Results are merged in input order and sorted, so output does not depend on
 // scheduling.
 func (l *Linter) Run(ctx context.Context, opts Options) *Result {
-	expanded, problems := manifest.Expand(opts.Paths, opts.Stdin)
+	expanded, problems := manifest.ExpandWith(opts.Paths, opts.Stdin, opts.Renderer)
 	res := &Result{}
 	addProblems(res, problems)
 	var inputs []manifest.Input
@@ -284,10 +300,12 @@ func (l *Linter) Run(ctx context.Context, opts Options) *Result {
 		res.Errors = append(res.Errors, fmt.Errorf("lint stopped before %s: %w", inputs[stopped].Name, ctx.Err()))
 	}
 	var all []*checked
+	origins := map[string]manifest.Origin{}
 	for i, set := range sets {
 		if set == nil {
 			continue // not reached before cancellation
 		}
+		maps.Copy(origins, set.Origins)
 		res.Files += set.Files
 		res.Documents += set.Documents
 		res.Objects += len(perFile[i])
@@ -326,6 +344,7 @@ func (l *Linter) Run(ctx context.Context, opts Options) *Result {
 		kept = append(kept, f)
 	}
 	res.Findings = kept
+	toSources(res, origins)
 	SortFindings(res.Findings)
 	manifest.SortSkipped(res.Skipped)
 	return res

@@ -16,6 +16,7 @@ import (
 	"github.com/kubectl-workload/kubectl-workload/gitref"
 	"github.com/kubectl-workload/kubectl-workload/live"
 	"github.com/kubectl-workload/kubectl-workload/manifest"
+	"github.com/kubectl-workload/kubectl-workload/render"
 )
 
 // Source names what a run's baseline is read from: the cluster (--live,
@@ -35,7 +36,9 @@ type Source struct {
 	// BaseRef checks the files' objects as updates of their version at this
 	// git revision.
 	BaseRef string
-	// Paths and Stdin are the run's inputs; Namespace is -n.
+	// Paths and Stdin are the run's inputs; Namespace is -n. Renderer
+	// renders the charts and kustomizations among the paths.
+	Renderer  manifest.Renderer
 	Paths     []string
 	Stdin     []byte
 	Namespace string
@@ -50,6 +53,25 @@ func (src Source) note(skips []live.Skip) {
 			src.Notes(s.Message)
 		}
 	}
+}
+
+// Check checks the combination of what src names, with the flags' words.
+func (src Source) Check() error {
+	switch {
+	case src.Live && src.AgainstLive:
+		return errors.New("--live and --against-live contradict each other: --live lints the cluster, --against-live lints files against it")
+	case src.Live && src.BaseRef != "":
+		return errors.New("--base-ref compares files with a git revision; it does not apply to --live")
+	case src.AgainstLive && src.BaseRef != "":
+		return errors.New("--against-live and --base-ref each name what the files are compared with: give one")
+	case src.AllNamespaces && !src.Live:
+		return errors.New("-A/--all-namespaces applies to --live only")
+	case src.Live && len(src.Paths) > 0:
+		return fmt.Errorf("--live reads the cluster, not files: drop -f %s", strings.Join(src.Paths, " "))
+	case (src.AgainstLive || src.BaseRef != "") && len(src.Paths) == 0:
+		return errors.New("no input: name the files to check")
+	}
+	return nil
 }
 
 // ReadBaseline does every read of the cluster or the repository that a run
@@ -208,7 +230,7 @@ func againstLiveBaseline(ctx context.Context, c *live.Client, src Source) (*Base
 // object created from its old version. Files new since REF, and standard
 // input, have no previous version.
 func baseRefBaseline(ctx context.Context, src Source) (*Baseline, error) {
-	inputs, _ := manifest.Expand(src.Paths, bytes.NewReader(src.Stdin))
+	inputs, _ := manifest.ExpandWith(src.Paths, bytes.NewReader(src.Stdin), src.Renderer)
 	checker := apicheck.New()
 	type key struct{ file, apiVersion, kind, ns, name string }
 	stored := map[key][]byte{}
@@ -217,23 +239,26 @@ func baseRefBaseline(ctx context.Context, src Source) (*Baseline, error) {
 		if in.Name == manifest.StdinName {
 			continue
 		}
-		dir := filepath.Dir(in.Name)
-		repo, ok := repos[dir]
-		if !ok {
-			var err error
-			if repo, err = gitref.Open(ctx, dir); err != nil {
+		var olds []*manifest.Object
+		name := in.Name
+		if kind, ok := in.RenderKind(); ok {
+			// A chart or kustomization: rendered as it is at the ref; lint
+			// names its objects by the rendered name.
+			set, err := render.AtRef(ctx, src.Renderer, src.BaseRef, in.Name, kind)
+			if err != nil {
 				return nil, fmt.Errorf("--base-ref %s: %w", src.BaseRef, err)
 			}
-			repos[dir] = repo
+			olds, name = set.Objects, manifest.RenderedName(in.Name, kind)
+		} else {
+			var ok bool
+			var err error
+			if olds, ok, err = readAtRef(ctx, repos, src.BaseRef, in.Name); err != nil {
+				return nil, err
+			} else if !ok {
+				continue
+			}
 		}
-		data, err := repo.Read(ctx, src.BaseRef, in.Name)
-		if errors.Is(err, gitref.ErrNotAtRef) {
-			continue
-		}
-		if err != nil {
-			return nil, fmt.Errorf("--base-ref %s: %w", src.BaseRef, err)
-		}
-		for _, old := range manifest.Parse(in.Name, data).Objects {
+		for _, old := range olds {
 			if !apicheck.Validated(old.APIVersion, old.Kind) || old.Name == "" {
 				continue
 			}
@@ -246,12 +271,34 @@ func baseRefBaseline(ctx context.Context, src Source) (*Baseline, error) {
 			if err != nil {
 				continue // an old version that does not decode: the new one is checked as created
 			}
-			stored[key{in.Name, old.APIVersion, old.Kind, ns, old.Name}] = js
+			stored[key{name, old.APIVersion, old.Kind, ns, old.Name}] = js
 		}
 	}
 	return &Baseline{Previous: func(obj *manifest.Object, ref ObjectRef) []byte {
 		return stored[key{obj.File, obj.APIVersion, obj.Kind, ref.Namespace, ref.Name}]
 	}}, nil
+}
+
+// readAtRef reads a file's objects as they are at the git ref; ok is false
+// when the file is new since then.
+func readAtRef(ctx context.Context, repos map[string]*gitref.Repo, ref, file string) ([]*manifest.Object, bool, error) {
+	dir := filepath.Dir(file)
+	repo, ok := repos[dir]
+	if !ok {
+		var err error
+		if repo, err = gitref.Open(ctx, dir); err != nil {
+			return nil, false, fmt.Errorf("--base-ref %s: %w", ref, err)
+		}
+		repos[dir] = repo
+	}
+	data, err := repo.Read(ctx, ref, file)
+	if errors.Is(err, gitref.ErrNotAtRef) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("--base-ref %s: %w", ref, err)
+	}
+	return manifest.Parse(file, data).Objects, true, nil
 }
 
 func defaultNamespace(ns string) string {

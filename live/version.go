@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/version"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
 )
 
 // EmbeddedMinor is the Kubernetes minor version whose API server and
@@ -63,4 +64,22 @@ func minorOfGitVersion(v string) string {
 		return ""
 	}
 	return parts[1]
+}
+
+// Connect builds the cluster client from getter (the process's one ConfigFlags) and asks the
+// server its version, passing warn one warning when its minor version is not the embedded
+// one. Errors are one line that names the context.
+func Connect(ctx context.Context, getter genericclioptions.RESTClientGetter, warn func(string)) (*Client, error) {
+	c, err := New(getter)
+	if err != nil {
+		return nil, err
+	}
+	info, err := c.ServerVersion(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if w := SkewWarning(info); w != "" && warn != nil {
+		warn(w)
+	}
+	return c, nil
 }

@@ -14,6 +14,7 @@ var kustomizationNames = []string{"kustomization.yaml", "kustomization.yml", "Ku
 // kustomization is the part of a kustomization (or Component) file that
 // names patches, and the directories it builds on.
 type kustomization struct {
+	Kind    string `json:"kind"`
 	Patches []struct {
 		Path string `json:"path"`
 	} `json:"patches"`

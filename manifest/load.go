@@ -32,6 +32,10 @@ type Input struct {
 	skip string
 	// tooBig is set when standard input holds more than MaxFileSize bytes.
 	tooBig bool
+	// kind is set for a chart or kustomization directory that renderer
+	// renders.
+	kind     DirKind
+	renderer Renderer
 }
 
 // Expand turns path arguments into the inputs to load, in order and without
@@ -39,6 +43,10 @@ type Input struct {
 // files, skipping .git), or "-" for stdin, which it reads here, once. Paths
 // that cannot be read are returned as Problems; the rest are still returned.
 func Expand(paths []string, stdin io.Reader) ([]Input, []Problem) {
+	return expandAll(paths, stdin, nil)
+}
+
+func expandAll(paths []string, stdin io.Reader, r Renderer) ([]Input, []Problem) {
 	var inputs []Input
 	var problems []Problem
 	seen := map[string]bool{}
@@ -69,7 +77,14 @@ func Expand(paths []string, stdin io.Reader) ([]Input, []Problem) {
 			inputs = append(inputs, Input{Name: StdinName, data: data, stdin: true})
 			continue
 		}
-		files, probs := expand(p)
+		if r != nil {
+			// A file of a chart (a template, values.yaml), as a pre-commit
+			// hook names it: the chart is what is linted.
+			if chart, ok := chartOf(p); ok {
+				p = chart
+			}
+		}
+		files, dirs, probs := expand(p, r != nil)
 		problems = append(problems, probs...)
 		for _, f := range files {
 			if seen[filepath.Clean(f)] {
@@ -78,12 +93,19 @@ func Expand(paths []string, stdin io.Reader) ([]Input, []Problem) {
 			seen[filepath.Clean(f)] = true
 			inputs = append(inputs, Input{Name: f})
 		}
+		for _, d := range dirs {
+			if seen[filepath.Clean(d.dir)+"/"] {
+				continue
+			}
+			seen[filepath.Clean(d.dir)+"/"] = true
+			inputs = append(inputs, Input{Name: d.dir, kind: d.kind, renderer: r})
+		}
 	}
 	// Patches are known once every file is: a kustomization may list a patch
 	// in another directory than its own.
 	var files []string
 	for _, in := range inputs {
-		if !in.stdin {
+		if !in.stdin && in.kind == "" {
 			files = append(files, in.Name)
 		}
 	}
@@ -92,7 +114,7 @@ func Expand(paths []string, stdin io.Reader) ([]Input, []Problem) {
 		patches.addDir(d)
 	}
 	for i := range inputs {
-		if inputs[i].stdin {
+		if inputs[i].stdin || inputs[i].kind != "" {
 			continue
 		}
 		if kf, ok := patches.patchOf(inputs[i].Name); ok {
@@ -105,6 +127,11 @@ func Expand(paths []string, stdin io.Reader) ([]Input, []Problem) {
 // Load reads and parses one input. Inputs are independent, so several may
 // load at once.
 func (in Input) Load() *Set {
+	if in.kind != "" {
+		set := in.renderer.Render(in.Name, in.kind)
+		set.sort()
+		return set
+	}
 	set := &Set{}
 	data := in.data
 	if !in.stdin {
@@ -216,11 +243,25 @@ func (s *Set) Merge(o *Set) {
 	s.Objects = append(s.Objects, o.Objects...)
 	s.Skipped = append(s.Skipped, o.Skipped...)
 	s.Problems = append(s.Problems, o.Problems...)
+	for name, o := range o.Origins {
+		if s.Origins == nil {
+			s.Origins = map[string]Origin{}
+		}
+		s.Origins[name] = o
+	}
+}
+
+// renderDir is a chart or kustomization directory found by expand.
+type renderDir struct {
+	dir  string
+	kind DirKind
 }
 
 // expand turns a path argument into the files it names, and the problems met
-// on the way.
-func expand(p string) ([]string, []Problem) {
+// on the way. With render set, a chart or kustomization directory (the path
+// itself or one found while walking) is returned in dirs, and its files are
+// not walked.
+func expand(p string, render bool) ([]string, []renderDir, []Problem) {
 	var problems []Problem
 	info, err := os.Stat(p)
 	if err != nil {
@@ -229,12 +270,13 @@ func expand(p string) ([]string, []Problem) {
 		if errors.As(err, &pe) {
 			msg = fmt.Sprintf("%s: %v", p, pe.Err)
 		}
-		return nil, []Problem{{Source: Source{File: p}, Kind: Unreadable, Message: msg}}
+		return nil, nil, []Problem{{Source: Source{File: p}, Kind: Unreadable, Message: msg}}
 	}
 	if !info.IsDir() {
-		return []string{p}, nil
+		return []string{p}, nil, nil
 	}
 	var files []string
+	var dirs []renderDir
 	err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			problems = append(problems, Problem{Source: Source{File: path}, Kind: Unreadable,
@@ -248,6 +290,16 @@ func expand(p string) ([]string, []Problem) {
 			if d.Name() == ".git" && path != p {
 				return fs.SkipDir
 			}
+			if render {
+				if kind, ok := dirKind(path); ok {
+					// A Component is built with the overlays that use it;
+					// its files are not linted on their own either.
+					if kind != Kustomization || path == p || !isComponent(path) {
+						dirs = append(dirs, renderDir{dir: path, kind: kind})
+					}
+					return fs.SkipDir
+				}
+			}
 			return nil
 		}
 		if d.Type().IsRegular() && extensions[strings.ToLower(filepath.Ext(path))] {
@@ -259,7 +311,7 @@ func expand(p string) ([]string, []Problem) {
 		problems = append(problems, Problem{Source: Source{File: p}, Kind: Unreadable,
 			Message: fmt.Sprintf("walk %s: %v", p, err)})
 	}
-	return files, problems
+	return files, dirs, problems
 }
 
 // parse splits one file's bytes into documents and loads each one.

@@ -74,6 +74,10 @@ type Object struct {
 	lineOffset int
 	// Duplicates lists every key that appears more than once in one mapping.
 	Duplicates []DuplicateKey
+	// Rendered is set on an object of a chart or kustomization that
+	// Set.Relocate moved to its source file; origin maps its fields there.
+	Rendered *RenderedFrom
+	origin   Origin
 }
 
 // DuplicateKey is a mapping key that appears twice. kubectl keeps the last
@@ -93,6 +97,13 @@ type DuplicateKey struct {
 // returns the position of its nearest existing ancestor, and exact is false.
 // An empty path is the object itself.
 func (o *Object) Position(path string) (pos Pos, exact bool) {
+	if o.origin != nil {
+		_, exact = lookup(o.node, o.lineOffset, path, o.Start)
+		if loc, ok := o.origin.Locate(o.Rendered.Document, path); ok && loc.File == o.File {
+			return loc.Pos, exact
+		}
+		return o.Start, false
+	}
 	return lookup(o.node, o.lineOffset, path, o.Start)
 }
 
@@ -148,6 +159,9 @@ type Set struct {
 	Skipped []Skipped
 	// Problems are the documents and files that could not be loaded.
 	Problems []Problem
+	// Origins map the rendered files (charts, kustomizations) among the
+	// objects' files back to the files they were rendered from.
+	Origins map[string]Origin
 }
 
 // before orders places in a load: by file, document, then position.

@@ -215,3 +215,8 @@ func mappingValue(m *yaml.Node, key string) *yaml.Node {
 	}
 	return found
 }
+
+// SplitFieldPath splits a path in the API server's notation into its
+// segments: "spec.containers[0].env[FOO]" gives spec, containers, 0, env,
+// FOO.
+func SplitFieldPath(path string) []string { return splitFieldPath(path) }

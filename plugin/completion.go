@@ -10,15 +10,6 @@ import (
 	"github.com/kubectl-workload/kubectl-workload/lint/report"
 )
 
-// formatHelp describes each -o value in completion menus.
-var formatHelp = map[string]string{
-	"text":   "one line per finding, file:line:col",
-	"json":   "stable, versioned JSON (docs/output.md)",
-	"sarif":  "SARIF 2.1.0, for GitHub code scanning",
-	"junit":  "JUnit XML, a testcase per object",
-	"github": "GitHub Actions annotations",
-}
-
 // severityHelp describes each --fail-on value in completion menus.
 var severityHelp = []string{
 	"error\texit 1 on errors only",
@@ -69,7 +60,7 @@ func fixedCompletions(values ...string) cobra.CompletionFunc {
 func completeFormats(_ *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 	var out []string
 	for _, f := range report.Formats {
-		out = append(out, cobra.CompletionWithDesc(f, formatHelp[f]))
+		out = append(out, cobra.CompletionWithDesc(f, report.FormatHelp[f]))
 	}
 	return withPrefix(out, toComplete), cobra.ShellCompDirectiveNoFileComp
 }
@@ -77,12 +68,7 @@ func completeFormats(_ *cobra.Command, _ []string, toComplete string) ([]cobra.C
 // completeRuleIDs completes --explain with every rule id --explain accepts,
 // described by its title.
 func completeRuleIDs(_ *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-	linter, err := lint.New(lint.Config{})
-	if err != nil {
-		cobra.CompErrorln("load the rule catalogue: " + err.Error())
-		return nil, cobra.ShellCompDirectiveError
-	}
-	builtins, err := linter.Rules()
+	builtins, err := lint.BuiltinRules()
 	if err != nil {
 		cobra.CompErrorln("load the rule catalogue: " + err.Error())
 		return nil, cobra.ShellCompDirectiveError

@@ -54,6 +54,7 @@ type LintOptions struct {
 	NoConfig         bool
 	NoIgnore         bool
 	liveFlags
+	renderFlags renderFlags
 
 	settings *config.File
 
@@ -112,6 +113,7 @@ or tool errors (such as a path that does not exist).`,
 	cmd.Flags().BoolVar(&o.NoIgnore, "no-ignore-annotations", false, "disregard the objects' "+lint.AnnotationIgnore+" annotations")
 	cmd.Flags().StringVar(&o.Explain, "explain", "", "print the documentation of a rule, then exit")
 	o.liveFlags.add(cmd)
+	o.renderFlags.add(cmd)
 	return cmd
 }
 
@@ -158,10 +160,8 @@ func (o *LintOptions) Validate() error {
 	if len(o.paths) == 0 && !o.Live {
 		return fmt.Errorf("no input: name files, directories or - for standard input")
 	}
-	for _, f := range report.Formats {
-		if o.Output == f {
-			return nil
-		}
+	if slices.Contains(report.Formats, o.Output) {
+		return nil
 	}
 	return fmt.Errorf("unknown output format %q: want one of %s", o.Output, strings.Join(report.Formats, ", "))
 }
@@ -204,6 +204,9 @@ func (o *LintOptions) Run(cmd *cobra.Command) error {
 		src := lint.Source{Live: o.Live, Resources: o.resourceArgs, AllNamespaces: o.AllNamespaces, AgainstLive: o.AgainstLive,
 			BaseRef: o.BaseRef, Paths: o.paths, Stdin: data, Namespace: o.namespace,
 			Notes: func(msg string) { fmt.Fprintf(o.ErrOut, "note: %s\n", msg) }}
+		if src.Renderer, err = o.renderFlags.renderer(o.namespace); err != nil {
+			return err
+		}
 		if o.Live || o.AgainstLive {
 			if src.Cluster, err = liveClient(cmd.Context(), o.configFlags, o.ErrOut); err != nil {
 				return err
@@ -214,7 +217,11 @@ func (o *LintOptions) Run(cmd *cobra.Command) error {
 		}
 		stdin = bytes.NewReader(data)
 	}
-	res := linter.Run(cmd.Context(), lint.Options{Paths: o.paths, Stdin: stdin, Namespace: namespace,
+	renderer, err := o.renderFlags.renderer(namespace)
+	if err != nil {
+		return err
+	}
+	res := linter.Run(cmd.Context(), lint.Options{Paths: o.paths, Stdin: stdin, Namespace: namespace, Renderer: renderer,
 		Settings: o.settings, NoIgnoreAnnotations: o.NoIgnore, Baseline: baseline})
 	if o.Live && res.Objects == 0 && o.Output == "text" {
 		fmt.Fprintf(o.Out, "no workloads found (%s)\n", baseline.Scope)

@@ -47,6 +47,7 @@ type PredictOptions struct {
 	configFlags *genericclioptions.ConfigFlags
 
 	Filenames      []string
+	renderFlags    renderFlags
 	From           []string
 	StateFiles     []string
 	BaseRef        string
@@ -142,6 +143,7 @@ the kinds predicted included.`,
 	f.StringSliceVar(&o.From, "from", nil, "old manifests, assumed fully rolled out and available (repeatable)")
 	f.StringSliceVar(&o.StateFiles, "state", nil, "current state: a dump of kubectl get deploy,rs,pods -o yaml (repeatable)")
 	f.StringVar(&o.BaseRef, "base-ref", "", "git ref whose version of each -f file is the old version")
+	o.renderFlags.add(cmd)
 	f.StringArrayVar(&o.Images, "image", nil, "NAME=IMAGE: change a container's image, as kubectl set image does (NAME * for all; repeatable)")
 	f.Int32Var(&o.Replicas, "replicas", 0, "change spec.replicas, as kubectl scale does (0 scales to zero)")
 	f.BoolVar(&o.Undo, "undo", false, "roll back to the previous revision, as kubectl rollout undo does")
@@ -194,6 +196,11 @@ func (o *PredictOptions) Run(cmd *cobra.Command, args []string) error {
 		}
 		opts.Namespace = ns
 	}
+	renderer, err := o.renderFlags.renderer(opts.Namespace)
+	if err != nil {
+		return err
+	}
+	opts.Renderer = renderer
 	p, err := prediction.New(ctx, opts)
 	if err != nil {
 		return err

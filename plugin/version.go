@@ -23,27 +23,17 @@ func NewCmdVersion(streams genericiooptions.IOStreams) *cobra.Command {
 		Use:   "version",
 		Short: "Print the plugin version and the Kubernetes version it embeds",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			return o.Run()
-		},
+		RunE:  func(cmd *cobra.Command, _ []string) error { return o.Run() },
 	}
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "output format: empty for text, or json")
 	return cmd
 }
 
-// Validate checks the flags.
-func (o *VersionOptions) Validate() error {
+// Run checks the flags and prints the versions.
+func (o *VersionOptions) Run() error {
 	if o.Output != "" && o.Output != "json" {
 		return fmt.Errorf("unknown output format %q: want json or nothing", o.Output)
 	}
-	return nil
-}
-
-// Run prints the versions.
-func (o *VersionOptions) Run() error {
 	info := version.Get()
 	if o.Output == "json" {
 		enc := json.NewEncoder(o.Out)

@@ -18,11 +18,13 @@ import (
 
 	"github.com/kubectl-workload/kubectl-workload/gitref"
 	"github.com/kubectl-workload/kubectl-workload/live"
+	"github.com/kubectl-workload/kubectl-workload/manifest"
 	"github.com/kubectl-workload/kubectl-workload/predict"
 	"github.com/kubectl-workload/kubectl-workload/predict/daemonset"
 	"github.com/kubectl-workload/kubectl-workload/predict/job"
 	"github.com/kubectl-workload/kubectl-workload/predict/report"
 	"github.com/kubectl-workload/kubectl-workload/predict/runner"
+	"github.com/kubectl-workload/kubectl-workload/render"
 	"github.com/kubectl-workload/kubectl-workload/version"
 )
 
@@ -77,6 +79,8 @@ type Options struct {
 	FlagValues map[string]string
 	// Clock is the real clock: a CronJob's default start time.
 	Clock func() time.Time
+	// Renderer renders the charts and kustomizations among the files (package render).
+	Renderer manifest.Renderer
 	// Notes receives a line for each kind a live run goes on without, because the user may
 	// not read it; nil drops them.
 	Notes func(string)
@@ -173,6 +177,13 @@ func New(ctx context.Context, o Options) (*Prediction, error) {
 				return nil, fmt.Errorf("%w: %w", fs.ErrNotExist, err)
 			}
 			return data, err
+		}
+	}
+	r.Renderer = o.Renderer
+	if o.BaseRef != "" && o.Renderer != nil {
+		ref := o.BaseRef
+		r.RenderAtRef = func(dir string, kind manifest.DirKind) (*manifest.Set, error) {
+			return render.AtRef(ctx, o.Renderer, ref, dir, kind)
 		}
 	}
 	p.request = r

@@ -15,6 +15,15 @@ import (
 // Formats are the names accepted by -o.
 var Formats = []string{"text", "json", "sarif", "junit", "github"}
 
+// FormatHelp describes each format, for completion menus.
+var FormatHelp = map[string]string{
+	"text":   "one line per finding, file:line:col",
+	"json":   "stable, versioned JSON (docs/output.md)",
+	"sarif":  "SARIF 2.1.0, for GitHub code scanning",
+	"junit":  "JUnit XML, a testcase per object",
+	"github": "GitHub Actions annotations",
+}
+
 // Options change how a result is rendered.
 type Options struct {
 	// Verbose is -v: the skipped documents are named on standard error, so

@@ -233,17 +233,25 @@ type (
 		Message sarifMessage `json:"message"`
 	}
 	sarifResult struct {
-		RuleID       string             `json:"ruleId"`
-		RuleIndex    int                `json:"ruleIndex"`
-		Level        string             `json:"level"`
-		Message      sarifMessage       `json:"message"`
-		Locations    []sarifLocation    `json:"locations"`
-		Suppressions []sarifSuppression `json:"suppressions,omitempty"`
-		Properties   *sarifResultProps  `json:"properties,omitempty"`
+		RuleID    string          `json:"ruleId"`
+		RuleIndex int             `json:"ruleIndex"`
+		Level     string          `json:"level"`
+		Message   sarifMessage    `json:"message"`
+		Locations []sarifLocation `json:"locations"`
+		// RelatedLocations holds, for a finding in a Helm chart or a
+		// kustomization, where it stands in the rendered output.
+		RelatedLocations []sarifRelatedLocation `json:"relatedLocations,omitempty"`
+		Suppressions     []sarifSuppression     `json:"suppressions,omitempty"`
+		Properties       *sarifResultProps      `json:"properties,omitempty"`
 	}
 	sarifLocation struct {
 		PhysicalLocation sarifPhysicalLocation  `json:"physicalLocation"`
 		LogicalLocations []sarifLogicalLocation `json:"logicalLocations,omitempty"`
+	}
+	sarifRelatedLocation struct {
+		ID               int                   `json:"id"`
+		PhysicalLocation sarifPhysicalLocation `json:"physicalLocation"`
+		Message          sarifMessage          `json:"message"`
 	}
 	sarifPhysicalLocation struct {
 		ArtifactLocation sarifArtifactLocation `json:"artifactLocation"`
@@ -434,6 +442,12 @@ func SARIF(w io.Writer, res *lint.Result, catalogue []rules.Rule, kubernetesVers
 			Message:    sarifMessage{Text: msg},
 			Locations:  []sarifLocation{loc},
 			Properties: &sarifResultProps{Field: f.Field, Document: f.Document, Related: f.Related},
+		}
+		if rd := f.Rendered; rd != nil {
+			r.RelatedLocations = []sarifRelatedLocation{{ID: 1, PhysicalLocation: sarifPhysicalLocation{
+				ArtifactLocation: artifactURI(rd.File),
+				Region:           sarifRegion{StartLine: atLeastOne(rd.Line), StartColumn: atLeastOne(rd.Column)},
+			}, Message: sarifMessage{Text: fmt.Sprintf("rendered output, document %d", rd.Document)}}}
 		}
 		if s := f.Suppressed; s != nil {
 			r.Suppressions = []sarifSuppression{{Kind: suppressionKind(s.Kind), Status: "accepted", Justification: s.Reason}}

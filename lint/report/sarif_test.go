@@ -45,6 +45,10 @@ func realisticRun(t *testing.T) (*lint.Result, []rules.Rule) {
 			Suppressed: &lint.Suppression{Kind: "config", Reason: "Workers serve no traffic (.kubectl-workload.yaml:12)"}},
 		lint.Finding{Rule: "policy/main/deny", Severity: lint.SeverityError, Message: "images must come from registry.example.com",
 			File: "deploy/worker.yaml", Line: 1, Column: 1, Object: obj},
+		// A finding in a chart: at the template, with the rendered place.
+		lint.Finding{Rule: "api/decode", Severity: lint.SeverityError, Message: "cannot unmarshal string into Go struct field DeploymentSpec.spec.replicas of type int32",
+			File: "charts/web/templates/deployment.yaml", Line: 8, Column: 3, Field: "spec.replicas", Object: obj,
+			Rendered: &lint.Rendered{File: "charts/web@helm-template", Document: 1, Line: 30, Column: 3}},
 		lint.Finding{Rule: lint.RuleUnparsable, Severity: lint.SeverityError, Message: "cannot parse YAML: unexpected end of stream",
 			File: "<stdin>", Line: 0, Column: 0},
 		lint.Finding{Rule: lint.RuleDuplicateKey, Severity: lint.SeverityError, Message: "metadata.name: duplicate key",

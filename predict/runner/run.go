@@ -52,6 +52,12 @@ type Request struct {
 	// a file at that ref and returns os.ErrNotExist (wrapped) when it did not exist there.
 	BaseRef   string
 	ReadAtRef func(file string) ([]byte, error)
+	// RenderAtRef renders a chart or kustomization directory as it is at
+	// BaseRef, for the old version of the objects rendered from it.
+	RenderAtRef func(dir string, kind manifest.DirKind) (*manifest.Set, error)
+	// Renderer, when set, renders the charts and kustomizations among
+	// Files (see manifest.ExpandWith).
+	Renderer manifest.Renderer
 	// Targets name the Deployments to change with WhatIf when there are no Files.
 	Targets []Target
 	// Namespace is the namespace of manifests and targets that name none: -n, else the
@@ -308,7 +314,8 @@ func Run(ctx context.Context, req Request) (*Result, error) {
 		return res, nil
 	}
 
-	set := manifest.Load(req.Files, req.Stdin)
+	set := manifest.LoadWith(req.Files, req.Stdin, req.Renderer)
+	set.Relocate()
 	res.Problems = append(res.Problems, set.Problems...)
 	if req.FetchNamespaceLabels != nil {
 		labels, err := req.FetchNamespaceLabels(ctx, namespacesOfSet(set, ns))
@@ -475,7 +482,16 @@ func loadState(req Request, res *Result) (*predict.State, error) {
 // Deployment); the string says where it was looked for.
 func findOld(req Request, oldSet *manifest.Set, obj *manifest.Object, namespace, defaultNS string) (*manifest.Object, string, error) {
 	set, where := oldSet, strings.Join(req.From, ", ")
-	if req.BaseRef != "" {
+	if req.BaseRef != "" && obj.Rendered != nil {
+		if req.RenderAtRef == nil {
+			return nil, "", errors.New("--base-ref given but no way to render a chart or kustomization at a git ref")
+		}
+		var err error
+		if set, err = req.RenderAtRef(obj.Rendered.Dir, obj.Rendered.Kind); err != nil {
+			return nil, "", fmt.Errorf("%s at %s: %w", obj.Rendered.Dir, req.BaseRef, err)
+		}
+		where = obj.Rendered.Dir + " rendered at " + req.BaseRef
+	} else if req.BaseRef != "" {
 		if req.ReadAtRef == nil {
 			return nil, "", errors.New("--base-ref given but no way to read files at a git ref")
 		}
