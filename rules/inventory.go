@@ -414,7 +414,7 @@ func (e entry) value(t terms, rel relation, key string) ast.Value {
 		ast.Item(ast.InternedTerm("spec"), t.any(e.Spec)),
 	}
 	if e.Pods != nil {
-		items = append(items, ast.Item(ast.InternedTerm("pods"), e.Pods.term(t)))
+		items = append(items, ast.Item(ast.InternedTerm("pods"), e.Pods.interned(t)))
 	}
 	for _, r := range []struct {
 		name string
@@ -604,6 +604,23 @@ func summarize(r raw) (templateLabels map[string]string, selector map[string]any
 		selector, _ = spec["selector"].(map[string]any)
 	}
 	return templateLabels, selector, spec, containers, nil
+}
+
+// interned is the pod summary's term, one per distinct summary of the
+// namespace batch: workloads alike (the same ports, the same containers
+// without a readiness probe) share it, as they share label strings.
+func (ps *podSummary) interned(t terms) *ast.Term {
+	js, err := json.Marshal(ps)
+	if err != nil {
+		return ps.term(t)
+	}
+	key := "\x00pods\x00" + string(js) // no label or key starts with NUL
+	if term, ok := t[key]; ok {
+		return term
+	}
+	term := ps.term(t)
+	t[key] = term
+	return term
 }
 
 // term is a pod summary as a Rego object.
