@@ -94,7 +94,7 @@ func (l *Linter) applyGovernance(c *checked, opts Options) {
 	var tried []Finding // attempts to silence an enforced rule
 	triedOnce := map[string]bool{}
 	for _, f := range c.findings {
-		if opts.Settings.Disabled(f.Rule) || (l.OptIn(f.Rule) && !opts.Settings.Enabled(f.Rule)) {
+		if l.off(opts, f.Rule) {
 			continue
 		}
 		applySeverity(&f, opts.Settings)
@@ -123,6 +123,13 @@ func (l *Linter) applyGovernance(c *checked, opts Options) {
 		kept = append(kept, f)
 	}
 	c.findings = append(kept, tried...)
+}
+
+// off reports whether the run leaves the rule out: disabled by the
+// configuration, or opt-in and not enabled. The built-in rules it names are
+// not even evaluated (rules.Engine.PrepareLocal).
+func (l *Linter) off(opts Options, rule string) bool {
+	return opts.Settings.Disabled(rule) || (l.OptIn(rule) && !opts.Settings.Enabled(rule))
 }
 
 // OptIn reports whether a rule is off by default, until the configuration

@@ -319,7 +319,7 @@ func (l *Linter) Run(ctx context.Context, opts Options) *Result {
 
 	res.Timings.Load = time.Since(start)
 	extra := opts.Baseline.contextInputs(all)
-	if err := l.secondPass(ctx, all, extra, &res.Timings); err != nil {
+	if err := l.secondPass(ctx, all, extra, func(id string) bool { return l.off(opts, id) }, &res.Timings); err != nil {
 		res.Errors = append(res.Errors, err)
 	}
 	if err := joinErrs(all); err != nil {

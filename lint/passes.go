@@ -99,8 +99,8 @@ type localRules struct {
 	err  error
 }
 
-func (lr *localRules) get(ctx context.Context, e *rules.Engine) (*rules.Run, error) {
-	lr.once.Do(func() { lr.run, lr.err = e.PrepareLocal(ctx) })
+func (lr *localRules) get(ctx context.Context, e *rules.Engine, off func(id string) bool) (*rules.Run, error) {
+	lr.once.Do(func() { lr.run, lr.err = e.PrepareLocal(ctx, off) })
 	return lr.run, lr.err
 }
 
@@ -117,7 +117,7 @@ func (l *Linter) firstPass(ctx context.Context, c *checked, local *localRules, o
 	in, err := rules.NewInput(*c.input)
 	var run *rules.Run
 	if err == nil {
-		run, err = local.get(ctx, l.rules)
+		run, err = local.get(ctx, l.rules, func(id string) bool { return l.off(opts, id) })
 	}
 	release()
 	if err == nil {
@@ -171,7 +171,7 @@ func (c *checked) addRuleFindings(found []rules.Finding) {
 // namespace, if larger): what the second pass holds is the inventory of a
 // batch, not of the run's, and that is what each collection marks. A run
 // of up to batchObjects objects is one batch.
-func (l *Linter) secondPass(ctx context.Context, all []*checked, extra []rules.Object, timings *Timings) error {
+func (l *Linter) secondPass(ctx context.Context, all []*checked, extra []rules.Object, off func(id string) bool, timings *Timings) error {
 	if len(all) == 0 || !l.rules.HasCrossResource() {
 		return nil
 	}
@@ -215,7 +215,7 @@ func (l *Linter) secondPass(ctx context.Context, all []*checked, extra []rules.O
 			byName[names[next]] = nil // the batch's lists hold them now
 		}
 		first = next
-		if err := l.crossBatch(ctx, objects, sums, timings); err != nil {
+		if err := l.crossBatch(ctx, objects, sums, off, timings); err != nil {
 			return err
 		}
 	}
@@ -228,9 +228,9 @@ var batchObjects = 16384
 
 // crossBatch runs the cross-resource rules on objects, against the
 // inventory of sums (their namespaces' summaries).
-func (l *Linter) crossBatch(ctx context.Context, objects []*checked, sums []rules.Summary, timings *Timings) error {
+func (l *Linter) crossBatch(ctx context.Context, objects []*checked, sums []rules.Summary, off func(id string) bool, timings *Timings) error {
 	start := time.Now()
-	run, err := l.rules.PrepareCross(ctx, rules.NewInventoryOf(sums))
+	run, err := l.rules.PrepareCross(ctx, rules.NewInventoryOf(sums), off)
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/open-policy-agent/opa/v1/rego"
 
@@ -33,6 +34,10 @@ type Finding struct {
 type Run struct {
 	engine  *Engine
 	builtin rego.PreparedEvalQuery
+	// off are the built-in rule ids the run leaves out (Off), and crossByKind
+	// the cross-resource packages per kind without them, made on first use.
+	off         func(id string) bool
+	crossByKind sync.Map // kind -> *ast.Term
 	// users are the user policy rules, one query each, and the sandbox
 	// they run in (sandbox.go).
 	users   []*userQuery

@@ -130,7 +130,7 @@ func TestSandboxChargesNoOtherWorker(t *testing.T) {
 		if err != nil {
 			t.Fatalf("rules.New(%s): %v", policy, err)
 		}
-		run, err := e.PrepareLocal(ctx)
+		run, err := e.PrepareLocal(ctx, nil)
 		if err != nil {
 			t.Fatalf("PrepareLocal: %v", err)
 		}

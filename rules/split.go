@@ -81,6 +81,28 @@ func (e *Engine) crossPackages(kind string) *ast.Term {
 	return e.crossAnyKind
 }
 
+// crossPackages are the engine's cross-resource packages for kind, without
+// the rules the run leaves out.
+func (r *Run) crossPackages(kind string) *ast.Term {
+	all := r.engine.crossPackages(kind)
+	if r.off == nil {
+		return all
+	}
+	if t, ok := r.crossByKind.Load(kind); ok {
+		return t.(*ast.Term)
+	}
+	var kept []*ast.Term
+	all.Value.(ast.Set).Foreach(func(pkg *ast.Term) {
+		name, _ := pkg.Value.(ast.String)
+		if rule, ok := r.engine.byPackage[builtinRoot+"."+string(name)]; !ok || !r.off(rule.ID) {
+			kept = append(kept, pkg)
+		}
+	})
+	t := ast.SetTerm(kept...)
+	r.crossByKind.Store(kind, t)
+	return t
+}
+
 // CrossResource reports whether the built-in rule with the given id reads
 // the inventory, and so runs in the second pass.
 func (e *Engine) CrossResource(id string) bool {
@@ -95,11 +117,11 @@ func (e *Engine) CrossResource(id string) bool {
 const crossQuery = `out = {pkg: fs | some pkg in input.rule_packages; fs := data.` + builtinRoot + `[pkg].findings}`
 
 // localQuery is the query over the built-in rule packages that read no
-// inventory (the first pass).
-func (e *Engine) localQuery() string {
+// inventory (the first pass), but the rules off says the run leaves out.
+func (e *Engine) localQuery(off func(id string) bool) string {
 	var names []string
 	for _, r := range e.rules {
-		if !e.cross[r.Package] {
+		if !e.cross[r.Package] && (off == nil || !off(r.ID)) {
 			names = append(names, fmt.Sprintf("%q", strings.TrimPrefix(r.Package, builtinRoot+".")))
 		}
 	}
@@ -109,8 +131,10 @@ func (e *Engine) localQuery() string {
 
 // PrepareLocal readies, for one run, the per-object rules and the user
 // policies: everything that needs no other object. User policies see the
-// object alone, as in conftest.
-func (e *Engine) PrepareLocal(ctx context.Context) (*Run, error) {
+// object alone, as in conftest. off, when set, names the built-in rules the
+// run leaves out (opt-in rules not enabled, rules disabled): they are not
+// evaluated at all.
+func (e *Engine) PrepareLocal(ctx context.Context, off func(id string) bool) (*Run, error) {
 	if err := e.wait(); err != nil {
 		return nil, err
 	}
@@ -119,12 +143,17 @@ func (e *Engine) PrepareLocal(ctx context.Context) (*Run, error) {
 		return nil, err
 	}
 	store := inmem.NewWithOpts(inmem.OptRoundTripOnWrite(false), inmem.OptReturnASTValuesOnRead(true))
-	return e.prepare(ctx, c, store, e.localQuery(), true)
+	run, err := e.prepare(ctx, c, store, e.localQuery(off), true)
+	if run != nil {
+		run.off = off
+	}
+	return run, err
 }
 
 // PrepareCross readies, for one run, the cross-resource rules against the
-// run's inventory. User policies are not part of it.
-func (e *Engine) PrepareCross(ctx context.Context, inv *Inventory) (*Run, error) {
+// run's inventory, but those off names (see PrepareLocal). User policies are
+// not part of it.
+func (e *Engine) PrepareCross(ctx context.Context, inv *Inventory, off func(id string) bool) (*Run, error) {
 	if err := e.wait(); err != nil {
 		return nil, err
 	}
@@ -132,7 +161,11 @@ func (e *Engine) PrepareCross(ctx context.Context, inv *Inventory) (*Run, error)
 	if err != nil {
 		return nil, err
 	}
-	return e.prepare(ctx, c, inv.store(), crossQuery, false)
+	run, err := e.prepare(ctx, c, inv.store(), crossQuery, false)
+	if run != nil {
+		run.off = off
+	}
+	return run, err
 }
 
 // prepare readies query against store with compiler c, and the user
@@ -415,7 +448,7 @@ var emptyFacts = ast.ObjectTerm()
 // EvalCross runs the run's built-in rules on one object's cross-resource
 // input.
 func (r *Run) EvalCross(ctx context.Context, ci *CrossInput) ([]Finding, error) {
-	pkgs := r.engine.crossPackages(ci.kind)
+	pkgs := r.crossPackages(ci.kind)
 	if pkgs.Value.(ast.Set).Len() == 0 || ci.rejected {
 		return nil, nil // no cross-resource rule reports on this kind
 	}
