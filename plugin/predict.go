@@ -46,35 +46,9 @@ const predictExample = `  # How will applying web.yaml roll out, starting from w
 type PredictOptions struct {
 	configFlags *genericclioptions.ConfigFlags
 
-	Filenames      []string
-	renderFlags    renderFlags
-	From           []string
-	StateFiles     []string
-	BaseRef        string
-	Images         []string
-	Replicas       int32
-	Undo           bool
-	ToRevision     int64
-	Resume         bool
-	Restart        bool
-	ReadyAfter     time.Duration
-	TerminateAfter time.Duration
-	FailNew        bool
-	Output         string
-	Chart          bool
-	Live           bool
-	Nodes          int
-	NodesFile      string
-	Next           int
-	Now            string
-	LastSchedule   string
-	Down           string
-	RunFor         time.Duration
-	FailFirst      int
-	FailRate       float64
-	Seed           int64
-	ReadySpread    time.Duration
-	Runs           int
+	// The flags are bound to the options' fields.
+	prediction.Options
+	renderFlags renderFlags
 
 	// clock is the real clock: a CronJob's default start time.
 	clock func() time.Time
@@ -177,14 +151,10 @@ func (o *PredictOptions) Run(cmd *cobra.Command, args []string) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	opts := prediction.Options{Filenames: o.Filenames, From: o.From, StateFiles: o.StateFiles, BaseRef: o.BaseRef,
-		Images: o.Images, Replicas: o.Replicas, Undo: o.Undo, ToRevision: o.ToRevision, Resume: o.Resume, Restart: o.Restart,
-		ReadyAfter: o.ReadyAfter, TerminateAfter: o.TerminateAfter, FailNew: o.FailNew, Output: o.Output, Chart: o.Chart,
-		Live: o.Live, Nodes: o.Nodes, NodesFile: o.NodesFile, Next: o.Next, Now: o.Now, LastSchedule: o.LastSchedule,
-		Down: o.Down, RunFor: o.RunFor, FailFirst: o.FailFirst, FailRate: o.FailRate, Seed: o.Seed,
-		ReadySpread: o.ReadySpread, Runs: o.Runs, Args: args, Stdin: o.In, Clock: o.clock,
-		Notes:   func(msg string) { fmt.Fprintf(o.ErrOut, "note: %s\n", msg) },
-		Changed: map[string]bool{}, FlagValues: map[string]string{}}
+	opts := o.Options
+	opts.Args, opts.Stdin, opts.Clock = args, o.In, o.clock
+	opts.Notes = func(msg string) { fmt.Fprintf(o.ErrOut, "note: %s\n", msg) }
+	opts.Changed, opts.FlagValues = map[string]bool{}, map[string]string{}
 	cmd.Flags().Visit(func(f *pflag.Flag) { opts.Changed[f.Name], opts.FlagValues[f.Name] = true, f.Value.String() })
 	// As kubectl: -n, else the namespace of the kubeconfig's context, else default.
 	if opts.Changed["namespace"] && o.configFlags.Namespace != nil {

@@ -89,3 +89,10 @@ func UntilFixedPoint(what string, now time.Duration, sync func() (changed bool, 
 	}
 	return fmt.Errorf("predict: %s: no fixed point after %d syncs at %s", what, MaxSyncsPerInstant, now)
 }
+
+// Run drives w to its end (Drive) with a timeline (Recording of sizes on clock), under the
+// event limit maxEvents (EventLimit) and the window of spread: the loop of every rollout
+// simulator.
+func Run(w World, sizes func() []RevisionSize, clock *Clock, maxEvents int, spread *Spread) (*Plan, error) {
+	return Drive(Recording(w, sizes, clock.Elapsed), EventLimit(maxEvents), spread.Window())
+}

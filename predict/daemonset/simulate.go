@@ -124,7 +124,7 @@ func RevisionHash(ds *apps.DaemonSet) string {
 
 // Simulate predicts how the DaemonSet controller takes in.DaemonSet from the starting state to
 // the desired state over in.Nodes, and returns the plan. Steps are waves (see
-// ReasonSuccessfulCreate); Step.ReplicaSets holds one entry per revision, named
+// ReasonSuccessfulCreate); Step.Revisions holds one entry per revision, named
 // "<ds>-<hash>", old first, with Replicas = its pods that are not terminating, Pods = all its
 // pods, Available = its available pods.
 func Simulate(in Input) (*predict.Plan, error) {
@@ -132,7 +132,7 @@ func Simulate(in Input) (*predict.Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	return predict.Drive(predict.Recording(w, w.sizes, w.clock.Elapsed), predict.EventLimit(in.MaxEvents), in.Timing.Spread.Window())
+	return predict.Run(w, w.sizes, w.clock, in.MaxEvents, in.Timing.Spread)
 }
 
 // Advance moves the clock to t and applies the pod transitions due.

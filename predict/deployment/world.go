@@ -108,7 +108,7 @@ func Simulate(in Input) (*predict.Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	return predict.Drive(predict.Recording(w, w.sizes, w.clock.Elapsed), predict.EventLimit(in.MaxEvents), in.Timing.Spread.Window())
+	return predict.Run(w, w.sizes, w.clock, in.MaxEvents, in.Timing.Spread)
 }
 
 // Advance moves the clock to t: a requeued sync due by then is consumed, pod transitions are

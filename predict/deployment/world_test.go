@@ -83,7 +83,7 @@ spec:
 		t.Fatalf("Simulate() error: %v", err)
 	}
 	if want := "nginx-deployment-54fd4d6d4c"; p.TargetRevision != want {
-		t.Errorf("Simulate().NewReplicaSet = %q, want %q", p.TargetRevision, want)
+		t.Errorf("Simulate().TargetRevision = %q, want %q", p.TargetRevision, want)
 	}
 	if got, want := scaleMessages(p), []string{"Scaled up replica set nginx-deployment-54fd4d6d4c from 0 to 3"}; !equal(got, want) {
 		t.Errorf("Simulate() events = %q, want %q", got, want)

@@ -111,7 +111,7 @@ type world struct {
 //
 // Step mapping: every pod create or delete is one step whose Reason and Message are the
 // controller's event ("SuccessfulDelete", "Delete Pod web-2 in StatefulSet web successful");
-// Step.ReplicaSets holds one entry per controller revision (current first, update last) with
+// Step.Revisions holds one entry per controller revision (current first, update last) with
 // Replicas = its pods that are not terminating, Pods = all its pods, Available = its available
 // pods.
 func Simulate(in Input) (*predict.Plan, error) {
@@ -119,7 +119,7 @@ func Simulate(in Input) (*predict.Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	return predict.Drive(predict.Recording(w, w.sizes, w.clock.Elapsed), predict.EventLimit(in.MaxEvents), in.Timing.Spread.Window())
+	return predict.Run(w, w.sizes, w.clock, in.MaxEvents, in.Timing.Spread)
 }
 
 // Advance moves the clock to t and applies the pod transitions due.
@@ -252,7 +252,7 @@ func sortedKeys(m map[string]int) []string {
 	return keys
 }
 
-// orderRevisions lists the revisions for Step.ReplicaSets: current first, update last, any
+// orderRevisions lists the revisions for Step.Revisions: current first, update last, any
 // other revision a starting pod carries in between, by name.
 func (w *world) orderRevisions() []string {
 	seen := map[string]bool{w.currentRev: true, w.updateRev: true}
