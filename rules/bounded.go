@@ -166,14 +166,22 @@ func boundedRelations(objects map[string]entry, holderSig map[string]*selectedBy
 		}
 		first := make([]*ast.Term, 0, maxRelated)
 		for _, w := range ws[:min(len(ws), maxRelated)] {
-			others := without(holderSig[w].byKind["PodDisruptionBudget"], key)
+			// The other budgets: the first few of the workload's, without
+			// this one, read in place (a copy of the list per budget would
+			// be n² when n budgets share every workload).
+			all := holderSig[w].byKind["PodDisruptionBudget"]
+			others := without(all[:min(len(all), maxRelated+1)], key)
+			n := len(all)
+			if has(all, key) {
+				n--
+			}
 			names := make([]*ast.Term, 0, maxRelated)
 			for _, o := range others[:min(len(others), maxRelated)] {
 				names = append(names, ast.StringTerm(objects[o].Name))
 			}
 			first = append(first, ast.ObjectTerm(ast.Item(ast.StringTerm("key"), ast.StringTerm(w)),
 				ast.Item(ast.StringTerm("others"), ast.ArrayTerm(names...)),
-				ast.Item(ast.StringTerm("others_count"), ast.InternedTerm(len(others)))))
+				ast.Item(ast.StringTerm("others_count"), ast.InternedTerm(n))))
 		}
 		add(key, "pdb_overlaps", ast.ObjectTerm(ast.Item(ast.StringTerm("first"), ast.ArrayTerm(first...)),
 			ast.Item(ast.StringTerm("count"), ast.InternedTerm(len(ws)))))
