@@ -23,6 +23,8 @@
 #   ROUNDS_100K       rounds on the 100,000-object corpus (default 3)
 #   ROUNDS_PRECOMMIT  rounds on the pre-commit set of 5 files (default 20)
 #   PEERS_100K        also run the peers on the 100,000-object corpus (default 0)
+#   PEERS             which peers to run, of those installed (default: kube-score conftest
+#                     kubeconform kube-linter polaris)
 #   WORK              scratch directory (default: a new one under /tmp, removed at exit)
 set -euo pipefail
 
@@ -199,7 +201,7 @@ median_of() { # median_of SET TOOL: the median wall time, in seconds
 }
 
 peers=(kubectl-workload)
-for t in kube-score conftest kubeconform kube-linter polaris; do
+for t in ${PEERS:-kube-score conftest kubeconform kube-linter polaris}; do
 	case $t in
 	kube-score) [[ -n $KUBE_SCORE ]] && peers+=("$t") ;;
 	kubeconform) [[ -n $KUBECONFORM ]] && peers+=("$t") ;;

@@ -1,8 +1,12 @@
 package rules
 
 import (
+	"encoding/json"
+	"fmt"
 	"regexp"
 	"sort"
+	"strconv"
+	"strings"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 )
@@ -162,18 +166,27 @@ func boundedRelations(objects map[string]entry, holderSig map[string]*selectedBy
 		}
 		first := make([]*ast.Term, 0, maxRelated)
 		for _, w := range ws[:min(len(ws), maxRelated)] {
-			others := without(holderSig[w].byKind["PodDisruptionBudget"], key)
+			// The other budgets: the first few of the workload's, without
+			// this one, read in place (a copy of the list per budget would
+			// be n² when n budgets share every workload).
+			all := holderSig[w].byKind["PodDisruptionBudget"]
+			others := without(all[:min(len(all), maxRelated+1)], key)
+			n := len(all)
+			if has(all, key) {
+				n--
+			}
 			names := make([]*ast.Term, 0, maxRelated)
 			for _, o := range others[:min(len(others), maxRelated)] {
 				names = append(names, ast.StringTerm(objects[o].Name))
 			}
 			first = append(first, ast.ObjectTerm(ast.Item(ast.StringTerm("key"), ast.StringTerm(w)),
 				ast.Item(ast.StringTerm("others"), ast.ArrayTerm(names...)),
-				ast.Item(ast.StringTerm("others_count"), ast.InternedTerm(len(others)))))
+				ast.Item(ast.StringTerm("others_count"), ast.InternedTerm(n))))
 		}
 		add(key, "pdb_overlaps", ast.ObjectTerm(ast.Item(ast.StringTerm("first"), ast.ArrayTerm(first...)),
 			ast.Item(ast.StringTerm("count"), ast.InternedTerm(len(ws)))))
 	}
+	pdbPods(objects, selClass, rel)
 }
 
 // workloadKind mirrors xref.workload_kinds.
@@ -192,4 +205,135 @@ func without(keys []string, k string) []string {
 		return keys
 	}
 	return append(append([]string{}, keys[:i]...), keys[i+1:]...)
+}
+
+// pdbPods adds, for each PodDisruptionBudget, what pdb/zero-disruptions
+// reads of the pods its selector selects, computed once per distinct
+// selector instead of by walking every selected workload in Rego for every
+// budget:
+//
+//	"pdb_pods": {"selected": {"first", "count"} of xref.workloads_selected_by,
+//	  "known": every selected template's pod count is known,
+//	  "template_replicas": their sum (when known), "autoscaled": an autoscaler
+//	  targets one of them, "bare": the selected Pods no controller owns,
+//	  "counted": the message's list of them, the first maxRelated entries and
+//	  "and N more"}
+//
+// It mirrors pdb_zero_disruptions.rego's templates, replicas, known,
+// template_pods, autoscaled, bare_pods and counted_list.
+func pdbPods(objects map[string]entry, selClass map[string]*answerRef, rel *relation) {
+	// Autoscaler targets: Kind/name to the apiVersions their refs name.
+	targets := map[string][]string{}
+	for _, e := range objects {
+		if e.Kind != "HorizontalPodAutoscaler" {
+			continue
+		}
+		ref, _ := e.Spec["scaleTargetRef"].(map[string]any)
+		kind, _ := ref["kind"].(string)
+		name, _ := ref["name"].(string)
+		v, _ := ref["apiVersion"].(string)
+		targets[kind+"/"+name] = append(targets[kind+"/"+name], v)
+	}
+	memo := map[*answerRef]*ast.Term{}
+	for key, e := range objects {
+		a := selClass[key]
+		if e.Kind != "PodDisruptionBudget" || a == nil {
+			continue
+		}
+		t, ok := memo[a]
+		if !ok {
+			t = pdbPodsOf(objects, a.keys, targets)
+			memo[a] = t
+		}
+		rel.bounded[key] = append(rel.bounded[key], ast.Item(ast.StringTerm("pdb_pods"), t))
+	}
+}
+
+func pdbPodsOf(objects map[string]entry, keys []string, targets map[string][]string) *ast.Term {
+	var templates, pods []string
+	for _, k := range keys {
+		switch kind := objects[k].Kind; {
+		case kind == "Pod":
+			pods = append(pods, k)
+		case templateWorkloadKinds[kind]:
+			templates = append(templates, k)
+		}
+	}
+	selected := templates
+	if len(selected) == 0 {
+		selected = pods
+	}
+	known := len(templates) > 0
+	sum := 0.0
+	autoscaled := false
+	var counted []string
+	for _, k := range templates {
+		e := objects[k]
+		n, isNum := e.Spec["replicas"].(float64)
+		switch e.Kind {
+		case "Deployment", "StatefulSet", "ReplicationController", "ReplicaSet":
+		default:
+			isNum = false
+		}
+		if !isNum {
+			known = false
+		}
+		if _, hashed := e.TemplateLabels["pod-template-hash"]; e.Kind == "ReplicaSet" && (e.Owned || hashed) {
+			n = 0
+		}
+		sum += n
+		if n > 0 {
+			counted = append(counted, fmt.Sprintf("%s %s with %s", e.Kind, e.Name, quantity(n, "replica")))
+		}
+		for _, v := range targets[k] {
+			if v == "" || apiGroup(v) == apiGroup(e.APIVersion) {
+				autoscaled = true
+			}
+		}
+	}
+	sort.Strings(counted)
+	bare := 0
+	var barePods []string
+	for _, k := range pods {
+		if !objects[k].Owned {
+			bare++
+			barePods = append(barePods, "Pod "+objects[k].Name)
+		}
+	}
+	sort.Strings(barePods)
+	counted = append(counted, barePods...)
+	text := strings.Join(counted[:min(len(counted), maxRelated)], ", ")
+	if len(counted) > maxRelated {
+		text += fmt.Sprintf(" and %d more", len(counted)-maxRelated)
+	}
+	items := [][2]*ast.Term{
+		ast.Item(ast.StringTerm("selected"), bound(selected, len(selected))),
+		ast.Item(ast.StringTerm("known"), ast.BooleanTerm(known)),
+		ast.Item(ast.StringTerm("autoscaled"), ast.BooleanTerm(autoscaled)),
+		ast.Item(ast.StringTerm("bare"), ast.InternedTerm(bare)),
+		ast.Item(ast.StringTerm("counted"), ast.StringTerm(text)),
+		ast.Item(ast.StringTerm("counted_count"), ast.InternedTerm(len(counted))),
+	}
+	if known {
+		items = append(items, ast.Item(ast.StringTerm("template_replicas"),
+			ast.NumberTerm(json.Number(strconv.FormatFloat(sum, 'f', -1, 64)))))
+	}
+	return ast.ObjectTerm(items...)
+}
+
+// quantity mirrors xref.quantity.
+func quantity(n float64, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.FormatFloat(n, 'f', -1, 64) + " " + noun + "s"
+}
+
+// apiGroup mirrors xref.api_group.
+func apiGroup(apiVersion string) string {
+	parts := strings.Split(apiVersion, "/")
+	if len(parts) == 2 {
+		return parts[0]
+	}
+	return ""
 }

@@ -136,7 +136,10 @@ func relate(objects map[string]entry) relation {
 		}
 		a.members = append(a.members, key)
 		selClass[key] = a
-		rel.selects[key] = lists.value(a.keys)
+		if a.value == nil {
+			a.value = lists.value(a.keys) // once per distinct selector, not per member
+		}
+		rel.selects[key] = a.value
 		if a.near != nil {
 			rel.nearMisses[key] = *a.near
 		}
@@ -204,6 +207,7 @@ type answerRef struct {
 	near    *nearMissSummary
 	typo    ast.Value
 	members []string
+	value   ast.Value // keys as a Rego array
 }
 
 // selectedBy is the selectors that select a holder, shared by the holders

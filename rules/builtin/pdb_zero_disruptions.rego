@@ -105,7 +105,29 @@ findings contains f if {
 	}
 }
 
-of_selected := sprintf(" of %s", [xref.describe_list(selected)]) if {
+# go_facts is what this file computes below about the selected pods, as the
+# inventory computed it once per distinct selector (rules/bounded.go,
+# "pdb_pods"), for the budget's own selector; the definitions below are the
+# fallback, and the reference the Go code mirrors.
+go_facts := f if {
+	f := xref.entry(input.key).pdb_pods
+	xref.own_selects(sel)
+}
+
+of_selected := go_of_selected if go_facts
+
+of_selected := local_of_selected if not go_facts
+
+go_of_selected := sprintf(" of %s", [concat(", ", [xref.describe(k) | some k in s.first])]) if {
+	s := go_facts.selected
+	s.count > 0
+	s.count <= 5
+} else := sprintf(" of %s and %d more", [concat(", ", [xref.describe(k) | some k in s.first]), s.count - 5]) if {
+	s := go_facts.selected
+	s.count > 5
+} else := ""
+
+local_of_selected := sprintf(" of %s", [xref.describe_list(selected)]) if {
 	selected := xref.workloads_selected_by(sel)
 	count(selected) > 0
 } else := ""
@@ -137,9 +159,14 @@ template_pods(e) := 0 if {
 	xref.deployment_replicaset(e)
 } else := e.spec.replicas
 
-template_replicas := sum([n | some n in replicas])
+template_replicas := go_facts.template_replicas if go_facts
+
+template_replicas := sum([n | some n in replicas]) if not go_facts
+
+autoscaled if go_facts.autoscaled
 
 autoscaled if {
+	not go_facts
 	some key in templates
 	e := xref.entry(key)
 	count(xref.autoscalers_targeting(e.kind, e.name, e.apiVersion)) > 0
@@ -152,9 +179,13 @@ bare_pods := {key |
 	not xref.entry(key).owned
 }
 
-total := template_replicas + count(bare_pods)
+total := template_replicas + go_facts.bare if go_facts
+
+total := template_replicas + count(bare_pods) if not go_facts
+
+counted_list := go_facts.counted if go_facts
 
 counted_list := concat(", ", array.concat(
 	sort([sprintf("%s with %s", [xref.describe(key), xref.quantity(n, "replica")]) | some key, n in replicas; n > 0]),
 	sort([xref.describe(key) | some key in bare_pods]),
-))
+)) if not go_facts

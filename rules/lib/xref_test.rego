@@ -221,3 +221,24 @@ test_relations_answer_for_the_input_object_only if {
 	xref.selectors_matching({"app": "api"}, {"Deployment"}) == {"Deployment/api"} with input as inp
 		with data.kubectl_workload.inventory as inv
 }
+
+# With the inventory's lists by kind (selected_by_kind), the input object's
+# own selectors are read from the lists of the kinds asked for, and counted
+# from their lengths.
+test_selected_by_kind_for_the_input_object if {
+	web := object.union(deployment("web", {"app": "web"}, 1), {
+		"selects": ["Deployment/web"],
+		"selected_by": ["PodDisruptionBudget/a", "PodDisruptionBudget/b", "Service/s"],
+		"selected_by_kind": {"PodDisruptionBudget": ["PodDisruptionBudget/a", "PodDisruptionBudget/b"], "Service": ["Service/s"]},
+	})
+	inv := inventory([web])
+	inp := {"namespace": "default", "key": "Deployment/web"}
+	xref.selectors_matching({"app": "web"}, {"PodDisruptionBudget"}) == {"PodDisruptionBudget/a", "PodDisruptionBudget/b"} with input as inp
+		with data.kubectl_workload.inventory as inv
+	xref.selectors_selecting({"app": "web"}, {"Service", "Job"}) == {"Service/s"} with input as inp
+		with data.kubectl_workload.inventory as inv
+	xref.selected_by_count({"app": "web"}, {"PodDisruptionBudget", "Job"}) == 2 with input as inp
+		with data.kubectl_workload.inventory as inv
+	xref.selected_by_count({"app": "api"}, {"PodDisruptionBudget"}) == 0 with input as inp
+		with data.kubectl_workload.inventory as inv
+}
