@@ -20,7 +20,6 @@ import (
 
 	"github.com/kubectl-workload/kubectl-workload/apicheck"
 	"github.com/kubectl-workload/kubectl-workload/config"
-	"github.com/kubectl-workload/kubectl-workload/internal/slab"
 	"github.com/kubectl-workload/kubectl-workload/manifest"
 	"github.com/kubectl-workload/kubectl-workload/podsecurity"
 	"github.com/kubectl-workload/kubectl-workload/rules"
@@ -260,7 +259,7 @@ func (l *Linter) Run(ctx context.Context, opts Options) *Result {
 	// waits for the Rego rules to compile, which should overlap loading.
 	known := sync.OnceValue(l.knownRules)
 	local := &localRules{}
-	keep := keepSlabs{cross: slab.New(), summaries: slab.New()} // what each object keeps for the second pass
+	keep := rules.NewKeep() // what each object keeps for the second pass
 	sets := make([]*manifest.Set, len(inputs))
 	perFile := make([][]*checked, len(inputs))
 	// Two stages: workers load each file and check its objects with the API
@@ -403,15 +402,10 @@ func addProblems(res *Result, problems []manifest.Problem) {
 	}
 }
 
-// keepSlabs are where a run's objects keep what their second pass needs:
-// the cross-resource inputs and shallow indexes, and apart from them (freed
-// sooner) the inventory summaries.
-type keepSlabs struct{ cross, summaries *slab.Slab }
-
 // checkObject runs the per-object checks on one object: duplicate keys and
 // the API tier. It also prepares the object's input to the Rego tier.
 // What the second pass keeps of it is allocated in keep.
-func (l *Linter) checkObject(ctx context.Context, obj *manifest.Object, opts Options, keep keepSlabs) *checked {
+func (l *Linter) checkObject(ctx context.Context, obj *manifest.Object, opts Options, keep *rules.Keep) *checked {
 	ns := obj.Namespace
 	if ns == "" {
 		ns = opts.Namespace
@@ -427,7 +421,7 @@ func (l *Linter) checkObject(ctx context.Context, obj *manifest.Object, opts Opt
 	if ref.Name == "" && obj.GenerateName != "" {
 		ref.Name = obj.GenerateName + "*"
 	}
-	c := &checked{obj: obj, file: obj.File, document: obj.Document, ref: ref, input: &rules.Object{JSON: obj.JSON, Namespace: ns, Slab: keep.cross, SummarySlab: keep.summaries}}
+	c := &checked{obj: obj, file: obj.File, document: obj.Document, ref: ref, input: &rules.Object{JSON: obj.JSON, Namespace: ns, Keep: keep}}
 	if obj.Name == "" && obj.GenerateName != "" {
 		c.findings = append(c.findings, c.at(RuleGenerateName, SeverityInfo, "metadata.generateName",
 			fmt.Sprintf("%s has metadata.generateName %q and no name: kubectl apply refuses it (\"cannot use generate name with apply\"); create it with kubectl create, which lets the API server pick the name",

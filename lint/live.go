@@ -96,7 +96,7 @@ func (l *Linter) checkAPI(ctx context.Context, obj *manifest.Object, ref ObjectR
 
 // checkBaseline runs the per-object checks on the baseline's objects, in
 // parallel, and counts them.
-func (l *Linter) checkBaseline(ctx context.Context, opts Options, res *Result, keep keepSlabs) []*checked {
+func (l *Linter) checkBaseline(ctx context.Context, opts Options, res *Result, keep *rules.Keep) []*checked {
 	b := opts.Baseline
 	if b == nil || len(b.Objects) == 0 {
 		return nil

@@ -11,7 +11,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/kubectl-workload/kubectl-workload/internal/slab"
 	"github.com/kubectl-workload/kubectl-workload/manifest"
 	"github.com/kubectl-workload/kubectl-workload/rules"
 )
@@ -41,7 +40,7 @@ type shallowIndex struct {
 
 // newShallowIndex indexes those of paths that position finds exactly, in
 // s.
-func newShallowIndex(start manifest.Pos, paths []string, position func(string) (manifest.Pos, bool), s *slab.Slab) shallowIndex {
+func newShallowIndex(start manifest.Pos, paths []string, position func(string) (manifest.Pos, bool), keep *rules.Keep) shallowIndex {
 	buf := shallowBuf.Get().(*[]byte)
 	b := (*buf)[:0]
 	for _, p := range paths {
@@ -52,7 +51,7 @@ func newShallowIndex(start manifest.Pos, paths []string, position func(string) (
 			b = append(b, '\n')
 		}
 	}
-	idx := shallowIndex{start: start, fields: s.Copy(b)}
+	idx := shallowIndex{start: start, fields: keep.Copy(b)}
 	*buf = b
 	shallowBuf.Put(buf)
 	return idx
@@ -139,7 +138,7 @@ func (l *Linter) firstPass(ctx context.Context, c *checked, local *localRules, o
 	if in != nil && !in.Rejected() {
 		if cross := in.Cross(); l.rules.ReportsAcross(cross.Kind()) {
 			c.cross = cross
-			c.shallow = newShallowIndex(c.obj.Start, in.ShallowPaths(), c.obj.Position, c.input.Slab)
+			c.shallow = newShallowIndex(c.obj.Start, in.ShallowPaths(), c.obj.Position, c.input.Keep)
 		}
 	}
 	c.obj = nil

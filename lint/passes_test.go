@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kubectl-workload/kubectl-workload/internal/slab"
 	"github.com/kubectl-workload/kubectl-workload/manifest"
+	"github.com/kubectl-workload/kubectl-workload/rules"
 )
 
 func TestShallowIndexLookup(t *testing.T) {
@@ -25,7 +25,7 @@ func TestShallowIndexLookup(t *testing.T) {
 	}
 	paths := []string{"metadata", "metadata.labels", "metadata.name", "spec", "spec.selector", "spec.template", "spec[odd key]", "status.conditions.absent"}
 	start := manifest.Pos{Line: 2, Column: 1}
-	for _, s := range []*slab.Slab{slab.New(), nil} {
+	for _, s := range []*rules.Keep{rules.NewKeep(), nil} {
 		idx := newShallowIndex(start, paths, func(p string) (manifest.Pos, bool) {
 			pos, ok := known[p]
 			return pos, ok && pos.Line > 0

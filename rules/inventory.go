@@ -29,11 +29,38 @@ type Object struct {
 	// built-in rules then leave it alone (its API errors come first), while
 	// user policies still see it, as in conftest.
 	Rejected bool
-	// Slab and SummarySlab, when set, hold what the object's CrossInput and
-	// Summary keep (see package slab): a large run keeps them until its
-	// second pass, and summaries only until the inventory is built, so they
-	// do not share chunks.
-	Slab, SummarySlab *slab.Slab
+	// Keep, when set, is where the run keeps what the object's CrossInput
+	// and Summary hold until its second pass (NewKeep); nil allocates them
+	// apart.
+	Keep *Keep
+}
+
+// Keep is where a run keeps, between its two passes, what each object's
+// CrossInput and Summary hold: packed together, so that a large run's
+// collections do not scan one small allocation per object. Summaries are
+// apart from the rest, since they are dropped sooner (once the inventory is
+// built). It is safe for concurrent use.
+type Keep struct{ cross, summaries *slab.Slab }
+
+// NewKeep returns an empty Keep for one run.
+func NewKeep() *Keep { return &Keep{cross: slab.New(), summaries: slab.New()} }
+
+// Copy keeps a copy of b with the objects' cross-resource inputs, for as long
+// as they are kept (lint's positions of the fields they report on).
+func (k *Keep) Copy(b []byte) []byte { return k.crossSlab().Copy(b) }
+
+func (k *Keep) crossSlab() *slab.Slab {
+	if k == nil {
+		return nil
+	}
+	return k.cross
+}
+
+func (k *Keep) summarySlab() *slab.Slab {
+	if k == nil {
+		return nil
+	}
+	return k.summaries
 }
 
 // workloadKinds are the kinds whose pods carry a template.
@@ -237,7 +264,7 @@ func Summarize(o Object) Summary {
 	if err != nil {
 		return Summary{}
 	}
-	return Summary{ok: true, namespace: o.Namespace, entry: o.SummarySlab.Copy(js)}
+	return Summary{ok: true, namespace: o.Namespace, entry: o.Keep.summarySlab().Copy(js)}
 }
 
 // NewInventory builds the index from every object of the run. Objects that

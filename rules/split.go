@@ -242,7 +242,7 @@ func NewInput(o Object) (*Input, error) {
 	if o.Defaulted != nil {
 		defaultedJSON = crossJSON(defaulted, read.crossDefaulted)
 	}
-	cross.set(crossJSON(obj, crossFields), defaultedJSON, o.Slab)
+	cross.set(crossJSON(obj, crossFields), defaultedJSON, o.Keep.crossSlab())
 	return &Input{object: obj, rejected: o.Rejected, value: inputValue(obj, defaulted, o.Namespace, ast.NewTerm(facts)),
 		cross: cross}, nil
 }
