@@ -23,8 +23,12 @@ var readFields = sync.OnceValues(func() (fieldSets, error) {
 	}
 	sets := fieldSets{defaulted: map[string]any{}, crossDefaulted: map[string]any{}}
 	for name, m := range modules {
+		paths := readPaths(m, "defaulted")
+		if len(paths) == 0 {
+			continue
+		}
 		cross := compiled.ReadsInventory(name, m)
-		for _, p := range readPaths(m, "defaulted") {
+		for _, p := range paths {
 			addPath(sets.defaulted, p)
 			if cross {
 				addPath(sets.crossDefaulted, p)
@@ -38,6 +42,9 @@ var readFields = sync.OnceValues(func() (fieldSets, error) {
 type fieldSets struct {
 	defaulted, crossDefaulted map[string]any
 }
+
+// objectGet is the operator term of a call to object.get.
+var objectGet = ast.RefTerm(ast.VarTerm("object"), ast.StringTerm("get"))
 
 // wholeValue marks a path whose whole value is read.
 const wholeValue = "\x00"
@@ -128,7 +135,7 @@ func readPaths(m *ast.Module, root string) [][]string {
 	consumed := map[*ast.Term]bool{}
 	ast.WalkTerms(m, func(t *ast.Term) bool {
 		call, ok := t.Value.(ast.Call)
-		if !ok || len(call) != 4 || !call[0].Equal(ast.NewTerm(ast.MustParseRef("object.get"))) {
+		if !ok || len(call) != 4 || !call[0].Equal(objectGet) {
 			return false
 		}
 		p, ok := base(call[1])
