@@ -22,6 +22,7 @@ var readFields = sync.OnceValues(func() (fieldSets, error) {
 		return fieldSets{}, err
 	}
 	sets := fieldSets{defaulted: map[string]any{}, crossDefaulted: map[string]any{}}
+	var whole, crossWhole bool // a rule reads all of input.defaulted
 	for name, m := range modules {
 		paths := readPaths(m, "defaulted")
 		if len(paths) == 0 {
@@ -29,11 +30,21 @@ var readFields = sync.OnceValues(func() (fieldSets, error) {
 		}
 		cross := compiled.ReadsInventory(name, m)
 		for _, p := range paths {
+			if len(p) == 0 || p[0] == wholeValue {
+				whole, crossWhole = true, crossWhole || cross
+				continue
+			}
 			addPath(sets.defaulted, p)
 			if cross {
 				addPath(sets.crossDefaulted, p)
 			}
 		}
+	}
+	if whole {
+		sets.defaulted = nil // nil keeps the whole value (valueFromJSONKept)
+	}
+	if crossWhole {
+		sets.crossDefaulted = nil
 	}
 	return sets, nil
 })

@@ -67,3 +67,17 @@ func hasPath(fields map[string]any, path []string) bool {
 	}
 	return true
 }
+
+// TestReadPathsOfAWholeUse: a module that passes input.defaulted itself to a function reads
+// all of it.
+func TestReadPathsOfAWholeUse(t *testing.T) {
+	m := ast.MustParseModuleWithOpts(`package p
+import rego.v1
+
+a if count(input.defaulted) > 0
+`, ast.ParserOptions{RegoVersion: ast.RegoV1})
+	paths := readPaths(m, "defaulted")
+	if len(paths) != 1 || len(paths[0]) != 1 || paths[0][0] != wholeValue {
+		t.Errorf("paths = %q, want the whole value", paths)
+	}
+}
