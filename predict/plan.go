@@ -21,6 +21,10 @@ type Timing struct {
 	// FailNew makes the pods of the new revision (for a Deployment, the ReplicaSet whose template
 	// equals the Deployment's) never become Ready.
 	FailNew bool
+	// RefuseNew makes the API server refuse every pod of the new revision (a namespace's Pod
+	// Security enforce level): the controller's creations fail (FailedCreate), so none exists.
+	// The Deployment world models it; it implies FailNew.
+	RefuseNew bool
 	// Spread, when set, adds to each created pod's ReadyAfter its own draw from [0, D): the
 	// pods of one batch then turn Ready apart, as they do in a real cluster, and the
 	// controllers may take smaller steps (--ready-spread). Nil is the deterministic causal

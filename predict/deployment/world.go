@@ -354,6 +354,8 @@ func (w *world) manageReplicas() bool {
 		diff := *rs.Spec.Replicas - p.active()
 		minReady := time.Duration(rs.Spec.MinReadySeconds) * time.Second
 		switch {
+		case diff > 0 && w.timing.RefuseNew && w.isNewTemplate(rs):
+			// Every create call fails (FailedCreate): no pod, nothing changes.
 		case diff > 0:
 			w.addPending(p, diff, w.calls.Create(), minReady, w.timing.FailNew && w.isNewTemplate(rs))
 			changed = true

@@ -126,8 +126,10 @@ func podSecurityRefusal(policies map[string]map[string]string, namespace, kind s
 		Reason: fmt.Sprintf("violates PodSecurity %q: %s", p.Enforce.String(), d)}, nil
 }
 
-// refusedStall marks a plan simulated with the new pods never Ready (Timing.FailNew) as
-// refused by the namespace: its stall reason and a note say why no pod is ever created.
+// refusedStall marks a plan simulated with the new pods refused (a Deployment's
+// Timing.RefuseNew: none is created) or never Ready (Timing.FailNew, for StatefulSets and
+// DaemonSets) as refused by the namespace: its stall reason and a note say why no pod is ever
+// created.
 func refusedStall(p *Prediction, r *Refusal, failNew bool) {
 	p.Timing.FailNew = failNew
 	p.Timing.Refused = r
@@ -141,7 +143,12 @@ func refusedStall(p *Prediction, r *Refusal, failNew bool) {
 		}
 		s.StallReason = reason
 	}
+	counted := "no pod of the new revision is created"
+	if p.Kind != "Deployment" {
+		// The StatefulSet and DaemonSet worlds model the refusal as pods that never turn Ready.
+		counted = "the plan counts those pods as never Ready, but none is created"
+	}
 	p.Plan.Notes = append(p.Plan.Notes, fmt.Sprintf(
-		"namespace %s enforces Pod Security %s: each pod the controller creates is refused (a FailedCreate event: pods \"NAME\" is forbidden: violates PodSecurity ...); the plan counts those pods as never Ready, but none is created",
-		r.Namespace, r.Level))
+		"namespace %s enforces Pod Security %s: each pod the controller creates is refused (a FailedCreate event: pods \"NAME\" is forbidden: violates PodSecurity ...); %s",
+		r.Namespace, r.Level, counted))
 }

@@ -78,6 +78,9 @@ type Request struct {
 	ReadyAfter     time.Duration
 	TerminateAfter time.Duration
 	FailNew        bool
+	// RefuseNew: the namespace refuses the new pods (set with FailNew when its Pod Security
+	// enforce level refuses the template); a Deployment's plan then creates none.
+	RefuseNew bool
 	// ReadySpread spreads each Deployment, StatefulSet or DaemonSet pod's Ready time over
 	// [0, ReadySpread) (--ready-spread); Runs simulations (--runs) then give a Distribution,
 	// run i drawn from Seed+i. With a spread and no Runs, the plan is the one spread run of
@@ -355,7 +358,7 @@ func Run(ctx context.Context, req Request) (*Result, error) {
 		if obj.APIVersion == "apps/v1" && (obj.Kind == "Deployment" || obj.Kind == "StatefulSet" || obj.Kind == "DaemonSet") {
 			r, err := podSecurityRefusal(policies, p.Namespace, obj.Kind, obj.JSON)
 			if err == nil && r != nil {
-				refused, objReq.FailNew = r, true
+				refused, objReq.FailNew, objReq.RefuseNew = r, true, true
 			}
 		}
 		if obj.APIVersion == "apps/v1" && (obj.Kind == "StatefulSet" || obj.Kind == "DaemonSet") {
@@ -600,7 +603,7 @@ func simulate(req Request, in deployment.Input, d *apps.Deployment, baseline str
 			}
 		}
 	}
-	in.Timing = predict.Timing{ReadyAfter: ti.ReadyAfter, TerminateAfter: ti.TerminateAfter, FailNew: req.FailNew}
+	in.Timing = predict.Timing{ReadyAfter: ti.ReadyAfter, TerminateAfter: ti.TerminateAfter, FailNew: req.FailNew, RefuseNew: req.RefuseNew}
 	plan, dist, err := spreadRuns(req, func(s *predict.Spread) (*predict.Plan, error) {
 		in := in
 		in.Timing.Spread = s

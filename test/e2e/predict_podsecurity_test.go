@@ -75,6 +75,7 @@ func TestPredictPodSecurityFailedCreate(t *testing.T) {
 				Summary struct {
 					Completed   bool   `json:"completed"`
 					StallReason string `json:"stallReason"`
+					PeakPods    int    `json:"peakPods"`
 				} `json:"summary"`
 			} `json:"plan"`
 		} `json:"predictions"`
@@ -125,6 +126,10 @@ func TestPredictPodSecurityFailedCreate(t *testing.T) {
 				}
 				if len(pods.Items) != 0 {
 					t.Errorf("%d pods exist in namespace %s; the namespace should refuse every one", len(pods.Items), predictPSSNamespace)
+				}
+				// The plan creates no pod either: the refused pods are not counted.
+				if p.Plan.Summary.PeakPods != len(pods.Items) {
+					t.Errorf("the plan's peak is %d pods, the cluster has %d", p.Plan.Summary.PeakPods, len(pods.Items))
 				}
 				return
 			}
