@@ -258,7 +258,8 @@ func (l *Linter) Run(ctx context.Context, opts Options) *Result {
 	// The rule ids are needed only for ignore annotations; reading them
 	// waits for the Rego rules to compile, which should overlap loading.
 	known := sync.OnceValue(l.knownRules)
-	local := &localRules{}
+	off := func(id string) bool { return l.off(opts, id) } // the rules this run leaves out
+	local := &localRules{off: off}
 	keep := rules.NewKeep() // what each object keeps for the second pass
 	sets := make([]*manifest.Set, len(inputs))
 	perFile := make([][]*checked, len(inputs))
@@ -318,7 +319,7 @@ func (l *Linter) Run(ctx context.Context, opts Options) *Result {
 
 	res.Timings.Load = time.Since(start)
 	extra := opts.Baseline.contextInputs(all)
-	if err := l.secondPass(ctx, all, extra, func(id string) bool { return l.off(opts, id) }, &res.Timings); err != nil {
+	if err := l.secondPass(ctx, all, extra, off, &res.Timings); err != nil {
 		res.Errors = append(res.Errors, err)
 	}
 	if err := joinErrs(all); err != nil {

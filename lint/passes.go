@@ -93,13 +93,15 @@ func (s *shallowIndex) exact(path string) (manifest.Pos, bool) {
 // localRules is the per-object half of the Rego tier, prepared once per run
 // on first use: a run without objects prepares nothing.
 type localRules struct {
+	// off names the built-in rules the run leaves out (Linter.off).
+	off  func(id string) bool
 	once sync.Once
 	run  *rules.Run
 	err  error
 }
 
-func (lr *localRules) get(ctx context.Context, e *rules.Engine, off func(id string) bool) (*rules.Run, error) {
-	lr.once.Do(func() { lr.run, lr.err = e.PrepareLocal(ctx, off) })
+func (lr *localRules) get(ctx context.Context, e *rules.Engine) (*rules.Run, error) {
+	lr.once.Do(func() { lr.run, lr.err = e.PrepareLocal(ctx, lr.off) })
 	return lr.run, lr.err
 }
 
@@ -116,7 +118,7 @@ func (l *Linter) firstPass(ctx context.Context, c *checked, local *localRules, o
 	in, err := rules.NewInput(*c.input)
 	var run *rules.Run
 	if err == nil {
-		run, err = local.get(ctx, l.rules, func(id string) bool { return l.off(opts, id) })
+		run, err = local.get(ctx, l.rules)
 	}
 	release()
 	if err == nil {

@@ -1,8 +1,6 @@
 package rules
 
 import (
-	"sort"
-	"strings"
 	"sync"
 
 	"github.com/open-policy-agent/opa/v1/ast"
@@ -234,22 +232,4 @@ func addPath(fields map[string]any, path []string) {
 		}
 		fields = next
 	}
-}
-
-// describeFields renders a field tree as "a.b, a.c, d", sorted: for tests and messages.
-func describeFields(fields map[string]any) string {
-	var out []string
-	var walk func(prefix string, f map[string]any)
-	walk = func(prefix string, f map[string]any) {
-		for k, v := range f {
-			if sub, ok := v.(map[string]any); ok && len(sub) > 0 {
-				walk(prefix+k+".", sub)
-			} else {
-				out = append(out, prefix+k)
-			}
-		}
-	}
-	walk("", fields)
-	sort.Strings(out)
-	return strings.Join(out, ", ")
 }

@@ -1,6 +1,8 @@
 package rules
 
 import (
+	"sort"
+	"strings"
 	"testing"
 
 	"github.com/open-policy-agent/opa/v1/ast"
@@ -80,4 +82,22 @@ a if count(input.defaulted) > 0
 	if len(paths) != 1 || len(paths[0]) != 1 || paths[0][0] != wholeValue {
 		t.Errorf("paths = %q, want the whole value", paths)
 	}
+}
+
+// describeFields renders a field tree as "a.b, a.c, d", sorted: for tests and messages.
+func describeFields(fields map[string]any) string {
+	var out []string
+	var walk func(prefix string, f map[string]any)
+	walk = func(prefix string, f map[string]any) {
+		for k, v := range f {
+			if sub, ok := v.(map[string]any); ok && len(sub) > 0 {
+				walk(prefix+k+".", sub)
+			} else {
+				out = append(out, prefix+k)
+			}
+		}
+	}
+	walk("", fields)
+	sort.Strings(out)
+	return strings.Join(out, ", ")
 }

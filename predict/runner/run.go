@@ -227,7 +227,7 @@ func Run(ctx context.Context, req Request) (*Result, error) {
 		res.Problems = append(res.Problems, oldSet.Problems...)
 	}
 	checker := apicheck.New()
-	if len(req.Files) == 0 && len(req.Targets) > 0 && (req.Targets[0].Kind == KindReplicaSet || req.Targets[0].Kind == KindReplicationController) {
+	if len(req.Files) == 0 && len(req.Targets) > 0 && req.Targets[0].Kind.ScaleDown() {
 		if err := scaleDownTargets(ctx, req, state, res, ns); err != nil {
 			return nil, err
 		}

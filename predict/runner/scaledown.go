@@ -22,8 +22,8 @@ import (
 
 // Kinds whose scale-down order predict explains.
 const (
-	KindReplicaSet            = "ReplicaSet"
-	KindReplicationController = "ReplicationController"
+	KindReplicaSet            = string(predict.KindReplicaSet)
+	KindReplicationController = string(predict.KindReplicationController)
 )
 
 // burstReplicas is the most pods the ReplicaSet controller creates or deletes in one sync

@@ -52,7 +52,7 @@ func TestScaleDownCountsTheDeploymentsPods(t *testing.T) {
 		Now: stateTime, Source: "state.yaml",
 	}
 	one := int32(1)
-	res, err := Run(context.Background(), Request{State: state, Targets: []Target{{Kind: KindReplicaSet, Namespace: "default", Name: "web-new"}},
+	res, err := Run(context.Background(), Request{State: state, Targets: []Target{{Kind: predict.KindReplicaSet, Namespace: "default", Name: "web-new"}},
 		WhatIf: predict.WhatIf{Replicas: &one}})
 	if err != nil {
 		t.Fatal(err)
@@ -81,7 +81,7 @@ func TestScaleDownUp(t *testing.T) {
 	state := &predict.State{ReplicaSets: []*apps.ReplicaSet{replicaSet("web-new", "uid-new", 1)},
 		Pods: []*v1.Pod{readyPod("web-new-a", "n1", "web-new", "uid-new")}, Now: stateTime, Source: "state.yaml"}
 	three := int32(3)
-	res, err := Run(context.Background(), Request{State: state, Targets: []Target{{Kind: KindReplicaSet, Name: "web-new"}},
+	res, err := Run(context.Background(), Request{State: state, Targets: []Target{{Kind: predict.KindReplicaSet, Name: "web-new"}},
 		WhatIf: predict.WhatIf{Replicas: &three}})
 	if err != nil {
 		t.Fatal(err)
