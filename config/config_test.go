@@ -147,3 +147,20 @@ exemptions:
 		}
 	}
 }
+
+func TestHasRuleRefs(t *testing.T) {
+	var none *File
+	if none.HasRuleRefs() {
+		t.Error("no configuration names rules")
+	}
+	f, err := Load("testdata/good.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !f.HasRuleRefs() {
+		t.Error("testdata/good.yaml disables kind/* but HasRuleRefs is false")
+	}
+	if (&File{}).HasRuleRefs() {
+		t.Error("an empty configuration names no rules")
+	}
+}

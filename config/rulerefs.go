@@ -98,6 +98,10 @@ func (f *File) CheckRuleIDs(known []string) error {
 	return errors.Join(errs...)
 }
 
+// HasRuleRefs reports whether the configuration names any rule id or glob
+// (what CheckRuleIDs checks): without one, the rule ids need not be read.
+func (f *File) HasRuleRefs() bool { return f != nil && len(f.ruleRefs) > 0 }
+
 // KindWarnings returns a warning, at its line, for each exemption whose kind
 // (a glob) matches none of the known kinds: such an exemption silences
 // nothing lint reports.

@@ -43,7 +43,7 @@ func (l *Linter) knownRules() map[string]bool {
 	}
 	// An engine that failed to build fails every evaluation of the run,
 	// which reports the error; the ids known without it still count.
-	builtins, _ := l.rules.Rules()
+	builtins, _ := l.rules.Metadata()
 	for _, r := range builtins {
 		known[r.ID] = true
 	}
@@ -219,8 +219,10 @@ func (l *Linter) RuleIDs() []string {
 // packages that do not run (PoliciesNotRun) and the exemptions whose kind
 // matches no kind lint knows.
 func (l *Linter) CheckSettings(settings *config.File) (warnings []string, err error) {
-	if err := settings.CheckRuleIDs(l.RuleIDs()); err != nil {
-		return nil, err
+	if settings.HasRuleRefs() {
+		if err := settings.CheckRuleIDs(l.RuleIDs()); err != nil {
+			return nil, err
+		}
 	}
 	warnings = append(warnings, l.PoliciesNotRun()...)
 	return append(warnings, settings.KindWarnings(apicheck.KnownKinds())...), nil

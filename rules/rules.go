@@ -101,6 +101,10 @@ type Engine struct {
 	// building them met.
 	ready chan struct{}
 	err   error
+	// meta is closed once rules and byPackage are set, from the parsed
+	// modules, before the compile; metaErr is what reading them met.
+	meta    chan struct{}
+	metaErr error
 }
 
 // userNamespace is one policy package and its finding rules.
@@ -128,7 +132,7 @@ func BuiltinModules(withTests bool) (map[string]*ast.Module, error) {
 // for what it needs.
 func New(opts Options) (*Engine, error) {
 	e := &Engine{byPackage: map[string]*Rule{}, policyTimeout: opts.PolicyTimeout, policyMemory: opts.PolicyMemory,
-		ready: make(chan struct{}), guarded: len(opts.Policies) > 0}
+		ready: make(chan struct{}), meta: make(chan struct{}), guarded: len(opts.Policies) > 0}
 	if len(opts.Policies) == 0 {
 		compiled.Warm()
 		go func() {
@@ -151,42 +155,27 @@ func (e *Engine) wait() error {
 	return e.err
 }
 
-// build parses and compiles the rules and policies.
-func (e *Engine) build(opts Options) error {
+// build parses and compiles the rules and policies. The built-in rules'
+// metadata is published (e.meta) as soon as the modules are parsed, before
+// the compile: settings checks and ignore annotations need the rule ids
+// only, and must not hold up the loading that the compile overlaps.
+func (e *Engine) build(opts Options) (err error) {
+	metaSet := false
+	defer func() {
+		if !metaSet {
+			e.metaErr = err
+			close(e.meta)
+		}
+	}()
 	user, err := loadPolicies(opts.Policies)
 	if err != nil {
 		return err
 	}
-	var modules map[string]*ast.Module
-	var compiler *ast.Compiler
-	if len(user) == 0 {
-		// The process's shared compiles, started at init (package
-		// compiled): the engine is ready once the rules of the first pass
-		// are compiled.
-		if modules, err = compiled.Parsed(); err != nil {
-			return err
-		}
-		if _, err := compiled.Local(); err != nil {
-			return builtinCompileError(err)
-		}
-	} else {
-		// The modules init parsed, in a map of this engine's own: the
-		// compiler copies the modules it is given, so they are only read.
-		parsed, err := compiled.Parsed()
-		if err != nil {
-			return err
-		}
-		modules = maps.Clone(parsed)
-		for name, m := range user {
-			modules[name] = m
-		}
-		compiler = compiled.NewCompiler()
-		compiler.Compile(modules)
-		if compiler.Failed() {
-			return compileError(compiler.Errors)
-		}
+	parsed, err := compiled.Parsed()
+	if err != nil {
+		return err
 	}
-	for file, m := range modules {
+	for file, m := range parsed {
 		if !strings.HasPrefix(file, "builtin/") {
 			continue
 		}
@@ -202,6 +191,32 @@ func (e *Engine) build(opts Options) error {
 			return fmt.Errorf("built-in rules %s and %s share package %s", prev.File, e.rules[i].File, e.rules[i].Package)
 		}
 		e.byPackage[e.rules[i].Package] = &e.rules[i]
+	}
+	metaSet = true
+	close(e.meta)
+
+	modules := parsed
+	var compiler *ast.Compiler
+	if len(user) == 0 {
+		// The process's shared compiles, started by Warm (package
+		// compiled): the engine is ready once the rules of the first pass
+		// are compiled.
+		if _, err := compiled.Local(); err != nil {
+			return builtinCompileError(err)
+		}
+	} else {
+		// The modules parsed once per process, in a map of this engine's
+		// own: the compiler copies the modules it is given, so they are
+		// only read.
+		modules = maps.Clone(parsed)
+		for name, m := range user {
+			modules[name] = m
+		}
+		compiler = compiled.NewCompiler()
+		compiler.Compile(modules)
+		if compiler.Failed() {
+			return compileError(compiler.Errors)
+		}
 	}
 	e.compiler = compiler
 	e.classify(modules)
@@ -260,17 +275,30 @@ func (e *Engine) Rules() ([]Rule, error) {
 	return e.rules, nil
 }
 
+// Metadata returns the built-in rules, sorted by id, as soon as their
+// modules are parsed: unlike Rules, it does not wait for the compile. A
+// settings check or an ignore annotation needs no more, and a run's loading
+// goes on meanwhile.
+func (e *Engine) Metadata() ([]Rule, error) {
+	<-e.meta
+	if e.metaErr != nil {
+		return nil, e.metaErr
+	}
+	return e.rules, nil
+}
+
 // OptIn reports whether the built-in rule id is off by default.
 func (e *Engine) OptIn(id string) bool {
 	r, ok := e.Rule(id)
 	return ok && r.OptIn
 }
 
-// Rule returns the built-in rule with the given id. An engine that failed to
-// build has none (its evaluations return the error).
+// Rule returns the built-in rule with the given id. An engine whose rules
+// failed to parse has none (its evaluations return the error). It does not
+// wait for the compile (see Metadata).
 func (e *Engine) Rule(id string) (Rule, bool) {
-	_ = e.wait()
-	for _, r := range e.rules {
+	builtins, _ := e.Metadata()
+	for _, r := range builtins {
 		if r.ID == id {
 			return r, true
 		}
@@ -401,6 +429,9 @@ func compileError(errs ast.Errors) error {
 // not among the packages named (main by default, as in conftest): a policy
 // that silently does nothing otherwise. Sorted by package.
 func (e *Engine) PoliciesNotRun() []string {
+	if !e.guarded {
+		return nil // no user policies (and New builds those it has before it returns)
+	}
 	if e.wait() != nil {
 		return nil
 	}

@@ -119,14 +119,14 @@ var Parsed = sync.OnceValues(func() (map[string]*ast.Module, error) { return Mod
 
 // Local returns the built-in rules that read no other object than their
 // input (see ReadsInventory), with the library they use, compiled once per
-// process. It waits for the compile that init started, which comes first:
-// a run needs these rules for its first pass, while the cross-resource
-// rules (Cross), about twice as long to compile, are only needed once every
-// object is loaded.
+// process. It waits for the compile that Warm started. A run needs these
+// rules for its first pass; the cross-resource rules (Cross), about twice as
+// long to compile, are compiled beside them (on a pre-commit hook's few
+// files their compile is what the run's end waits for).
 var Local = sync.OnceValues(func() (*Compiled, error) { return compileSubset(false) })
 
 // Cross returns the cross-resource rules (see ReadsInventory), with the
-// library they use, compiled once per process after Local.
+// library they use, compiled once per process.
 var Cross = sync.OnceValues(func() (*Compiled, error) { return compileSubset(true) })
 
 // Builtin returns every built-in rule, compiled once per process when
@@ -231,16 +231,15 @@ func ReadsInventory(name string, m *ast.Module) bool {
 }
 
 // Warm starts the shared compiles in the background, the first pass's rules
-// first (Local, then Cross), and returns at once: lint calls it before it
-// loads its inputs, so that the compile overlaps the loading. Commands that
+// (Local) and the cross-resource rules (Cross) side by side, and returns at
+// once: lint calls it before it loads its inputs, so that the compiles
+// overlap the loading (which waits for neither). Commands that
 // evaluate no rule (predict, version) never call it and compile nothing.
 //
 // It is called from main's goroutine, after every package init: OPA's global
 // maps of interned terms and built-ins, which topdown's inits write
 // (ast.InternStringTerm) and which the compile reads, are complete by then.
 func Warm() {
-	go func() {
-		_, _ = Local()
-		_, _ = Cross()
-	}()
+	go func() { _, _ = Local() }()
+	go func() { _, _ = Cross() }()
 }
