@@ -34,6 +34,9 @@ type Finding struct {
 type Run struct {
 	engine  *Engine
 	builtin rego.PreparedEvalQuery
+	// local, in a first-pass run (PrepareLocal), holds its queries by kind
+	// instead of builtin.
+	local *localQueries
 	// off are the built-in rule ids the run leaves out (Off), and crossByKind
 	// the cross-resource packages per kind without them, made on first use.
 	off         func(id string) bool

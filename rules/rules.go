@@ -101,6 +101,10 @@ type Engine struct {
 	// building them met.
 	ready chan struct{}
 	err   error
+	// localKinds are, by package, the kinds each per-object built-in rule
+	// can report on (kinds.go), derived once (kindsOnce).
+	localKinds map[string]kindSet
+	kindsOnce  sync.Once
 	// meta is closed once rules and byPackage are set, from the parsed
 	// modules, before the compile; metaErr is what reading them met.
 	meta    chan struct{}

@@ -116,19 +116,6 @@ func (e *Engine) CrossResource(id string) bool {
 // input (rule_packages).
 const crossQuery = `out = {pkg: fs | some pkg in input.rule_packages; fs := data.` + builtinRoot + `[pkg].findings}`
 
-// localQuery is the query over the built-in rule packages that read no
-// inventory (the first pass), but the rules off says the run leaves out.
-func (e *Engine) localQuery(off func(id string) bool) string {
-	var names []string
-	for _, r := range e.rules {
-		if !e.cross[r.Package] && (off == nil || !off(r.ID)) {
-			names = append(names, fmt.Sprintf("%q", strings.TrimPrefix(r.Package, builtinRoot+".")))
-		}
-	}
-	sort.Strings(names)
-	return `out = {pkg: fs | some pkg in {` + strings.Join(names, ", ") + `}; fs := data.` + builtinRoot + `[pkg].findings}`
-}
-
 // PrepareLocal readies, for one run, the per-object rules and the user
 // policies: everything that needs no other object. User policies see the
 // object alone, as in conftest. off, when set, names the built-in rules the
@@ -143,11 +130,79 @@ func (e *Engine) PrepareLocal(ctx context.Context, off func(id string) bool) (*R
 		return nil, err
 	}
 	store := inmem.NewWithOpts(inmem.OptRoundTripOnWrite(false), inmem.OptReturnASTValuesOnRead(true))
-	run, err := e.prepare(ctx, c, store, e.localQuery(off), true)
-	if run != nil {
-		run.off = off
+	run := &Run{engine: e, off: off, local: &localQueries{compiler: c, store: store, kinds: e.localKindsOf(c)}}
+	if err := run.prepareUser(ctx, store); err != nil {
+		return nil, err
 	}
-	return run, err
+	return run, nil
+}
+
+// localQueries are a first-pass run's queries of the built-in rules, one
+// per kind, made on first use: each evaluates the per-object rules that can
+// report on that kind (kinds.go), but those the run leaves out.
+type localQueries struct {
+	compiler *ast.Compiler
+	store    storage.Store
+	// kinds are the packages' kinds (nil for any), by package.
+	kinds  map[string]kindSet
+	byKind sync.Map // kind -> *kindQuery
+}
+
+type kindQuery struct {
+	once sync.Once
+	// pq is the query; none is set when no rule can report on the kind.
+	pq   rego.PreparedEvalQuery
+	none bool
+	err  error
+}
+
+// noKindGate, set by tests only, evaluates every per-object rule on every
+// kind.
+var noKindGate bool
+
+// localKindsOf derives, from the compiled rules, the kinds each per-object
+// built-in rule can report on (kinds.go). It is cached per compiler.
+func (e *Engine) localKindsOf(c *ast.Compiler) map[string]kindSet {
+	e.kindsOnce.Do(func() {
+		a := newKindAnalysis(c)
+		e.localKinds = map[string]kindSet{}
+		for _, r := range e.rules {
+			if !e.cross[r.Package] {
+				e.localKinds[r.Package] = a.kindsOf(ast.MustParseRef("data." + r.Package + ".findings"))
+			}
+		}
+	})
+	return e.localKinds
+}
+
+// query returns the prepared query for objects of kind.
+func (lq *localQueries) query(ctx context.Context, r *Run, kind string) (*kindQuery, error) {
+	v, _ := lq.byKind.LoadOrStore(kind, &kindQuery{})
+	q := v.(*kindQuery)
+	q.once.Do(func() {
+		var items []string
+		for _, rule := range r.engine.rules {
+			k, local := lq.kinds[rule.Package]
+			if !local || (r.off != nil && r.off(rule.ID)) || (k != nil && !k[kind] && !noKindGate) {
+				continue
+			}
+			short := strings.TrimPrefix(rule.Package, builtinRoot+".")
+			items = append(items, strconv.Quote(short)+": data."+rule.Package+".findings")
+		}
+		if len(items) == 0 {
+			q.none = true
+			return
+		}
+		sort.Strings(items)
+		q.pq, q.err = rego.New(
+			rego.Query(`out = {`+strings.Join(items, ", ")+`}`),
+			rego.Compiler(lq.compiler), rego.Store(lq.store), rego.Capabilities(compiled.Capabilities()),
+		).PrepareForEval(ctx)
+		if q.err != nil {
+			q.err = fmt.Errorf("prepare built-in rules: %w", q.err)
+		}
+	})
+	return q, q.err
 }
 
 // PrepareCross readies, for one run, the cross-resource rules against the
@@ -477,13 +532,26 @@ func (r *Run) EvalCross(ctx context.Context, ci *CrossInput) ([]Finding, error) 
 func (r *Run) EvalInput(ctx context.Context, in *Input) ([]Finding, error) {
 	var out []Finding
 	if !in.rejected {
-		release := r.engine.Hold()
-		rs, err := r.builtin.Eval(ctx, rego.EvalParsedInput(in.value))
-		release()
-		if err != nil {
-			return nil, fmt.Errorf("evaluate built-in rules: %w", err)
+		pq := &r.builtin
+		if r.local != nil {
+			q, err := r.local.query(ctx, r, in.cross.kind)
+			if err != nil {
+				return nil, err
+			}
+			pq = &q.pq
+			if q.none {
+				pq = nil // no built-in rule can report on this kind
+			}
 		}
-		out = r.builtinFindings(rs)
+		if pq != nil {
+			release := r.engine.Hold()
+			rs, err := pq.Eval(ctx, rego.EvalParsedInput(in.value))
+			release()
+			if err != nil {
+				return nil, fmt.Errorf("evaluate built-in rules: %w", err)
+			}
+			out = r.builtinFindings(rs)
+		}
 	}
 	if len(r.users) == 0 {
 		return out, nil

@@ -3,9 +3,11 @@ package rules_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/kubectl-workload/kubectl-workload/config"
 	"github.com/kubectl-workload/kubectl-workload/lint"
 	"github.com/kubectl-workload/kubectl-workload/rules"
 )
@@ -25,9 +27,36 @@ func TestDefaultedFieldsSuffice(t *testing.T) {
 	compareTrimmed(t, "input.defaulted trimmed", "the whole defaulted object", rules.SetFullDefaulted)
 }
 
+// TestKindGateLosesNothing checks that evaluating each per-object rule only
+// on the kinds it can report on (kinds.go) finds the same as evaluating every
+// rule on every object, with every rule on (the opt-in ones too).
+func TestKindGateLosesNothing(t *testing.T) {
+	compareTrimmedWith(t, allRules(t), "the kind gate", "every rule on every kind", rules.SetNoKindGate)
+}
+
+// allRules is a configuration that enables every opt-in rule.
+func allRules(t *testing.T) *config.File {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "all.yaml")
+	if err := os.WriteFile(p, []byte("rules:\n  enable: [\"*/*\"]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := config.Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
 // compareTrimmed lints the rule fixtures, the examples and the real-world
 // corpus as built, then with full() in effect, and compares the findings.
 func compareTrimmed(t *testing.T, trimmedName, wholeName string, full func() (undo func())) {
+	t.Helper()
+	compareTrimmedWith(t, nil, trimmedName, wholeName, full)
+}
+
+// compareTrimmedWith is compareTrimmed with settings.
+func compareTrimmedWith(t *testing.T, settings *config.File, trimmedName, wholeName string, full func() (undo func())) {
 	t.Helper()
 	l, err := lint.New(lint.Config{})
 	if err != nil {
@@ -38,7 +67,7 @@ func compareTrimmed(t *testing.T, trimmedName, wholeName string, full func() (un
 	ctx := context.Background()
 	findings := func(p string) []string {
 		var out []string
-		for _, f := range l.Run(ctx, lint.Options{Paths: []string{p}}).Findings {
+		for _, f := range l.Run(ctx, lint.Options{Paths: []string{p}, Settings: settings}).Findings {
 			out = append(out, fmt.Sprintf("%s#%d:%d:%d %s %s", f.File, f.Document, f.Line, f.Column, f.Rule, f.Message))
 		}
 		return out
