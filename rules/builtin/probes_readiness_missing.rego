@@ -76,6 +76,7 @@ findings contains f if {
 	not lib.owned_by_controller
 	object.get(input.defaulted, ["spec", "replicas"], 1) > 0
 	is_object(pods)
+	count(pods.unready) > 0 # before the Services are looked up (targets)
 	not left_to_rollout_rule
 	some i in {i | some [i, _] in targets}
 	c := pods.unready[i]
