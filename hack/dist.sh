@@ -3,7 +3,8 @@
 #
 # Builds the release archives krew and GitHub releases serve:
 #
-#   dist/kubectl-workload_<VERSION>_<os>_<arch>.tar.gz   kubectl-workload (.exe on windows) + LICENSE
+#   dist/kubectl-workload_<VERSION>_<os>_<arch>.tar.gz   kubectl-workload and its render helper
+#                                                        kubectl-workload-render (.exe on windows) + LICENSE
 #   dist/kubectl-workload_<VERSION>_checksums.txt        sha256 of each archive, sha256sum format
 #
 # for linux, darwin and windows on amd64 and arm64. VERSION is the release tag, such as
@@ -58,7 +59,8 @@ for platform in $platforms; do
 	*) die "unsupported platform $platform" ;;
 	esac
 	bin=kubectl-workload
-	[ "$goos" = windows ] && bin=kubectl-workload.exe
+	helper=kubectl-workload-render
+	[ "$goos" = windows ] && bin=kubectl-workload.exe && helper=kubectl-workload-render.exe
 	name="kubectl-workload_${version}_${goos}_${goarch}"
 	dir="${stage}/${name}"
 	mkdir -p "$dir"
@@ -67,10 +69,16 @@ for platform in $platforms; do
 		-ldflags "-s -w -X ${module}/version.Version=${version}" \
 		-o "${dir}/${bin}" ./cmd/kubectl-workload ||
 		die "go build for $platform failed"
+	# The helper that renders Helm charts and kustomizations (render/helper): kubectl-workload
+	# finds it beside itself.
+	CGO_ENABLED=0 GOOS=$goos GOARCH=$goarch go build -trimpath \
+		-ldflags "-s -w -X ${module}/version.Version=${version}" \
+		-o "${dir}/${helper}" ./cmd/kubectl-workload-render ||
+		die "go build of the render helper for $platform failed"
 	cp LICENSE "${dir}/LICENSE"
-	chmod 0755 "${dir}/${bin}"
+	chmod 0755 "${dir}/${bin}" "${dir}/${helper}"
 	chmod 0644 "${dir}/LICENSE"
-	tar "${tar_flags[@]+"${tar_flags[@]}"}" -C "$dir" -cf - LICENSE "$bin" | gzip -n -9 >"${out_dir}/${name}.tar.gz"
+	tar "${tar_flags[@]+"${tar_flags[@]}"}" -C "$dir" -cf - LICENSE "$bin" "$helper" | gzip -n -9 >"${out_dir}/${name}.tar.gz"
 	archives+=("${name}.tar.gz")
 	echo "dist: ${out_dir}/${name}.tar.gz ($(($(date +%s) - start))s)" >&2
 done

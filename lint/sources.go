@@ -16,7 +16,7 @@ import (
 	"github.com/kubectl-workload/kubectl-workload/gitref"
 	"github.com/kubectl-workload/kubectl-workload/live"
 	"github.com/kubectl-workload/kubectl-workload/manifest"
-	"github.com/kubectl-workload/kubectl-workload/render"
+	"github.com/kubectl-workload/kubectl-workload/render/helper"
 )
 
 // Source names what a run's baseline is read from: the cluster (--live,
@@ -244,7 +244,7 @@ func baseRefBaseline(ctx context.Context, src Source) (*Baseline, error) {
 		if kind, ok := in.RenderKind(); ok {
 			// A chart or kustomization: rendered as it is at the ref; lint
 			// names its objects by the rendered name.
-			set, err := render.AtRef(ctx, src.Renderer, src.BaseRef, in.Name, kind)
+			set, err := helper.AtRef(ctx, src.Renderer, src.BaseRef, in.Name, kind)
 			if err != nil {
 				return nil, fmt.Errorf("--base-ref %s: %w", src.BaseRef, err)
 			}

@@ -204,9 +204,12 @@ func (o *LintOptions) Run(cmd *cobra.Command) error {
 		src := lint.Source{Live: o.Live, Resources: o.resourceArgs, AllNamespaces: o.AllNamespaces, AgainstLive: o.AgainstLive,
 			BaseRef: o.BaseRef, Paths: o.paths, Stdin: data, Namespace: o.namespace,
 			Notes: func(msg string) { fmt.Fprintf(o.ErrOut, "note: %s\n", msg) }}
-		if src.Renderer, err = o.renderFlags.renderer(o.namespace); err != nil {
+		baseRenderer, err := o.renderFlags.renderer(o.namespace)
+		if err != nil {
 			return err
 		}
+		defer baseRenderer.Close()
+		src.Renderer = baseRenderer
 		if o.Live || o.AgainstLive {
 			if src.Cluster, err = liveClient(cmd.Context(), o.configFlags, o.ErrOut); err != nil {
 				return err
@@ -221,6 +224,7 @@ func (o *LintOptions) Run(cmd *cobra.Command) error {
 	if err != nil {
 		return err
 	}
+	defer renderer.Close()
 	res := linter.Run(cmd.Context(), lint.Options{Paths: o.paths, Stdin: stdin, Namespace: namespace, Renderer: renderer,
 		Settings: o.settings, NoIgnoreAnnotations: o.NoIgnore, Baseline: baseline})
 	if o.Live && res.Objects == 0 && o.Output == "text" {

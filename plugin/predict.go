@@ -170,6 +170,7 @@ func (o *PredictOptions) Run(cmd *cobra.Command, args []string) error {
 	if err != nil {
 		return err
 	}
+	defer renderer.Close()
 	opts.Renderer = renderer
 	p, err := prediction.New(ctx, opts)
 	if err != nil {

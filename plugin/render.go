@@ -3,7 +3,7 @@ package plugin
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/kubectl-workload/kubectl-workload/render"
+	"github.com/kubectl-workload/kubectl-workload/render/helper"
 )
 
 // renderFlags are helm template's flags, for the charts among the paths
@@ -21,14 +21,14 @@ func (f *renderFlags) add(cmd *cobra.Command) {
 	fl.StringArrayVar(&f.valuesFiles, "helm-values", nil, "values file for the Helm charts among the paths, as helm's --values/-f (repeatable; -f is --filename here)")
 	fl.StringArrayVar(&f.set, "set", nil, "set a chart value, as helm's --set (repeatable): key=value[,key=value]")
 	fl.StringArrayVar(&f.setString, "set-string", nil, "set a chart value as a string, as helm's --set-string (repeatable)")
-	fl.StringVar(&f.releaseName, "release-name", render.DefaultReleaseName, "release name charts are rendered with (.Release.Name)")
-	fl.StringVar(&f.kubeVersion, "kube-version", render.DefaultKubeVersion(), "Kubernetes version charts are rendered for (.Capabilities.KubeVersion)")
+	fl.StringVar(&f.releaseName, "release-name", helper.DefaultReleaseName, "release name charts are rendered with (.Release.Name)")
+	fl.StringVar(&f.kubeVersion, "kube-version", helper.DefaultKubeVersion(), "Kubernetes version charts are rendered for (.Capabilities.KubeVersion)")
 	_ = cmd.MarkFlagFilename("helm-values", "yaml", "yml", "json")
 }
 
 // renderer returns the renderer for charts and kustomizations, rendering
 // charts into namespace (.Release.Namespace; default when empty).
-func (f *renderFlags) renderer(namespace string) (*render.Renderer, error) {
-	return render.New(render.Options{ValuesFiles: f.valuesFiles, Set: f.set, SetString: f.setString,
+func (f *renderFlags) renderer(namespace string) (*helper.Renderer, error) {
+	return helper.New(helper.Options{ValuesFiles: f.valuesFiles, Set: f.set, SetString: f.setString,
 		ReleaseName: f.releaseName, Namespace: namespace, KubeVersion: f.kubeVersion})
 }

@@ -24,7 +24,7 @@ import (
 	"github.com/kubectl-workload/kubectl-workload/predict/job"
 	"github.com/kubectl-workload/kubectl-workload/predict/report"
 	"github.com/kubectl-workload/kubectl-workload/predict/runner"
-	"github.com/kubectl-workload/kubectl-workload/render"
+	"github.com/kubectl-workload/kubectl-workload/render/helper"
 	"github.com/kubectl-workload/kubectl-workload/version"
 )
 
@@ -183,7 +183,7 @@ func New(ctx context.Context, o Options) (*Prediction, error) {
 	if o.BaseRef != "" && o.Renderer != nil {
 		ref := o.BaseRef
 		r.RenderAtRef = func(dir string, kind manifest.DirKind) (*manifest.Set, error) {
-			return render.AtRef(ctx, o.Renderer, ref, dir, kind)
+			return helper.AtRef(ctx, o.Renderer, ref, dir, kind)
 		}
 	}
 	p.request = r

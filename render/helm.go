@@ -28,26 +28,18 @@ import (
 	"github.com/kubectl-workload/kubectl-workload/manifest"
 )
 
-// checkKubeVersion checks a --kube-version as helm template does.
-func checkKubeVersion(v string) error {
-	if _, err := common.ParseKubeVersion(v); err != nil {
-		return fmt.Errorf("invalid --kube-version %q: %w", v, err)
-	}
-	return nil
-}
-
 // helm renders the chart in dir as helm template does (client-only dry run
 // of an install, hooks included, CRDs in crds/ not), and maps each rendered
 // document to its template through the "# Source:" comment helm writes.
-func (r *Renderer) helm(dir string) *manifest.Set {
+func (r *Renderer) helm(dir string) rendered {
 	name := manifest.RenderedName(dir, manifest.Chart)
 	chartFile := filepath.Join(dir, "Chart.yaml")
-	fail := func(file string, pos manifest.Pos, msg string) *manifest.Set {
+	fail := func(file string, pos manifest.Pos, msg string) rendered {
 		if pos.Line == 0 {
 			pos = manifest.Pos{Line: 1, Column: 1}
 		}
-		return &manifest.Set{Files: 1, Problems: []manifest.Problem{{Source: manifest.Source{File: file},
-			Kind: manifest.Unparsable, Pos: pos, Message: msg}}}
+		return rendered{failed: &manifest.Set{Files: 1, Problems: []manifest.Problem{{Source: manifest.Source{File: file},
+			Kind: manifest.Unparsable, Pos: pos, Message: msg}}}}
 	}
 	chrt, err := loader.Load(dir)
 	if err != nil {
@@ -79,12 +71,7 @@ func (r *Renderer) helm(dir string) *manifest.Set {
 		return fail(file, pos, "helm: "+oneLine(err.Error()))
 	}
 	stream := helmStream(rel)
-	set := manifest.Parse(name, []byte(stream))
-	if set.Origins == nil {
-		set.Origins = map[string]manifest.Origin{}
-	}
-	set.Origins[name] = newHelmOrigin(dir, chrt.Name(), stream)
-	return set
+	return rendered{name: name, stream: []byte(stream), origin: newHelmOrigin(dir, chrt.Name(), stream)}
 }
 
 // renderChart renders a chart as helm template does: the client-only path

@@ -148,11 +148,11 @@ func (f originFS) ReadFile(path string) ([]byte, error) {
 // kustomize builds the kustomization in dir as kustomize build does, with
 // origin annotations to map objects back to their resource files (the
 // annotations are removed again before linting).
-func (r *Renderer) kustomize(dir string) *manifest.Set {
+func (r *Renderer) kustomize(dir string) rendered {
 	name := manifest.RenderedName(dir, manifest.Kustomization)
-	fail := func(file string, line int, msg string) *manifest.Set {
-		return &manifest.Set{Files: 1, Problems: []manifest.Problem{{Source: manifest.Source{File: file},
-			Kind: manifest.Unparsable, Pos: manifest.Pos{Line: max(line, 1), Column: 1}, Message: msg}}}
+	fail := func(file string, line int, msg string) rendered {
+		return rendered{failed: &manifest.Set{Files: 1, Problems: []manifest.Problem{{Source: manifest.Source{File: file},
+			Kind: manifest.Unparsable, Pos: manifest.Pos{Line: max(line, 1), Column: 1}, Message: msg}}}}
 	}
 	kf, k, err := readKust(dir)
 	if err != nil {
@@ -200,12 +200,7 @@ func (r *Renderer) kustomize(dir string) *manifest.Set {
 	if err != nil {
 		return fail(kf, 1, "kustomize: "+oneLine(err.Error()))
 	}
-	set := manifest.Parse(name, out)
-	if set.Origins == nil {
-		set.Origins = map[string]manifest.Origin{}
-	}
-	set.Origins[name] = &kustOrigin{docs: docs, patches: collectPatches(dir, map[string]bool{}), keys: map[string][][]keyLine{}}
-	return set
+	return rendered{name: name, stream: out, origin: &kustOrigin{docs: docs, patches: collectPatches(dir, map[string]bool{}), keys: map[string][][]keyLine{}}}
 }
 
 // quoted finds the names kustomize quotes in its errors.

@@ -7,42 +7,32 @@
 //
 // Nothing here uses the network: a chart dependency not vendored in charts/
 // and a remote kustomize base are errors naming them.
+//
+// kubectl-workload does not link this package: it runs it in the helper
+// process kubectl-workload-render (Serve), through package render/helper,
+// so that a run without charts does not pay for the Helm and kustomize
+// libraries' initialisation.
 package render
 
 import (
 	"fmt"
-	"os"
 
 	"github.com/kubectl-workload/kubectl-workload/manifest"
-	"github.com/kubectl-workload/kubectl-workload/version"
+	"github.com/kubectl-workload/kubectl-workload/render/helper"
 )
 
 // Options are helm template's options that lint and predict take.
-type Options struct {
-	// ValuesFiles are values files (--helm-values), merged in order.
-	ValuesFiles []string
-	// Set and SetString are --set and --set-string values.
-	Set       []string
-	SetString []string
-	// ReleaseName is the release's name; "release-name" (helm template's)
-	// when empty.
-	ReleaseName string
-	// Namespace is the release's namespace; "default" when empty.
-	Namespace string
-	// KubeVersion sets .Capabilities.KubeVersion; the embedded Kubernetes
-	// release when empty.
-	KubeVersion string
-}
+type Options = helper.Options
 
 // DefaultReleaseName is helm template's release name.
-const DefaultReleaseName = "release-name"
+const DefaultReleaseName = helper.DefaultReleaseName
 
 // DefaultKubeVersion is the Kubernetes version .Capabilities reports when
 // Options.KubeVersion is empty: the release this binary embeds.
-func DefaultKubeVersion() string { return version.KubernetesRelease }
+func DefaultKubeVersion() string { return helper.DefaultKubeVersion() }
 
-// Renderer renders charts and builds kustomizations with fixed options. It
-// implements manifest.Renderer.
+// Renderer renders charts and builds kustomizations with fixed options, in
+// this process. It implements manifest.Renderer.
 type Renderer struct {
 	opts Options
 }
@@ -51,34 +41,49 @@ type Renderer struct {
 // depend on a chart (the Kubernetes version's syntax, values files being
 // readable) so that a mistake is reported once, before any loading.
 func New(opts Options) (*Renderer, error) {
-	if opts.ReleaseName == "" {
-		opts.ReleaseName = DefaultReleaseName
-	}
-	if opts.Namespace == "" {
-		opts.Namespace = "default"
-	}
-	if opts.KubeVersion == "" {
-		opts.KubeVersion = DefaultKubeVersion()
-	}
-	if err := checkKubeVersion(opts.KubeVersion); err != nil {
+	opts, err := helper.Check(opts)
+	if err != nil {
 		return nil, err
 	}
-	for _, f := range opts.ValuesFiles {
-		if _, err := os.Stat(f); err != nil {
-			return nil, fmt.Errorf("--helm-values %s: %w", f, err)
-		}
-	}
 	return &Renderer{opts: opts}, nil
+}
+
+// rendered is what rendering a directory gives: the rendered stream, named
+// name (manifest.RenderedName), and its origin, or else the failed set
+// (no objects, a problem at the line of the file to fix).
+type rendered struct {
+	name   string
+	stream []byte
+	origin manifest.Origin
+	failed *manifest.Set
+}
+
+// set is the loaded set: the stream parsed as lint parses a file, with its
+// origin.
+func (p rendered) set() *manifest.Set {
+	if p.failed != nil {
+		return p.failed
+	}
+	set := manifest.Parse(p.name, p.stream)
+	if set.Origins == nil {
+		set.Origins = map[string]manifest.Origin{}
+	}
+	set.Origins[p.name] = p.origin
+	return set
 }
 
 // Render implements manifest.Renderer. A panic in the Helm or kustomize
 // libraries on a strange chart or overlay is a problem of that directory,
 // not a crash of the run.
-func (r *Renderer) Render(dir string, kind manifest.DirKind) (set *manifest.Set) {
+func (r *Renderer) Render(dir string, kind manifest.DirKind) *manifest.Set {
+	return r.render(dir, kind).set()
+}
+
+func (r *Renderer) render(dir string, kind manifest.DirKind) (out rendered) {
 	defer func() {
 		if v := recover(); v != nil {
-			set = &manifest.Set{Files: 1, Problems: []manifest.Problem{{Source: manifest.Source{File: dir}, Kind: manifest.Unparsable,
-				Pos: manifest.Pos{Line: 1, Column: 1}, Message: fmt.Sprintf("%s: rendering %s failed: %v", dir, kind, v)}}}
+			out = rendered{failed: &manifest.Set{Files: 1, Problems: []manifest.Problem{{Source: manifest.Source{File: dir}, Kind: manifest.Unparsable,
+				Pos: manifest.Pos{Line: 1, Column: 1}, Message: fmt.Sprintf("%s: rendering %s failed: %v", dir, kind, v)}}}}
 		}
 	}()
 	switch kind {
@@ -87,6 +92,6 @@ func (r *Renderer) Render(dir string, kind manifest.DirKind) (set *manifest.Set)
 	case manifest.Kustomization:
 		return r.kustomize(dir)
 	}
-	return &manifest.Set{Problems: []manifest.Problem{{Source: manifest.Source{File: dir}, Kind: manifest.Unreadable,
-		Message: fmt.Sprintf("%s: unknown kind of directory %q", dir, kind)}}}
+	return rendered{failed: &manifest.Set{Problems: []manifest.Problem{{Source: manifest.Source{File: dir}, Kind: manifest.Unreadable,
+		Message: fmt.Sprintf("%s: unknown kind of directory %q", dir, kind)}}}}
 }

@@ -131,8 +131,8 @@ func TestKrewInstall(t *testing.T) {
 	archiveName := fmt.Sprintf("kubectl-workload_%s_linux_amd64.tar.gz", krewTag)
 	archive := filepath.Join(dist, archiveName)
 	listing := mustRun(t, dist, base, "tar", "-tzf", archive)
-	if got := strings.Fields(listing); strings.Join(got, " ") != "LICENSE kubectl-workload" {
-		t.Errorf("%s holds %v, want LICENSE and kubectl-workload", archiveName, got)
+	if got := strings.Fields(listing); strings.Join(got, " ") != "LICENSE kubectl-workload kubectl-workload-render" {
+		t.Errorf("%s holds %v, want LICENSE, kubectl-workload and its render helper", archiveName, got)
 	}
 	sums, err := os.ReadFile(filepath.Join(dist, "kubectl-workload_"+krewTag+"_checksums.txt"))
 	if err != nil {
@@ -180,8 +180,10 @@ func TestKrewInstall(t *testing.T) {
 		if r.code != 0 || !strings.Contains(r.out, `Installed plugin: workload`) {
 			t.Fatalf("kubectl krew install --manifest --archive: exit %d:\n%s", r.code, r.out)
 		}
-		if _, err := os.Stat(filepath.Join(krewRoot, "store", "workload", krewTag, "LICENSE")); err != nil {
-			t.Errorf("krew did not extract LICENSE: %v", err)
+		for _, f := range []string{"LICENSE", "kubectl-workload-render"} {
+			if _, err := os.Stat(filepath.Join(krewRoot, "store", "workload", krewTag, f)); err != nil {
+				t.Errorf("krew did not extract %s: %v", f, err)
+			}
 		}
 		// (kubectl krew list would want an index; the receipt is what it reads.)
 		receipt, err := os.ReadFile(filepath.Join(krewRoot, "receipts", "workload.yaml"))
@@ -194,6 +196,12 @@ func TestKrewInstall(t *testing.T) {
 			if !strings.Contains(out, want) {
 				t.Errorf("kubectl workload version = %q, want %q: the version dist.sh injected and the embedded Kubernetes", out, want)
 			}
+		}
+		// A chart is rendered by the helper krew put beside the plugin (krew's bin
+		// directory holds only a link to kubectl-workload).
+		chart := runCmd(t, time.Minute, root, env, kubectl, "workload", "lint", "render/testdata/web", "-o", "json")
+		if chart.code != 0 || !strings.Contains(chart.out, `"file": "render/testdata/web/templates/deployment.yaml"`) {
+			t.Errorf("kubectl workload lint render/testdata/web: exit %d, want 0 and findings in the chart's templates:\n%s", chart.code, chart.out)
 		}
 		plugins := runCmd(t, time.Minute, t.TempDir(), env, kubectl, "plugin", "list")
 		if !strings.Contains(plugins.out, filepath.Join(krewRoot, "bin", "kubectl-workload")) {
@@ -263,8 +271,9 @@ func checkKrewIndexRules(t *testing.T, m krewManifest) {
 		for _, f := range p.Files {
 			files = append(files, f.From)
 		}
-		if strings.Join(files, " ") != wantBin+" LICENSE" {
-			t.Errorf("platforms[%d] (%s): files from %v, want the binary and LICENSE", i, platform, files)
+		wantHelper := strings.Replace(wantBin, "kubectl-workload", "kubectl-workload-render", 1)
+		if strings.Join(files, " ") != wantBin+" "+wantHelper+" LICENSE" {
+			t.Errorf("platforms[%d] (%s): files from %v, want the binary, its render helper and LICENSE", i, platform, files)
 		}
 	}
 	for _, p := range distPlatforms {
