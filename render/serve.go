@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"strings"
 
 	"github.com/kubectl-workload/kubectl-workload/manifest"
 	"github.com/kubectl-workload/kubectl-workload/render/helper"
@@ -41,7 +43,8 @@ func Serve(in io.Reader, out io.Writer) error {
 		case optsErr != nil:
 			resp.Error = optsErr.Error()
 		case req.Op == "render":
-			p := r.render(req.Dir, req.Kind)
+			var p rendered
+			resp.Warnings = captureStderr(func() { p = r.render(req.Dir, req.Kind) })
 			if p.failed != nil {
 				resp.Failed = &helper.FailedSet{Files: p.failed.Files, Documents: p.failed.Documents,
 					Skipped: p.failed.Skipped, Problems: p.failed.Problems}
@@ -75,4 +78,38 @@ func locate(o manifest.Origin, document int, path string) (loc manifest.Location
 		}
 	}()
 	return o.Locate(document, path)
+}
+
+// captureStderr runs fn with os.Stderr going to a pipe, and returns the
+// lines written there: the kustomize library prints its deprecation
+// warnings to os.Stderr, without saying which overlay they are about, and
+// the client prints them naming it. Serve renders one directory at a time,
+// so nothing else writes to os.Stderr meanwhile.
+func captureStderr(fn func()) []string {
+	rd, wr, err := os.Pipe()
+	if err != nil {
+		fn()
+		return nil
+	}
+	saved := os.Stderr
+	os.Stderr = wr
+	var lines []string
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		sc := bufio.NewScanner(rd)
+		for sc.Scan() {
+			if line := strings.TrimSpace(sc.Text()); line != "" {
+				lines = append(lines, line)
+			}
+		}
+	}()
+	defer func() {
+		os.Stderr = saved
+		_ = wr.Close()
+		<-done
+		_ = rd.Close()
+	}()
+	fn()
+	return lines
 }

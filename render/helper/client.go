@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 
 	"github.com/kubectl-workload/kubectl-workload/manifest"
@@ -51,6 +52,9 @@ type Response struct {
 	Loc    manifest.Location `json:"loc"`
 	OK     bool              `json:"ok,omitempty"`
 	Error  string            `json:"error,omitempty"`
+	// Warnings are what the libraries printed while rendering (kustomize's
+	// deprecation warnings).
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // FailedSet is a manifest.Set without objects.
@@ -186,6 +190,11 @@ func (r *Renderer) Render(dir string, kind manifest.DirKind) *manifest.Set {
 	if err != nil {
 		return &manifest.Set{Files: 1, Problems: []manifest.Problem{{Source: manifest.Source{File: dir}, Kind: manifest.Unreadable,
 			Pos: manifest.Pos{Line: 1, Column: 1}, Message: fmt.Sprintf("%s: cannot render this %s directory: %v", dir, kind, err)}}}
+	}
+	for _, w := range resp.Warnings {
+		// "# Warning: 'bases' is deprecated. ..." as kustomize build prints it,
+		// without the overlay it is about.
+		fmt.Fprintf(os.Stderr, "warning: %s: %s: %s\n", dir, kind, strings.TrimPrefix(w, "# Warning: "))
 	}
 	if f := resp.Failed; f != nil {
 		return &manifest.Set{Files: f.Files, Documents: f.Documents, Skipped: f.Skipped, Problems: f.Problems}

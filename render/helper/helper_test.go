@@ -3,6 +3,7 @@ package helper_test
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -200,5 +201,44 @@ func TestKubectlWorkloadLinksNoRenderer(t *testing.T) {
 	}
 	if h := deps("../../cmd/kubectl-workload-render"); !strings.Contains(h, "helm.sh/helm/v4/pkg/engine") {
 		t.Error("cmd/kubectl-workload-render does not link Helm's engine: the test would prove nothing")
+	}
+}
+
+// TestKustomizeWarningsNameTheOverlay: kustomize's deprecation warnings,
+// which the library prints without saying where, come out naming the
+// overlay.
+func TestKustomizeWarningsNameTheOverlay(t *testing.T) {
+	buildHelper(t)
+	dir := t.TempDir()
+	for name, text := range map[string]string{
+		"kustomization.yaml": "resources: [cm.yaml]\ncommonLabels:\n  team: shop\n",
+		"cm.yaml":            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, err := helper.New(helper.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	rd, wr, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved := os.Stderr
+	os.Stderr = wr
+	set := r.Render(dir, manifest.Kustomization)
+	os.Stderr = saved
+	wr.Close()
+	r.Close() // the helper holds the pipe too
+	out, _ := io.ReadAll(rd)
+	if len(set.Objects) != 1 {
+		t.Fatalf("%d objects, want the ConfigMap", len(set.Objects))
+	}
+	want := "warning: " + dir + ": kustomize: 'commonLabels' is deprecated. Please use 'labels' instead."
+	if !strings.Contains(string(out), want) {
+		t.Errorf("stderr %q, want %q", out, want)
 	}
 }
