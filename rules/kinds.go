@@ -261,7 +261,7 @@ func (a *kindAnalysis) collectionKinds(ref ast.Ref) kindSet {
 // partial set or object, no key in the head).
 func allComplete(rules []*ast.Rule, path ast.Ref) bool {
 	for _, r := range rules {
-		if r.Head.RuleKind() != ast.SingleValue || r.Head.Key != nil || len(r.Head.Args) > 0 || len(r.Path()) != len(path) {
+		if r.Head.RuleKind() != ast.SingleValue || r.Head.Key != nil || len(r.Head.Args) > 0 || r.Module == nil || len(r.Ref().GroundPrefix()) != len(path) {
 			return false
 		}
 	}
