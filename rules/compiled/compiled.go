@@ -98,7 +98,9 @@ func Modules(withTests bool) (map[string]*ast.Module, error) {
 				}
 				if parsed[i], err = ast.ParseModuleWithOpts(f.name, string(src), ParserOptions(ast.RegoV1)); err != nil {
 					errs[i] = fmt.Errorf("parse built-in rule %s: %w", f.name, err)
+					continue
 				}
+				freeze(parsed[i])
 			}
 		})
 	}
@@ -111,6 +113,22 @@ func Modules(withTests bool) (map[string]*ast.Module, error) {
 		modules[f.name] = parsed[i]
 	}
 	return modules, nil
+}
+
+// freeze sorts, once and now, the keys of every object and set of m, which
+// OPA otherwise sorts lazily on a first walk, under a sync.Once that a
+// concurrent Copy does not take: the parsed modules are shared, and the two
+// compiles copy them while lint's first pass walks them (readFields).
+func freeze(m *ast.Module) {
+	ast.WalkTerms(m, func(t *ast.Term) bool {
+		switch v := t.Value.(type) {
+		case ast.Object:
+			v.Keys()
+		case ast.Set:
+			v.Slice()
+		}
+		return false
+	})
 }
 
 // Parsed returns the built-in modules (without tests), parsed once per
