@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -187,6 +188,93 @@ func boundedRelations(objects map[string]entry, holderSig map[string]*selectedBy
 			ast.Item(ast.StringTerm("count"), ast.InternedTerm(len(ws)))))
 	}
 	pdbPods(objects, selClass, rel)
+	servicePorts(objects, selClass, rel)
+}
+
+// noServicePorts, set by tests only, leaves "service_ports" out, so that the
+// rule's Rego fallback answers.
+var noServicePorts bool
+
+// servicePorts adds, for each Service, what service/target-port-not-exposed
+// reads of the workloads it selects, computed once per distinct selector
+// instead of by walking every selected workload in Rego for every Service:
+//
+//	"service_ports": {"count": how many workloads and Pods it selects have a
+//	  pod summary, "names": the sorted "name/PROTOCOL" of their named ports,
+//	  "numbers": their port numbers, sorted, "all_numbered": each declares a
+//	  port number, "shown": xref.describe_list of them}
+//
+// It mirrors service_target_port_not_exposed.rego's selected, some_named,
+// some_numbered, the every over selected, shown, port_names and
+// port_numbers.
+func servicePorts(objects map[string]entry, selClass map[string]*answerRef, rel *relation) {
+	if noServicePorts {
+		return
+	}
+	memo := map[*answerRef]*ast.Term{}
+	for key, e := range objects {
+		a := selClass[key]
+		if e.Kind != "Service" || a == nil {
+			continue
+		}
+		t, ok := memo[a]
+		if !ok {
+			t = servicePortsOf(objects, a.keys)
+			memo[a] = t
+		}
+		rel.bounded[key] = append(rel.bounded[key], ast.Item(ast.StringTerm("service_ports"), t))
+	}
+}
+
+func servicePortsOf(objects map[string]entry, keys []string) *ast.Term {
+	names := map[string]bool{}
+	numbers := map[int64]bool{}
+	allNumbered := true
+	var shown []string
+	for _, k := range keys {
+		e := objects[k]
+		if !workloadKind(e.Kind) || e.Pods == nil {
+			continue
+		}
+		shown = append(shown, e.Kind+" "+e.Name) // xref.describe
+		for _, n := range e.Pods.PortNames {
+			names[n] = true
+		}
+		for _, n := range e.Pods.PortNumbers {
+			numbers[n] = true
+		}
+		allNumbered = allNumbered && len(e.Pods.PortNumbers) > 0
+	}
+	sort.Strings(shown)
+	text := strings.Join(shown[:min(len(shown), maxRelated)], ", ")
+	if len(shown) > maxRelated {
+		text += fmt.Sprintf(" and %d more", len(shown)-maxRelated)
+	}
+	nameList := make([]string, 0, len(names))
+	for n := range names {
+		nameList = append(nameList, n)
+	}
+	sort.Strings(nameList)
+	nameTerms := make([]*ast.Term, len(nameList))
+	for i, n := range nameList {
+		nameTerms[i] = ast.StringTerm(n)
+	}
+	numberList := make([]int64, 0, len(numbers))
+	for n := range numbers {
+		numberList = append(numberList, n)
+	}
+	slices.Sort(numberList)
+	numberTerms := make([]*ast.Term, len(numberList))
+	for i, n := range numberList {
+		numberTerms[i] = ast.NumberTerm(json.Number(strconv.FormatInt(n, 10)))
+	}
+	return ast.ObjectTerm(
+		ast.Item(ast.StringTerm("count"), ast.InternedTerm(len(shown))),
+		ast.Item(ast.StringTerm("names"), ast.ArrayTerm(nameTerms...)),
+		ast.Item(ast.StringTerm("numbers"), ast.ArrayTerm(numberTerms...)),
+		ast.Item(ast.StringTerm("all_numbered"), ast.BooleanTerm(allNumbered)),
+		ast.Item(ast.StringTerm("shown"), ast.StringTerm(text)),
+	)
 }
 
 // workloadKind mirrors xref.workload_kinds.

@@ -20,3 +20,11 @@ func SetNoKindGate() (undo func()) {
 	noKindGate = true
 	return func() { noKindGate = false }
 }
+
+// SetNoServicePorts leaves the inventory's "service_ports" answers out, so
+// that service/target-port-not-exposed computes them in Rego, and returns
+// the undo.
+func SetNoServicePorts() (undo func()) {
+	noServicePorts = true
+	return func() { noServicePorts = false }
+}

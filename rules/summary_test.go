@@ -34,6 +34,13 @@ func TestKindGateLosesNothing(t *testing.T) {
 	compareTrimmedWith(t, allRules(t), "the kind gate", "every rule on every kind", rules.SetNoKindGate)
 }
 
+// TestServicePortsMatchTheRego checks the inventory's "service_ports"
+// answers (rules/bounded.go) against service/target-port-not-exposed's own
+// Rego, which computes them when they are absent.
+func TestServicePortsMatchTheRego(t *testing.T) {
+	compareTrimmedWith(t, allRules(t), "the inventory's service_ports", "the rule's Rego", rules.SetNoServicePorts)
+}
+
 // allRules is a configuration that enables every opt-in rule.
 func allRules(t *testing.T) *config.File {
 	t.Helper()

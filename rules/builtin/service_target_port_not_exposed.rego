@@ -33,11 +33,26 @@ selected := [key |
 	is_object(xref.entry(key).pods)
 ]
 
+# go_ports is what this file computes below about the selected workloads, as
+# the inventory computed it once per distinct selector (rules/bounded.go,
+# "service_ports"), for the Service's own selector; the definitions below
+# are the fallback, and the reference the Go code mirrors. (Walking every
+# selected workload for every Service is n² work when n Services select the
+# same n workloads.)
+go_ports := p if {
+	p := xref.entry(input.key).service_ports
+	xref.own_selects({"matchLabels": input.object.spec.selector})
+}
+
+selected_count := go_ports.count if {
+	go_ports
+} else := count(selected)
+
 checked if {
 	input.object.kind == "Service"
 	object.get(input.object, ["spec", "type"], "ClusterIP") != "ExternalName"
 	count(object.get(input.object, ["spec", "selector"], {})) > 0
-	count(selected) > 0
+	selected_count > 0
 }
 
 findings contains f if {
@@ -61,9 +76,7 @@ findings contains f if {
 	some i, sp in object.get(input.object, ["spec", "ports"], [])
 	target := object.get(sp, "targetPort", sp.port)
 	is_number(target)
-	every key in selected {
-		count(xref.entry(key).pods.portNumbers) > 0
-	}
+	all_numbered
 	not some_numbered(target)
 	f := {
 		"msg": sprintf(
@@ -74,12 +87,31 @@ findings contains f if {
 	}
 }
 
+all_numbered if go_ports.all_numbered
+
+all_numbered if {
+	not go_ports
+	every key in selected {
+		count(xref.entry(key).pods.portNumbers) > 0
+	}
+}
+
 some_named(name, proto) if {
+	sprintf("%s/%s", [name, proto]) in go_ports.names
+}
+
+some_named(name, proto) if {
+	not go_ports
 	some key in selected
 	sprintf("%s/%s", [name, proto]) in xref.entry(key).pods.portNames
 }
 
 some_numbered(n) if {
+	n in go_ports.numbers
+}
+
+some_numbered(n) if {
+	not go_ports
 	some key in selected
 	n in xref.entry(key).pods.portNumbers
 }
@@ -92,12 +124,18 @@ port_label(sp) := sprintf("%d (%s)", [sp.port, sp.name]) if {
 	object.get(sp, "name", "") != ""
 } else := sprintf("%d", [sp.port])
 
-shown := xref.describe_list(selected)
+shown := go_ports.shown if {
+	go_ports
+} else := xref.describe_list(selected)
 
 declared := "it declares no ports" if {
 	count(port_numbers) == 0
 } else := sprintf("declared: %s", [concat(", ", array.concat(port_numbers, port_names))])
 
-port_numbers := [sprintf("%d", [n]) | some n in sort({n | some key in selected; some n in xref.entry(key).pods.portNumbers})]
+port_numbers := [sprintf("%d", [n]) | some n in go_ports.numbers] if {
+	go_ports
+} else := [sprintf("%d", [n]) | some n in sort({n | some key in selected; some n in xref.entry(key).pods.portNumbers})]
 
-port_names := sort({n | some key in selected; some n in xref.entry(key).pods.portNames})
+port_names := go_ports.names if {
+	go_ports
+} else := sort({n | some key in selected; some n in xref.entry(key).pods.portNames})
