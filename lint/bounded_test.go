@@ -109,3 +109,61 @@ func TestCrossResourceOutputIsBounded(t *testing.T) {
 		}
 	}
 }
+
+// TestReadinessFanOutIsBounded: when n Services send to the same container
+// without a readinessProbe, probes/readiness-missing names the first five
+// and counts them all in Related (the inventory answers it once for all the
+// alike workloads, rules/bounded.go); with five or fewer it names them all.
+func TestReadinessFanOutIsBounded(t *testing.T) {
+	doc := func(n int) string {
+		var b strings.Builder
+		for i := range n {
+			fmt.Fprintf(&b, `---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web-%02d, namespace: shop}
+spec:
+  replicas: 2
+  strategy: {type: Recreate}
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: web, image: "web:1", ports: [{containerPort: 8080}]}]}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: svc-%02d, namespace: shop}
+spec:
+  selector: {app: web}
+  ports: [{port: 80, targetPort: 8080}]
+`, i, i)
+		}
+		return b.String()
+	}
+	for _, tt := range []struct {
+		copies, related int
+		names           string
+	}{
+		{3, 0, "Services svc-00, svc-01, svc-02 send connections"},
+		{12, 12, "Services svc-00, svc-01, svc-02, svc-03, svc-04 and 7 more send connections"},
+	} {
+		l, err := lint.New(lint.Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := l.Run(context.Background(), lint.Options{Paths: []string{"-"}, Stdin: strings.NewReader(doc(tt.copies))})
+		n := 0
+		for _, f := range res.Findings {
+			if f.Rule != "probes/readiness-missing" {
+				continue
+			}
+			n++
+			if !strings.Contains(f.Message, tt.names) || f.Related != tt.related {
+				t.Errorf("%d copies: %s with related %d, want %q and related %d", tt.copies, f.Message, f.Related, tt.names, tt.related)
+			}
+		}
+		if n != tt.copies {
+			t.Errorf("%d copies: %d probes/readiness-missing findings, want one per Deployment", tt.copies, n)
+		}
+	}
+}

@@ -189,7 +189,125 @@ func boundedRelations(objects map[string]entry, holderSig map[string]*selectedBy
 	}
 	pdbPods(objects, selClass, rel)
 	servicePorts(objects, selClass, rel)
+	readinessTargets(objects, holderSig, rel)
 }
+
+// readinessTargets adds, for each workload and Pod with containers without
+// a readinessProbe, the Services that send connections to each of them, as
+// probes/readiness-missing's targets decides, computed once per signature
+// (the selectors that select the holder) and pod summary instead of by
+// walking every selecting Service's ports in Rego for every workload:
+//
+//	"readiness_targets": {index in pods.unready: {"first": the first
+//	  maxRelated Service names, sorted, "count"}}, for the containers some
+//	  Service targets
+//
+// It mirrors probes_readiness_missing.rego's services, targets, target_of
+// and targeted.
+func readinessTargets(objects map[string]entry, holderSig map[string]*selectedBy, rel *relation) {
+	if noReadinessTargets {
+		return
+	}
+	type memoKey struct {
+		sb   *selectedBy
+		pods string
+	}
+	memo := map[memoKey]*ast.Term{}
+	for key, e := range objects {
+		sb := holderSig[key]
+		if e.Pods == nil || len(e.Pods.Unready) == 0 || sb == nil || len(sb.byKind["Service"]) == 0 {
+			continue
+		}
+		js, err := json.Marshal(e.Pods)
+		if err != nil {
+			continue
+		}
+		k := memoKey{sb, string(js)}
+		t, ok := memo[k]
+		if !ok {
+			t = readinessTargetsOf(objects, sb.byKind["Service"], e.Pods)
+			memo[k] = t
+		}
+		rel.bounded[key] = append(rel.bounded[key], ast.Item(ast.StringTerm("readiness_targets"), t))
+	}
+}
+
+func readinessTargetsOf(objects map[string]entry, services []string, pods *podSummary) *ast.Term {
+	names := make([]map[string]bool, len(pods.Unready))
+	for _, svc := range services {
+		var ports []any
+		switch ps := objects[svc].Spec["ports"].(type) {
+		case []any:
+			ports = ps
+		case map[string]any: // some sp in an object: its values
+			for _, p := range ps {
+				ports = append(ports, p)
+			}
+		}
+		for _, p := range ports {
+			sp, _ := p.(map[string]any)
+			if sp == nil {
+				continue
+			}
+			for i, c := range pods.Unready {
+				if targeted(sp, c, pods) {
+					if names[i] == nil {
+						names[i] = map[string]bool{}
+					}
+					names[i][objects[svc].Name] = true
+				}
+			}
+		}
+	}
+	var items [][2]*ast.Term
+	for i, set := range names {
+		if len(set) == 0 {
+			continue
+		}
+		list := make([]string, 0, len(set))
+		for n := range set {
+			list = append(list, n)
+		}
+		sort.Strings(list)
+		items = append(items, ast.Item(ast.InternedTerm(i), bound(list, len(list))))
+	}
+	return ast.ObjectTerm(items...)
+}
+
+// targeted mirrors probes_readiness_missing.rego's targeted(sp, c): the
+// Service port sp sends to container c (of a pod summarized by pods).
+func targeted(sp map[string]any, c containerSummary, pods *podSummary) bool {
+	// target_of: object.get(sp, "targetPort", sp.port), undefined without a
+	// port (the default is evaluated too).
+	port, ok := sp["port"]
+	if !ok {
+		return false
+	}
+	target, ok := sp["targetPort"]
+	if !ok {
+		target = port
+	}
+	switch t := target.(type) {
+	case string:
+		proto, ok := sp["protocol"].(string)
+		if _, present := sp["protocol"]; !present {
+			proto, ok = "TCP", true
+		}
+		return ok && slices.Contains(c.PortNames, t+"/"+proto)
+	case float64:
+		integral := t == float64(int64(t))
+		if integral && slices.Contains(c.PortNumbers, int64(t)) {
+			return true
+		}
+		inPod := integral && slices.Contains(pods.PortNumbers, int64(t))
+		return !inPod && pods.Regular == 1 && c.Field == "containers"
+	}
+	return false
+}
+
+// noReadinessTargets, set by tests only, leaves "readiness_targets" out, so
+// that the rule's Rego fallback answers.
+var noReadinessTargets bool
 
 // noServicePorts, set by tests only, leaves "service_ports" out, so that the
 // rule's Rego fallback answers.

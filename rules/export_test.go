@@ -28,3 +28,11 @@ func SetNoServicePorts() (undo func()) {
 	noServicePorts = true
 	return func() { noServicePorts = false }
 }
+
+// SetNoReadinessTargets leaves the inventory's "readiness_targets" answers
+// out, so that probes/readiness-missing computes them in Rego, and returns
+// the undo.
+func SetNoReadinessTargets() (undo func()) {
+	noReadinessTargets = true
+	return func() { noReadinessTargets = false }
+}

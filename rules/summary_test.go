@@ -41,6 +41,12 @@ func TestServicePortsMatchTheRego(t *testing.T) {
 	compareTrimmedWith(t, allRules(t), "the inventory's service_ports", "the rule's Rego", rules.SetNoServicePorts)
 }
 
+// TestReadinessTargetsMatchTheRego checks the inventory's
+// "readiness_targets" answers against probes/readiness-missing's own Rego.
+func TestReadinessTargetsMatchTheRego(t *testing.T) {
+	compareTrimmedWith(t, allRules(t), "the inventory's readiness_targets", "the rule's Rego", rules.SetNoReadinessTargets)
+}
+
 // allRules is a configuration that enables every opt-in rule.
 func allRules(t *testing.T) *config.File {
 	t.Helper()

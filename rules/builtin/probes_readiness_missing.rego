@@ -71,6 +71,29 @@ targeted(sp, c) if {
 	c.field == "containers"
 }
 
+# max_named is how many Services a finding names; it counts the others.
+max_named := 5
+
+# go_targets is targeted_containers as the inventory computed it once per
+# set of selecting Services and pod summary (rules/bounded.go,
+# "readiness_targets"): walking every selecting Service's ports for every
+# workload is n² work when n Services select the same n workloads. The
+# definitions below are the fallback, and the reference the Go code mirrors.
+go_targets := t if {
+	is_object(pods)
+	t := me.readiness_targets
+}
+
+# targeted_containers maps the index in pods.unready of each container some
+# Service sends to, to the first max_named of those Services' names, sorted,
+# and their count.
+targeted_containers := go_targets if {
+	go_targets
+} else := {i: {"first": array.slice(svcs, 0, max_named), "count": count(svcs)} |
+	some i in {i | some [i, _] in targets}
+	svcs := sort({xref.name_of(s) | some [j, s] in targets; j == i})
+}
+
 findings contains f if {
 	input.object.kind in {"Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "ReplicationController", "Pod"}
 	not lib.owned_by_controller
@@ -78,28 +101,34 @@ findings contains f if {
 	is_object(pods)
 	count(pods.unready) > 0 # before the Services are looked up (targets)
 	not left_to_rollout_rule
-	some i in {i | some [i, _] in targets}
+	some i, svcs in targeted_containers
 	c := pods.unready[i]
-	svcs := sort({xref.name_of(s) | some [j, s] in targets; j == i})
-	f := {
-		"msg": sprintf(
-			"%s %q has no readinessProbe, but %s %s %s connections to it: the pod stays among the endpoints while the container %s, so clients get errors instead of another pod",
-			[label(c), c.name, service_word(svcs), concat(", ", svcs), send_word(svcs), unready_phrase(c)],
-		),
-		"path": sprintf("%s.%s[%d]", [pod_spec_path, c.field, c.index]),
-	}
+	f := object.union(
+		{
+			"msg": sprintf(
+				"%s %q has no readinessProbe, but %s %s %s connections to it: the pod stays among the endpoints while the container %s, so clients get errors instead of another pod",
+				[label(c), c.name, service_word(svcs.count), names_text(svcs), send_word(svcs.count), unready_phrase(c)],
+			),
+			"path": sprintf("%s.%s[%d]", [pod_spec_path, c.field, c.index]),
+		},
+		{"related_count": svcs.count | svcs.count > max_named},
+	)
 }
+
+names_text(svcs) := concat(", ", svcs.first) if {
+	svcs.count <= max_named
+} else := sprintf("%s and %d more", [concat(", ", svcs.first), svcs.count - max_named])
 
 label(c) := "container" if {
 	c.field == "containers"
 } else := "sidecar init container"
 
-service_word(svcs) := "Service" if {
-	count(svcs) == 1
+service_word(n) := "Service" if {
+	n == 1
 } else := "Services"
 
-send_word(svcs) := "sends" if {
-	count(svcs) == 1
+send_word(n) := "sends" if {
+	n == 1
 } else := "send"
 
 unready_phrase(c) := "starts, is overloaded or cannot reach what it depends on" if {
