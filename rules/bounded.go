@@ -37,6 +37,11 @@ import (
 //     as {"key", "others": first names of those other budgets,
 //     "others_count"}.
 //
+// pdbPods, servicePorts and readinessTargets below answer, once per distinct
+// selector or signature, what pdb/zero-disruptions,
+// service/target-port-not-exposed and probes/readiness-missing read of every
+// related object.
+//
 // The rules print these and "and N more", and set related_count.
 
 // maxRelated is how many related objects a bounded answer names.
