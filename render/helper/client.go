@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 
@@ -65,33 +66,41 @@ type FailedSet struct {
 	Problems  []manifest.Problem `json:"problems,omitempty"`
 }
 
-// Renderer renders charts and kustomizations in the helper process. It
-// implements manifest.Renderer; it is safe for concurrent use (requests
-// take turns). Close ends the helper.
+// Renderer renders charts and kustomizations in helper processes, as many
+// as there are CPUs at most, started as renders need them. It implements
+// manifest.Renderer and is safe for concurrent use. Close ends the helpers.
 type Renderer struct {
 	opts Options
 
-	mu      sync.Mutex
-	started bool
-	proc    *process
-	err     error // why the helper could not start, or broke
+	mu   sync.Mutex
+	cond *sync.Cond // signalled when a helper goes idle
+	idle []*process
+	all  []*process
+	max  int
+	err  error // why a helper could not start: every render reports it
 }
 
-// New returns a Renderer with opts (see Check). The helper starts on the
+// New returns a Renderer with opts (see Check). A helper starts on the
 // first Render.
 func New(opts Options) (*Renderer, error) {
 	opts, err := Check(opts)
 	if err != nil {
 		return nil, err
 	}
-	return &Renderer{opts: opts}, nil
+	r := &Renderer{opts: opts, max: max(1, runtime.GOMAXPROCS(0))}
+	r.cond = sync.NewCond(&r.mu)
+	return r, nil
 }
 
+// process is one helper. Its requests take turns (mu): a render, and later
+// the locate requests about what it rendered.
 type process struct {
+	mu  sync.Mutex
 	cmd *exec.Cmd
 	in  io.WriteCloser
 	enc *json.Encoder
 	dec *json.Decoder
+	err error // set once it broke or was closed
 }
 
 // Path is where the helper is: $KUBECTL_WORKLOAD_RENDER, else beside this
@@ -121,52 +130,91 @@ func Path() (string, error) {
 	return p, nil
 }
 
-// start starts the helper; r.mu is held.
-func (r *Renderer) start() {
-	r.started = true
+// start starts a helper.
+func (r *Renderer) start() (*process, error) {
 	path, err := Path()
 	if err != nil {
-		r.err = err
-		return
+		return nil, err
 	}
 	cmd := exec.Command(path)
 	cmd.Stderr = os.Stderr
 	in, err := cmd.StdinPipe()
 	if err != nil {
-		r.err = fmt.Errorf("start %s: %w", path, err)
-		return
+		return nil, fmt.Errorf("start %s: %w", path, err)
 	}
 	out, err := cmd.StdoutPipe()
 	if err != nil {
-		r.err = fmt.Errorf("start %s: %w", path, err)
-		return
+		return nil, fmt.Errorf("start %s: %w", path, err)
 	}
 	if err := cmd.Start(); err != nil {
-		r.err = fmt.Errorf("start %s: %w", path, err)
-		return
+		return nil, fmt.Errorf("start %s: %w", path, err)
 	}
 	p := &process{cmd: cmd, in: in, enc: json.NewEncoder(in), dec: json.NewDecoder(bufio.NewReader(out))}
 	if err := p.enc.Encode(r.opts); err != nil {
-		r.err = fmt.Errorf("%s: %w", path, err)
 		_ = in.Close()
 		_ = cmd.Wait()
-		return
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	r.proc = p
+	return p, nil
 }
 
-// call sends req and reads the response; r.mu is held.
-func (r *Renderer) call(req Request) (Response, error) {
-	if !r.started {
-		r.start()
+// acquire takes an idle helper, or starts one while there are fewer than
+// max, or waits for one to go idle.
+func (r *Renderer) acquire() (*process, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for {
+		if r.err != nil {
+			return nil, r.err
+		}
+		if n := len(r.idle); n > 0 {
+			p := r.idle[n-1]
+			r.idle = r.idle[:n-1]
+			return p, nil
+		}
+		if len(r.all) < r.max {
+			p, err := r.start()
+			if err != nil {
+				r.err = err
+				r.cond.Broadcast()
+				return nil, err
+			}
+			r.all = append(r.all, p)
+			return p, nil
+		}
+		r.cond.Wait()
 	}
-	if r.err != nil {
-		return Response{}, r.err
+}
+
+// release makes p idle again.
+func (r *Renderer) release(p *process) {
+	r.mu.Lock()
+	r.idle = append(r.idle, p)
+	r.mu.Unlock()
+	r.cond.Signal()
+}
+
+// drop forgets a broken helper and ends it.
+func (r *Renderer) drop(p *process) {
+	r.mu.Lock()
+	r.all = slices.DeleteFunc(r.all, func(q *process) bool { return q == p })
+	r.mu.Unlock()
+	r.cond.Signal()
+	_ = p.in.Close()
+	go func() { _ = p.cmd.Wait() }()
+}
+
+// call sends req to p and reads the response.
+func (p *process) call(req Request) (Response, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.err != nil {
+		return Response{}, p.err
 	}
 	var resp Response
-	err := r.proc.enc.Encode(req)
+	err := p.enc.Encode(req)
 	if err == nil {
-		err = r.proc.dec.Decode(&resp)
+		err = p.dec.Decode(&resp)
 	}
 	if err == nil && resp.Error != "" {
 		err = errors.New(resp.Error)
@@ -175,8 +223,8 @@ func (r *Renderer) call(req Request) (Response, error) {
 		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 			err = errors.New("the helper ended")
 		}
-		r.err = fmt.Errorf("%s: %w", Name, err)
-		return Response{}, r.err
+		p.err = fmt.Errorf("%s: %w", Name, err)
+		return Response{}, p.err
 	}
 	return resp, nil
 }
@@ -184,9 +232,15 @@ func (r *Renderer) call(req Request) (Response, error) {
 // Render implements manifest.Renderer: the helper renders dir, and the set
 // is its stream parsed here, with the helper locating its fields.
 func (r *Renderer) Render(dir string, kind manifest.DirKind) *manifest.Set {
-	r.mu.Lock()
-	resp, err := r.call(Request{Op: "render", Dir: dir, Kind: kind})
-	r.mu.Unlock()
+	p, err := r.acquire()
+	var resp Response
+	if err == nil {
+		if resp, err = p.call(Request{Op: "render", Dir: dir, Kind: kind}); err != nil {
+			r.drop(p) // broken: a later render starts another
+		} else {
+			r.release(p)
+		}
+	}
 	if err != nil {
 		return &manifest.Set{Files: 1, Problems: []manifest.Problem{{Source: manifest.Source{File: dir}, Kind: manifest.Unreadable,
 			Pos: manifest.Pos{Line: 1, Column: 1}, Message: fmt.Sprintf("%s: cannot render this %s directory: %v", dir, kind, err)}}}
@@ -204,37 +258,41 @@ func (r *Renderer) Render(dir string, kind manifest.DirKind) *manifest.Set {
 		if set.Origins == nil {
 			set.Origins = map[string]manifest.Origin{}
 		}
-		set.Origins[resp.Name] = &origin{r: r, name: resp.Name}
+		set.Origins[resp.Name] = &origin{p: p, name: resp.Name}
 	}
 	return set
 }
 
-// origin locates the fields of one rendered file through the helper.
+// origin locates the fields of one rendered file through the helper that
+// rendered it.
 type origin struct {
-	r    *Renderer
+	p    *process
 	name string
 }
 
 // Locate implements manifest.Origin.
 func (o *origin) Locate(document int, path string) (manifest.Location, bool) {
-	o.r.mu.Lock()
-	defer o.r.mu.Unlock()
-	resp, err := o.r.call(Request{Op: "locate", Name: o.name, Document: document, Path: path})
+	resp, err := o.p.call(Request{Op: "locate", Name: o.name, Document: document, Path: path})
 	if err != nil {
 		return manifest.Location{}, false
 	}
 	return resp.Loc, resp.OK
 }
 
-// Close ends the helper, if it started.
+// Close ends the helpers that started.
 func (r *Renderer) Close() error {
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.proc == nil {
-		return nil
+	all := r.all
+	r.all, r.idle, r.err = nil, nil, errors.New("closed")
+	r.mu.Unlock()
+	r.cond.Broadcast()
+	var errs []error
+	for _, p := range all {
+		p.mu.Lock()
+		p.err = errors.New("closed")
+		_ = p.in.Close()
+		errs = append(errs, p.cmd.Wait())
+		p.mu.Unlock()
 	}
-	p := r.proc
-	r.proc, r.err = nil, errors.New("closed")
-	_ = p.in.Close()
-	return p.cmd.Wait()
+	return errors.Join(errs...)
 }

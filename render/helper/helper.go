@@ -2,10 +2,11 @@
 // predict in a helper process, kubectl-workload-render, which links the Helm
 // and kustomize libraries (package render). kubectl-workload itself does not
 // link them: their package initialisation (Helm's JSON-schema meta-schemas
-// among it) would cost every run, and most runs have no chart. The helper
-// starts on the first chart or kustomization of a run and stays until the
-// run ends; its answers are exactly package render's, which renders in this
-// process for tests and benchmarks.
+// among it) would cost every run, and most runs have no chart. A helper
+// starts on the first chart or kustomization of a run, more (one per CPU at
+// most) when several render at once, and they stay until the run ends;
+// their answers are exactly package render's, which renders in this process
+// for tests and benchmarks.
 //
 // The helper is found, in order: at $KUBECTL_WORKLOAD_RENDER; beside this
 // executable (a krew install, a release archive and go install ./... put it

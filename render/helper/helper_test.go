@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/kubectl-workload/kubectl-workload/manifest"
@@ -240,5 +241,46 @@ func TestKustomizeWarningsNameTheOverlay(t *testing.T) {
 	want := "warning: " + dir + ": kustomize: 'commonLabels' is deprecated. Please use 'labels' instead."
 	if !strings.Contains(string(out), want) {
 		t.Errorf("stderr %q, want %q", out, want)
+	}
+}
+
+// TestConcurrentRenders: renders from several goroutines (lint's loaders)
+// go to a few helpers side by side, and each set's fields are located by
+// the helper that rendered it.
+func TestConcurrentRenders(t *testing.T) {
+	buildHelper(t)
+	local, err := render.New(helper.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	remote, err := helper.New(helper.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer remote.Close()
+	dirs := []struct {
+		dir  string
+		kind manifest.DirKind
+	}{{"../testdata/web", manifest.Chart}, {"../testdata/kustomize/overlays/prod", manifest.Kustomization}}
+	var wg sync.WaitGroup
+	sets := make([]*manifest.Set, 8)
+	for i := range sets {
+		wg.Go(func() { sets[i] = remote.Render(dirs[i%2].dir, dirs[i%2].kind) })
+	}
+	wg.Wait()
+	for i, got := range sets {
+		d := dirs[i%2]
+		want := local.Render(d.dir, d.kind)
+		if describe(got) != describe(want) {
+			t.Errorf("render %d of %s: %s, want %s", i, d.dir, describe(got), describe(want))
+			continue
+		}
+		for file, o := range want.Origins {
+			wl, wok := o.Locate(0, "spec")
+			gl, gok := got.Origins[file].Locate(0, "spec")
+			if wl != gl || wok != gok {
+				t.Errorf("render %d of %s: Locate(0, spec) = %v %v, want %v %v", i, d.dir, gl, gok, wl, wok)
+			}
+		}
 	}
 }
