@@ -334,19 +334,9 @@ func servicePorts(objects map[string]entry, selClass map[string]*answerRef, rel 
 	if noServicePorts {
 		return
 	}
-	memo := map[*answerRef]*ast.Term{}
-	for key, e := range objects {
-		a := selClass[key]
-		if e.Kind != "Service" || a == nil {
-			continue
-		}
-		t, ok := memo[a]
-		if !ok {
-			t = servicePortsOf(objects, a.keys)
-			memo[a] = t
-		}
-		rel.bounded[key] = append(rel.bounded[key], ast.Item(ast.StringTerm("service_ports"), t))
-	}
+	perSelector(objects, selClass, rel, "Service", "service_ports", func(keys []string) *ast.Term {
+		return servicePortsOf(objects, keys)
+	})
 }
 
 func servicePortsOf(objects map[string]entry, keys []string) *ast.Term {
@@ -445,18 +435,27 @@ func pdbPods(objects map[string]entry, selClass map[string]*answerRef, rel *rela
 		v, _ := ref["apiVersion"].(string)
 		targets[kind+"/"+name] = append(targets[kind+"/"+name], v)
 	}
+	perSelector(objects, selClass, rel, "PodDisruptionBudget", "pdb_pods", func(keys []string) *ast.Term {
+		return pdbPodsOf(objects, keys, targets)
+	})
+}
+
+// perSelector adds the answer name to each object of the kind that has a
+// selector, made by answer from what the selector selects, once per
+// distinct selector: n objects that share one cost one answer.
+func perSelector(objects map[string]entry, selClass map[string]*answerRef, rel *relation, kind, name string, answer func(keys []string) *ast.Term) {
 	memo := map[*answerRef]*ast.Term{}
 	for key, e := range objects {
 		a := selClass[key]
-		if e.Kind != "PodDisruptionBudget" || a == nil {
+		if e.Kind != kind || a == nil {
 			continue
 		}
 		t, ok := memo[a]
 		if !ok {
-			t = pdbPodsOf(objects, a.keys, targets)
+			t = answer(a.keys)
 			memo[a] = t
 		}
-		rel.bounded[key] = append(rel.bounded[key], ast.Item(ast.StringTerm("pdb_pods"), t))
+		rel.bounded[key] = append(rel.bounded[key], ast.Item(ast.StringTerm(name), t))
 	}
 }
 

@@ -163,42 +163,13 @@ func (e *Engine) wait() error {
 // metadata is published (e.meta) as soon as the modules are parsed, before
 // the compile: settings checks and ignore annotations need the rule ids
 // only, and must not hold up the loading that the compile overlaps.
-func (e *Engine) build(opts Options) (err error) {
-	metaSet := false
-	defer func() {
-		if !metaSet {
-			e.metaErr = err
-			close(e.meta)
-		}
-	}()
-	user, err := loadPolicies(opts.Policies)
-	if err != nil {
-		return err
-	}
-	parsed, err := compiled.Parsed()
-	if err != nil {
-		return err
-	}
-	for file, m := range parsed {
-		if !strings.HasPrefix(file, "builtin/") {
-			continue
-		}
-		r, err := ruleFromModule(file, m)
-		if err != nil {
-			return err
-		}
-		e.rules = append(e.rules, r)
-	}
-	sort.Slice(e.rules, func(i, j int) bool { return e.rules[i].ID < e.rules[j].ID })
-	for i := range e.rules {
-		if prev, dup := e.byPackage[e.rules[i].Package]; dup {
-			return fmt.Errorf("built-in rules %s and %s share package %s", prev.File, e.rules[i].File, e.rules[i].Package)
-		}
-		e.byPackage[e.rules[i].Package] = &e.rules[i]
-	}
-	metaSet = true
+func (e *Engine) build(opts Options) error {
+	user, parsed, err := e.readMetadata(opts)
+	e.metaErr = err
 	close(e.meta)
-
+	if err != nil {
+		return err
+	}
 	modules := parsed
 	var compiler *ast.Compiler
 	if len(user) == 0 {
@@ -236,6 +207,35 @@ func (e *Engine) build(opts Options) (err error) {
 	}
 	e.notRun = packagesNotRun(user, run, namespaces)
 	return nil
+}
+
+// readMetadata loads the user policies and the parsed built-in modules, and
+// sets the built-in rules (rules, byPackage) from their METADATA.
+func (e *Engine) readMetadata(opts Options) (user, parsed map[string]*ast.Module, err error) {
+	if user, err = loadPolicies(opts.Policies); err != nil {
+		return nil, nil, err
+	}
+	if parsed, err = compiled.Parsed(); err != nil {
+		return nil, nil, err
+	}
+	for file, m := range parsed {
+		if !strings.HasPrefix(file, "builtin/") {
+			continue
+		}
+		r, err := ruleFromModule(file, m)
+		if err != nil {
+			return nil, nil, err
+		}
+		e.rules = append(e.rules, r)
+	}
+	sort.Slice(e.rules, func(i, j int) bool { return e.rules[i].ID < e.rules[j].ID })
+	for i := range e.rules {
+		if prev, dup := e.byPackage[e.rules[i].Package]; dup {
+			return nil, nil, fmt.Errorf("built-in rules %s and %s share package %s", prev.File, e.rules[i].File, e.rules[i].Package)
+		}
+		e.byPackage[e.rules[i].Package] = &e.rules[i]
+	}
+	return user, parsed, nil
 }
 
 // builtinCompileError is the error of a shared compile (package compiled).

@@ -150,10 +150,9 @@ type localQueries struct {
 
 type kindQuery struct {
 	once sync.Once
-	// pq is the query; none is set when no rule can report on the kind.
-	pq   rego.PreparedEvalQuery
-	none bool
-	err  error
+	// pq is the query; nil when no rule can report on the kind.
+	pq  *rego.PreparedEvalQuery
+	err error
 }
 
 // noKindGate, set by tests only, evaluates every per-object rule on every
@@ -190,17 +189,18 @@ func (lq *localQueries) query(ctx context.Context, r *Run, kind string) (*kindQu
 			items = append(items, strconv.Quote(short)+": data."+rule.Package+".findings")
 		}
 		if len(items) == 0 {
-			q.none = true
 			return
 		}
 		sort.Strings(items)
-		q.pq, q.err = rego.New(
+		pq, err := rego.New(
 			rego.Query(`out = {`+strings.Join(items, ", ")+`}`),
 			rego.Compiler(lq.compiler), rego.Store(lq.store), rego.Capabilities(compiled.Capabilities()),
 		).PrepareForEval(ctx)
-		if q.err != nil {
-			q.err = fmt.Errorf("prepare built-in rules: %w", q.err)
+		if err != nil {
+			q.err = fmt.Errorf("prepare built-in rules: %w", err)
+			return
 		}
+		q.pq = &pq
 	})
 	return q, q.err
 }
@@ -538,10 +538,7 @@ func (r *Run) EvalInput(ctx context.Context, in *Input) ([]Finding, error) {
 			if err != nil {
 				return nil, err
 			}
-			pq = &q.pq
-			if q.none {
-				pq = nil // no built-in rule can report on this kind
-			}
+			pq = q.pq // nil: no built-in rule can report on this kind
 		}
 		if pq != nil {
 			release := r.engine.Hold()
