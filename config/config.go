@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"gopkg.in/yaml.v3"
 )
@@ -227,8 +228,23 @@ func topValue(root *yaml.Node, key string) *yaml.Node {
 }
 
 // globRegexp compiles a path glob in which "**" matches across directories
-// and "*" and "?" do not cross "/".
+// and "*" and "?" do not cross "/". A glob is compiled once per process:
+// ExcludedBy asks for every file of a run.
 func globRegexp(glob string) (*regexp.Regexp, error) {
+	if re, ok := globs.Load(glob); ok {
+		return re.(*regexp.Regexp), nil
+	}
+	re, err := compileGlob(glob)
+	if err == nil {
+		globs.Store(glob, re)
+	}
+	return re, err
+}
+
+// globs holds the compiled globs, by glob.
+var globs sync.Map
+
+func compileGlob(glob string) (*regexp.Regexp, error) {
 	var b strings.Builder
 	b.WriteString("^")
 	for i := 0; i < len(glob); i++ {
