@@ -87,6 +87,9 @@ type Result struct {
 	// Errors are failures of the tool or its inputs as a whole (a path that
 	// does not exist); they make the run exit 2. Findings are still valid.
 	Errors []error `json:"-"`
+	// Warnings are what rendering the charts and kustomizations warned of,
+	// in input order (see manifest.Set.Warnings).
+	Warnings []string `json:"-"`
 	// Timings say where the run's wall time went, for -v and benchmarks.
 	Timings Timings `json:"-"`
 }
@@ -310,6 +313,7 @@ func (l *Linter) Run(ctx context.Context, opts Options) *Result {
 		res.Documents += set.Documents
 		res.Objects += len(perFile[i])
 		res.Skipped = append(res.Skipped, set.Skipped...)
+		res.Warnings = append(res.Warnings, set.Warnings...)
 		addProblems(res, set.Problems)
 		all = append(all, perFile[i]...)
 	}

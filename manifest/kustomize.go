@@ -44,16 +44,17 @@ type patchIndex struct {
 	// lists it.
 	patches map[string]string
 	read    map[string]bool
+	listed  *listings // the directories the walk listed
 }
 
-func newPatchIndex() *patchIndex {
-	return &patchIndex{patches: map[string]string{}, read: map[string]bool{}}
+func newPatchIndex(listed *listings) *patchIndex {
+	return &patchIndex{patches: map[string]string{}, read: map[string]bool{}, listed: listed}
 }
 
 // addDir reads the kustomization in dir, if any, and, through its resources
 // and components that are directories, those of its bases and components.
 func (idx *patchIndex) addDir(dir string) {
-	abs, err := filepath.Abs(dir)
+	abs, err := idx.listed.abs(dir)
 	if err != nil {
 		return
 	}
@@ -65,7 +66,11 @@ func (idx *patchIndex) addDir(dir string) {
 			continue
 		}
 		idx.read[d] = true
-		kf, k, ok := readKustomization(d)
+		name := idx.listed.get(d).kustomization
+		if name == "" {
+			continue
+		}
+		kf, k, ok := readKustomizationFile(d, name)
 		if !ok {
 			continue
 		}
@@ -103,7 +108,7 @@ func (idx *patchIndex) addDir(dir string) {
 // index lists, and if so which kustomization file lists it (as a path
 // relative to the working directory when it can be).
 func (idx *patchIndex) patchOf(file string) (string, bool) {
-	abs, err := filepath.Abs(file)
+	abs, err := idx.listed.abs(file)
 	if err != nil {
 		return "", false
 	}
@@ -123,18 +128,26 @@ func (idx *patchIndex) patchOf(file string) (string, bool) {
 // be read or parsed names no patches; it is linted like any file.
 func readKustomization(dir string) (string, kustomization, bool) {
 	for _, name := range kustomizationNames {
-		kf := filepath.Join(dir, name)
-		data, err := os.ReadFile(kf)
-		if err != nil {
-			continue
+		if kf, k, ok := readKustomizationFile(dir, name); ok || kf != "" {
+			return kf, k, ok
 		}
-		var k kustomization
-		if err := sigsyaml.Unmarshal(data, &k); err != nil {
-			return "", kustomization{}, false
-		}
-		return kf, k, true
 	}
 	return "", kustomization{}, false
+}
+
+// readKustomizationFile reads dir's kustomization file name. It returns the
+// file's path when the file could be read, even if it does not parse.
+func readKustomizationFile(dir, name string) (string, kustomization, bool) {
+	kf := filepath.Join(dir, name)
+	data, err := os.ReadFile(kf)
+	if err != nil {
+		return "", kustomization{}, false
+	}
+	var k kustomization
+	if err := sigsyaml.Unmarshal(data, &k); err != nil {
+		return kf, kustomization{}, false
+	}
+	return kf, k, true
 }
 
 // maxAncestors is how many directories above a file's own are searched for
@@ -144,18 +157,18 @@ const maxAncestors = 3
 // kustomizationDirs returns, sorted and without repeats, where the
 // kustomizations that may list files as patches are: each file's directory
 // and up to maxAncestors above it, not above the top of a git work tree.
-func kustomizationDirs(files []string) []string {
+func kustomizationDirs(files []string, listed *listings) []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, f := range files {
-		d, err := filepath.Abs(filepath.Dir(f))
+		d, err := listed.abs(filepath.Dir(f))
 		if err != nil {
 			continue
 		}
 		for i := 0; i <= maxAncestors && !seen[d]; i++ {
 			seen[d] = true
 			out = append(out, d)
-			if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
+			if listed.get(d).git {
 				break
 			}
 			parent := filepath.Dir(d)

@@ -50,6 +50,7 @@ func expandAll(paths []string, stdin io.Reader, r Renderer) ([]Input, []Problem)
 	var inputs []Input
 	var problems []Problem
 	seen := map[string]bool{}
+	listed := newListings() // the directories walked, for the patch index
 	for _, p := range paths {
 		if p == "-" {
 			if seen[StdinName] {
@@ -84,7 +85,7 @@ func expandAll(paths []string, stdin io.Reader, r Renderer) ([]Input, []Problem)
 				p = chart
 			}
 		}
-		files, dirs, probs := expand(p, r != nil)
+		files, dirs, probs := expand(p, r != nil, listed)
 		problems = append(problems, probs...)
 		for _, f := range files {
 			if seen[filepath.Clean(f)] {
@@ -109,8 +110,8 @@ func expandAll(paths []string, stdin io.Reader, r Renderer) ([]Input, []Problem)
 			files = append(files, in.Name)
 		}
 	}
-	patches := newPatchIndex()
-	for _, d := range kustomizationDirs(files) {
+	patches := newPatchIndex(listed)
+	for _, d := range kustomizationDirs(files, listed) {
 		patches.addDir(d)
 	}
 	for i := range inputs {
@@ -243,6 +244,7 @@ func (s *Set) Merge(o *Set) {
 	s.Objects = append(s.Objects, o.Objects...)
 	s.Skipped = append(s.Skipped, o.Skipped...)
 	s.Problems = append(s.Problems, o.Problems...)
+	s.Warnings = append(s.Warnings, o.Warnings...)
 	for name, o := range o.Origins {
 		if s.Origins == nil {
 			s.Origins = map[string]Origin{}
@@ -260,9 +262,9 @@ type renderDir struct {
 // expand turns a path argument into the files it names, and the problems met
 // on the way. With render set, a chart or kustomization directory (the path
 // itself or one found while walking) is returned in dirs, and its files are
-// not walked.
-func expand(p string, render bool) ([]string, []renderDir, []Problem) {
-	var problems []Problem
+// not walked. A directory named by the argument is walked even when the
+// argument is a symbolic link to it; below it, links are not followed.
+func expand(p string, render bool, seen *listings) ([]string, []renderDir, []Problem) {
 	info, err := os.Stat(p)
 	if err != nil {
 		msg := err.Error()
@@ -275,43 +277,7 @@ func expand(p string, render bool) ([]string, []renderDir, []Problem) {
 	if !info.IsDir() {
 		return []string{p}, nil, nil
 	}
-	var files []string
-	var dirs []renderDir
-	err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			problems = append(problems, Problem{Source: Source{File: path}, Kind: Unreadable,
-				Message: fmt.Sprintf("walk %s: %v", path, err)})
-			if d != nil && d.IsDir() && path != p {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if d.IsDir() {
-			if d.Name() == ".git" && path != p {
-				return fs.SkipDir
-			}
-			if render {
-				if kind, ok := dirKind(path); ok {
-					// A Component is built with the overlays that use it;
-					// its files are not linted on their own either.
-					if kind != Kustomization || path == p || !isComponent(path) {
-						dirs = append(dirs, renderDir{dir: path, kind: kind})
-					}
-					return fs.SkipDir
-				}
-			}
-			return nil
-		}
-		if d.Type().IsRegular() && extensions[strings.ToLower(filepath.Ext(path))] {
-			files = append(files, path)
-		}
-		return nil
-	})
-	if err != nil {
-		problems = append(problems, Problem{Source: Source{File: p}, Kind: Unreadable,
-			Message: fmt.Sprintf("walk %s: %v", p, err)})
-	}
-	return files, dirs, problems
+	return walkTree(p, render, seen)
 }
 
 // parse splits one file's bytes into documents and loads each one.

@@ -162,6 +162,9 @@ type Set struct {
 	// Origins map the rendered files (charts, kustomizations) among the
 	// objects' files back to the files they were rendered from.
 	Origins map[string]Origin
+	// Warnings are what rendering a chart or kustomization warned of
+	// (kustomize's deprecations), each naming its directory, in input order.
+	Warnings []string
 }
 
 // before orders places in a load: by file, document, then position.

@@ -54,20 +54,6 @@ func RenderedName(dir string, kind DirKind) string {
 	return filepath.Clean(dir) + "@kustomize-build"
 }
 
-// dirKind reports whether dir is a chart or a kustomization. A directory
-// holding both is a chart (helm reads Chart.yaml first).
-func dirKind(dir string) (DirKind, bool) {
-	if isFile(filepath.Join(dir, "Chart.yaml")) {
-		return Chart, true
-	}
-	for _, name := range kustomizationNames {
-		if f := filepath.Join(dir, name); isFile(f) {
-			return Kustomization, true
-		}
-	}
-	return "", false
-}
-
 // isComponent reports whether the kustomization in dir is a Component,
 // which kustomize builds only as part of an overlay that names it.
 func isComponent(dir string) bool {

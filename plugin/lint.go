@@ -227,6 +227,9 @@ func (o *LintOptions) Run(cmd *cobra.Command) error {
 	defer renderer.Close()
 	res := linter.Run(cmd.Context(), lint.Options{Paths: o.paths, Stdin: stdin, Namespace: namespace, Renderer: renderer,
 		Settings: o.settings, NoIgnoreAnnotations: o.NoIgnore, Baseline: baseline})
+	for _, w := range res.Warnings {
+		fmt.Fprintf(o.ErrOut, "warning: %s\n", w)
+	}
 	if o.Live && res.Objects == 0 && o.Output == "text" {
 		fmt.Fprintf(o.Out, "no workloads found (%s)\n", baseline.Scope)
 		return nil

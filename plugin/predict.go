@@ -186,6 +186,9 @@ func (o *PredictOptions) Run(cmd *cobra.Command, args []string) error {
 	if err != nil {
 		return err
 	}
+	for _, w := range outcome.Warnings {
+		fmt.Fprintf(o.ErrOut, "warning: %s\n", w)
+	}
 	if len(outcome.Problems) > 0 {
 		if !outcome.ProblemsShown {
 			for _, msg := range outcome.Problems {

@@ -169,3 +169,47 @@ func TestLintChartErrorOthersLinted(t *testing.T) {
 		t.Errorf("the overlay was not linted after the chart's error:\n%s", out)
 	}
 }
+
+// TestLintRenderWarningsInInputOrder: the overlays of a directory render side
+// by side, and their kustomize warnings come out in input order, the same on
+// every run.
+func TestLintRenderWarningsInInputOrder(t *testing.T) {
+	dir := t.TempDir()
+	var want []string
+	for i := range 6 {
+		o := filepath.Join(dir, "overlay-"+string(rune('a'+i)))
+		if err := os.MkdirAll(o, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for name, text := range map[string]string{
+			"kustomization.yaml": "resources: [cm.yaml]\ncommonLabels:\n  team: shop\n",
+			"cm.yaml":            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n",
+		} {
+			if err := os.WriteFile(filepath.Join(o, name), []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		want = append(want, "warning: "+o+": kustomize: 'commonLabels' is deprecated.")
+	}
+	var first string
+	for range 3 {
+		_, errOut, code := run(t, "", "lint", dir)
+		if code != 0 {
+			t.Fatalf("exit %d; stderr %s", code, errOut)
+		}
+		lines := strings.Split(strings.TrimSpace(errOut), "\n")
+		if len(lines) != len(want) {
+			t.Fatalf("stderr has %d lines, want %d:\n%s", len(lines), len(want), errOut)
+		}
+		for i, l := range lines {
+			if !strings.HasPrefix(l, want[i]) {
+				t.Errorf("line %d: %q, want it to start %q", i+1, l, want[i])
+			}
+		}
+		if first == "" {
+			first = errOut
+		} else if errOut != first {
+			t.Errorf("stderr differs between runs:\n%s\n---\n%s", first, errOut)
+		}
+	}
+}

@@ -463,7 +463,7 @@ func (p *Prediction) Run(ctx context.Context, c *live.Client, out io.Writer) (Ou
 	if err := report.Write(out, p.opts.Output, res, version.Get().Kubernetes, p.opts.Chart); err != nil {
 		return Outcome{}, err
 	}
-	o := Outcome{Failed: res.Failed()}
+	o := Outcome{Failed: res.Failed(), Warnings: res.Warnings}
 	for _, pr := range res.Problems {
 		o.Problems = append(o.Problems, fmt.Sprintf("%s:%d:%d: error: %s", pr.File, pr.Pos.Line, pr.Pos.Column, pr.Message))
 	}
@@ -476,6 +476,8 @@ func (p *Prediction) Run(ctx context.Context, c *live.Client, out io.Writer) (Ou
 // prediction that fails (exit 1: rejected, stalled, past its deadline, a failing Job, a
 // CronJob that starts no Job).
 type Outcome struct {
+	// Warnings are what rendering the charts and kustomizations warned of.
+	Warnings      []string
 	Problems      []string
 	ProblemsShown bool
 	Failed        bool

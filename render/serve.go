@@ -104,12 +104,15 @@ func captureStderr(fn func()) []string {
 			}
 		}
 	}()
-	defer func() {
-		os.Stderr = saved
-		_ = wr.Close()
-		<-done
-		_ = rd.Close()
+	func() {
+		defer func() {
+			os.Stderr = saved
+			_ = wr.Close()
+		}()
+		fn()
 	}()
-	fn()
+	// The lines are complete once the reader has seen the pipe close.
+	<-done
+	_ = rd.Close()
 	return lines
 }

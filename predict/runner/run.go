@@ -127,6 +127,9 @@ type Result struct {
 	Predictions []Prediction
 	// Problems are input documents that could not be loaded.
 	Problems []manifest.Problem
+	// Warnings are what rendering the charts and kustomizations among the
+	// files warned of (see manifest.Set.Warnings).
+	Warnings []string
 	// Skipped names objects of -f that predict does not model, with the reason.
 	Skipped []SkippedObject
 }
@@ -320,6 +323,7 @@ func Run(ctx context.Context, req Request) (*Result, error) {
 	set := manifest.LoadWith(req.Files, req.Stdin, req.Renderer)
 	set.Relocate()
 	res.Problems = append(res.Problems, set.Problems...)
+	res.Warnings = append(res.Warnings, set.Warnings...)
 	if req.FetchNamespaceLabels != nil {
 		labels, err := req.FetchNamespaceLabels(ctx, namespacesOfSet(set, ns))
 		if err != nil {

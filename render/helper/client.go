@@ -245,15 +245,17 @@ func (r *Renderer) Render(dir string, kind manifest.DirKind) *manifest.Set {
 		return &manifest.Set{Files: 1, Problems: []manifest.Problem{{Source: manifest.Source{File: dir}, Kind: manifest.Unreadable,
 			Pos: manifest.Pos{Line: 1, Column: 1}, Message: fmt.Sprintf("%s: cannot render this %s directory: %v", dir, kind, err)}}}
 	}
+	var warnings []string
 	for _, w := range resp.Warnings {
 		// "# Warning: 'bases' is deprecated. ..." as kustomize build prints it,
 		// without the overlay it is about.
-		fmt.Fprintf(os.Stderr, "warning: %s: %s: %s\n", dir, kind, strings.TrimPrefix(w, "# Warning: "))
+		warnings = append(warnings, fmt.Sprintf("%s: %s: %s", dir, kind, strings.TrimPrefix(w, "# Warning: ")))
 	}
 	if f := resp.Failed; f != nil {
-		return &manifest.Set{Files: f.Files, Documents: f.Documents, Skipped: f.Skipped, Problems: f.Problems}
+		return &manifest.Set{Files: f.Files, Documents: f.Documents, Skipped: f.Skipped, Problems: f.Problems, Warnings: warnings}
 	}
 	set := manifest.Parse(resp.Name, resp.Stream)
+	set.Warnings = warnings
 	if resp.Origin {
 		if set.Origins == nil {
 			set.Origins = map[string]manifest.Origin{}
