@@ -224,8 +224,12 @@ func (l *Linter) secondPass(ctx context.Context, all []*checked, extra []rules.O
 }
 
 // batchObjects is the number of objects the second pass indexes together,
-// at most, unless one namespace holds more.
-var batchObjects = 16384
+// at most, unless one namespace holds more. A batch's inventory, as Rego
+// values, is most of what the second pass holds: on the 10k repo-shaped
+// corpus (a namespace per service), one batch of the whole run held 61 MB
+// of it at once, and the collections that marked it cost more than the
+// smaller batches' preparations (bench/README.md).
+var batchObjects = 1024
 
 // crossBatch runs the cross-resource rules on objects, against the
 // inventory of sums (their namespaces' summaries).
