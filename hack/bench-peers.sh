@@ -84,8 +84,12 @@ KUBE_LINTER=$(install kube-linter "$KUBE_LINTER_VERSION" golang.stackrox.io/kube
 POLARIS=$(install polaris "$POLARIS_VERSION" github.com/fairwindsops/polaris/v9 polaris)
 KUBECONFORM=$(install kubeconform "$KUBECONFORM_VERSION" github.com/yannh/kubeconform/cmd/kubeconform kubeconform)
 
+# Built as hack/dist.sh builds the release binaries krew installs: static
+# (CGO_ENABLED=0), -trimpath, no symbol table. A cgo build links Go's plugin
+# package (kustomize's, through cli-runtime) dynamically, exporting every
+# symbol: 30 MB more binary and 5-8 ms more start-up per run.
 log "building kubectl-workload"
-(cd "$ROOT" && go build -o "$WORK/kubectl-workload" ./cmd/kubectl-workload)
+(cd "$ROOT" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$WORK/kubectl-workload" ./cmd/kubectl-workload)
 KW=$WORK/kubectl-workload
 
 # The conftest policy: our built-in rules and their library, and the adapter
