@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -79,9 +80,20 @@ func (l *Linter) readGovernance(c *checked, opts Options, known func() map[strin
 	if opts.NoIgnoreAnnotations {
 		return
 	}
+	if !mayHoldIgnore(c.obj.JSON) {
+		return // no ignore annotation anywhere: nothing to read or report
+	}
 	var a annotations
 	_ = json.Unmarshal(c.obj.JSON, &a) // a malformed object has no usable annotations
 	c.ignored, c.ignoreReason = l.readIgnore(c, a, known)
+}
+
+// mayHoldIgnore reports whether an object's JSON may hold the ignore
+// annotation as a key: it holds its name as written, or an escape (a key can
+// spell it with \u or \/ escapes). Most objects hold neither, and are not
+// decoded again for their annotations.
+func mayHoldIgnore(js []byte) bool {
+	return bytes.Contains(js, []byte(`"`+AnnotationIgnore+`"`)) || bytes.IndexByte(js, '\\') >= 0
 }
 
 // applyGovernance applies the configuration file and the object's ignore

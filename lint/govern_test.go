@@ -53,6 +53,13 @@ func TestIgnoreAnnotations(t *testing.T) {
 			want:  []string{"api/warning"},
 		},
 		{
+			// A JSON file may spell the key with escapes: still read.
+			name: "escaped key in JSON",
+			doc: `{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "a.b", "annotations": {"kubectl-workload\/ign\u006fre": "api/warning",
+  "kubectl-workload/ignore-reason": "x"}}, "spec": {"containers": [{"name": "c", "image": "busybox:1.36"}]}}`,
+			want: []string{"api/warning [annotation]"},
+		},
+		{
 			name: "misplaced in the pod template",
 			doc: `apiVersion: apps/v1
 kind: Deployment

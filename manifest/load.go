@@ -585,7 +585,7 @@ func parseJSONStream(set *Set, file string, data []byte) {
 		// Parse the value again with yaml.v3 for positions: pad it so that its
 		// columns match the file's, and turn tabs (only ever white space in
 		// valid JSON) into spaces, which YAML accepts anywhere.
-		text := strings.Repeat(" ", pos.Column-1) + strings.ReplaceAll(string(v.raw), "\t", " ")
+		text := strings.Repeat(" ", pos.Column-1) + yamlSafeJSON(strings.ReplaceAll(string(v.raw), "\t", " "))
 		var root yaml.Node
 		if err := yaml.Unmarshal([]byte(text), &root); err != nil {
 			set.Problems = append(set.Problems, yamlProblem(src, chunk{text: []byte(text), startLine: pos.Line}, err))
@@ -599,6 +599,43 @@ func parseJSONStream(set *Set, file string, data []byte) {
 		}
 		addDocument(set, src, &root, pos.Line-1, docJSON{js: compact.Bytes()})
 	}
+}
+
+// yamlSafeJSON returns a JSON text that yaml.v3 parses to the same tree
+// with the same positions: yaml.v3 knows every JSON escape but "\/" (an
+// escaped slash, which JSON encoders such as PHP's write by default), so
+// each is written as "/" and the column it frees is given back after the
+// string's closing quote, where JSON allows white space.
+func yamlSafeJSON(text string) string {
+	if !strings.Contains(text, `\/`) {
+		return text
+	}
+	var b strings.Builder
+	b.Grow(len(text))
+	inString, freed := false, 0
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		switch {
+		case inString && c == '\\' && i+1 < len(text) && text[i+1] == '/':
+			b.WriteByte('/')
+			freed++
+			i++
+		case inString && c == '\\' && i+1 < len(text):
+			b.WriteByte(c)
+			b.WriteByte(text[i+1])
+			i++
+		case c == '"':
+			b.WriteByte(c)
+			if inString {
+				b.WriteString(strings.Repeat(" ", freed))
+				freed = 0
+			}
+			inString = !inString
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
 }
 
 // offsetPos converts a byte offset in data to a line and column.

@@ -259,3 +259,34 @@ func TestLoadKustomizePatchNamedAlone(t *testing.T) {
 		t.Errorf("Load(patch alone) = %d objects, skipped %+v; want it skipped as a Kustomize patch", len(set.Objects), set.Skipped)
 	}
 }
+
+// TestJSONEscapedSlash: "\/" is a JSON escape yaml.v3 does not know; a JSON
+// file that writes it loads (kubectl's JSON decoder reads it), and the
+// fields after it on its line keep their columns.
+func TestJSONEscapedSlash(t *testing.T) {
+	data := `{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "annotations": {"example.com\/a": "x\/y\\\/z", "b": "1"}},
+ "data": {"path": "\/etc\/app", "k": "v"}}
+`
+	set := Parse("c.json", []byte(data))
+	if len(set.Problems) > 0 || len(set.Objects) != 1 {
+		t.Fatalf("problems %v, %d objects", set.Problems, len(set.Objects))
+	}
+	obj := set.Objects[0]
+	for path, want := range map[string]string{
+		"metadata.annotations[b]":             `"b": "1"`,
+		"metadata.annotations[example.com/a]": `"example.com\/a"`,
+		"data.k":                              `"k": "v"`,
+	} {
+		line, col := 1, strings.Index(data, want)+1
+		if nl := strings.LastIndex(data[:col-1], "\n"); nl >= 0 {
+			line, col = 2, col-1-nl
+		}
+		pos, ok := obj.Position(path)
+		if !ok || pos.Line != line || pos.Column != col {
+			t.Errorf("%s at %v (found %v), want %d:%d", path, pos, ok, line, col)
+		}
+	}
+	if !strings.Contains(string(obj.JSON), `"x\/y\\\/z"`) && !strings.Contains(string(obj.JSON), `"x/y\\/z"`) {
+		t.Errorf("JSON %s lost the value x/y\\/z", obj.JSON)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/open-policy-agent/opa/v1/rego"
+	"github.com/open-policy-agent/opa/v1/topdown"
 
 	"github.com/kubectl-workload/kubectl-workload/rules/compiled"
 )
@@ -45,6 +46,18 @@ type Run struct {
 	// they run in (sandbox.go).
 	users   []*userQuery
 	sandbox *sandbox
+	// cancel stops the run's built-in evaluations when the context of its
+	// preparation is done (see newRun).
+	cancel topdown.Cancel
+}
+
+// newRun starts a run of e's rules. Its built-in evaluations share one
+// cancellation, fired when ctx is done: without it, OPA starts a goroutine
+// per evaluation to watch the context (rego.EvalExternalCancel).
+func newRun(ctx context.Context, e *Engine) *Run {
+	r := &Run{engine: e, cancel: topdown.NewCancel()}
+	context.AfterFunc(ctx, r.cancel.Cancel)
+	return r
 }
 
 type userKey struct{ namespace, rule string }
@@ -59,7 +72,7 @@ func (e *Engine) Prepare(ctx context.Context, inv *Inventory) (*Run, error) {
 		return nil, err
 	}
 	store := inv.store()
-	run := &Run{engine: e}
+	run := newRun(ctx, e)
 	pq, err := rego.New(
 		rego.Query(`out = {pkg: fs | fs := data.`+builtinRoot+`[pkg].findings}`),
 		rego.Compiler(c), rego.Store(store), rego.Capabilities(compiled.Capabilities()),

@@ -130,7 +130,8 @@ func (e *Engine) PrepareLocal(ctx context.Context, off func(id string) bool) (*R
 		return nil, err
 	}
 	store := inmem.NewWithOpts(inmem.OptRoundTripOnWrite(false), inmem.OptReturnASTValuesOnRead(true))
-	run := &Run{engine: e, off: off, local: &localQueries{compiler: c, store: store, kinds: e.localKindsOf(c)}}
+	run := newRun(ctx, e)
+	run.off, run.local = off, &localQueries{compiler: c, store: store, kinds: e.localKindsOf(c)}
 	if err := run.prepareUser(ctx, store); err != nil {
 		return nil, err
 	}
@@ -226,7 +227,7 @@ func (e *Engine) PrepareCross(ctx context.Context, inv *Inventory, off func(id s
 // prepare readies query against store with compiler c, and the user
 // policies when users is set.
 func (e *Engine) prepare(ctx context.Context, c *ast.Compiler, store storage.Store, query string, users bool) (*Run, error) {
-	run := &Run{engine: e}
+	run := newRun(ctx, e)
 	pq, err := rego.New(
 		rego.Query(query),
 		rego.Compiler(c), rego.Store(store), rego.Capabilities(compiled.Capabilities()),
@@ -542,7 +543,7 @@ func (r *Run) EvalInput(ctx context.Context, in *Input) ([]Finding, error) {
 		}
 		if pq != nil {
 			release := r.engine.Hold()
-			rs, err := pq.Eval(ctx, rego.EvalParsedInput(in.value))
+			rs, err := pq.Eval(ctx, rego.EvalParsedInput(in.value), rego.EvalExternalCancel(r.cancel))
 			release()
 			if err != nil {
 				return nil, fmt.Errorf("evaluate built-in rules: %w", err)
