@@ -23,6 +23,13 @@ const (
 	// namespace of its own, the real-world corpus's kind mix and pod-spec
 	// sizes, a tenth of the objects invalid.
 	ShapeRepo Shape = "repo"
+	// ShapeServices is the repo shape with only the kinds issue 21 names
+	// for it (GenerateServicesShaped): Deployments, StatefulSets,
+	// DaemonSets, Jobs, CronJobs, Services, PodDisruptionBudgets and
+	// HorizontalPodAutoscalers, in RepoWeights's proportions. Without the
+	// repo shape's bare Pods, ReplicaSets and small objects of other kinds,
+	// most objects are Deployments and the Services that select them.
+	ShapeServices Shape = "services"
 	// ShapeOneNamespace is many copies of one application in one namespace,
 	// sharing their labels (GenerateOneNamespace): every selector selects
 	// every copy, the cross-resource rules' worst case.
@@ -113,6 +120,8 @@ func GenerateShape(dir string, shape Shape, objects int, seed uint64) (ShapeStat
 	switch shape {
 	case ShapeRepo:
 		return GenerateRepoShaped(dir, objects, seed)
+	case ShapeServices:
+		return GenerateServicesShaped(dir, objects, seed)
 	case ShapeOneNamespace:
 		return GenerateOneNamespace(dir, objects, seed)
 	case ShapeBench, "":
@@ -125,7 +134,7 @@ func GenerateShape(dir string, shape Shape, objects int, seed uint64) (ShapeStat
 		}
 		return ss, err
 	}
-	return ShapeStats{}, fmt.Errorf("unknown corpus shape %q (want %s, %s or %s)", shape, ShapeBench, ShapeRepo, ShapeOneNamespace)
+	return ShapeStats{}, fmt.Errorf("unknown corpus shape %q (want %s, %s, %s or %s)", shape, ShapeBench, ShapeRepo, ShapeServices, ShapeOneNamespace)
 }
 
 // shapeWriter collects a shaped corpus's files and statistics.
@@ -262,11 +271,31 @@ var defectOrder = []Defect{SelectorMismatch, NegativeCount, MissingImage, Unknow
 // invalid, with a defect in rotation that its kind can have, whenever fewer
 // than a tenth of the objects so far are invalid.
 func GenerateRepoShaped(dir string, objects int, seed uint64) (ShapeStats, error) {
+	return generateRepo(dir, objects, seed, RepoWeights())
+}
+
+// ServicesWeights are RepoWeights without the kinds ShapeServices leaves
+// out (bare Pods, ReplicaSets, ServiceAccounts, ConfigMaps).
+func ServicesWeights() map[string]int {
+	w := RepoWeights()
+	for _, k := range []string{KindPod, KindReplicaSet, KindServiceAccount, KindConfigMap} {
+		w[k] = 0
+	}
+	return w
+}
+
+// GenerateServicesShaped writes a corpus as GenerateRepoShaped does, with
+// ServicesWeights: the services of a repository, each a workload with its
+// Services, budgets and autoscalers.
+func GenerateServicesShaped(dir string, objects int, seed uint64) (ShapeStats, error) {
+	return generateRepo(dir, objects, seed, ServicesWeights())
+}
+
+func generateRepo(dir string, objects int, seed uint64, weights map[string]int) (ShapeStats, error) {
 	sw := newShapeWriter(dir)
 	if objects < 0 {
 		return sw.st, fmt.Errorf("negative object count %d", objects)
 	}
-	weights := RepoWeights()
 	wl, comp := 0, 0
 	for _, k := range workloadKinds {
 		wl += weights[k]

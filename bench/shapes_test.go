@@ -86,7 +86,7 @@ func TestRepoShapedMix(t *testing.T) {
 // bytes twice for a seed, and other bytes for another seed (repo only: the
 // one-namespace corpus draws little).
 func TestShapesAreDeterministic(t *testing.T) {
-	for _, shape := range []Shape{ShapeRepo, ShapeOneNamespace} {
+	for _, shape := range []Shape{ShapeRepo, ShapeServices, ShapeOneNamespace} {
 		a, b, c := t.TempDir(), t.TempDir(), t.TempDir()
 		for _, d := range []string{a, b} {
 			if _, err := GenerateShape(d, shape, 300, 7); err != nil {
@@ -100,7 +100,7 @@ func TestShapesAreDeterministic(t *testing.T) {
 		if !reflect.DeepEqual(ta, tb) {
 			t.Errorf("%s: two runs with one seed differ", shape)
 		}
-		if shape == ShapeRepo && reflect.DeepEqual(ta, tc) {
+		if shape != ShapeOneNamespace && reflect.DeepEqual(ta, tc) {
 			t.Errorf("%s: seeds 7 and 8 write the same corpus", shape)
 		}
 	}
@@ -109,7 +109,7 @@ func TestShapesAreDeterministic(t *testing.T) {
 // TestShapedCorpusFindings lints small corpora of each new shape: errors
 // fall on exactly the planned invalid objects, with the planned rule.
 func TestShapedCorpusFindings(t *testing.T) {
-	for _, shape := range []Shape{ShapeRepo, ShapeOneNamespace} {
+	for _, shape := range []Shape{ShapeRepo, ShapeServices, ShapeOneNamespace} {
 		dir := t.TempDir()
 		st, err := GenerateShape(dir, shape, 600, 1)
 		if err != nil {
@@ -119,7 +119,7 @@ func TestShapedCorpusFindings(t *testing.T) {
 		if len(res.Errors) > 0 || res.Objects != st.Objects {
 			t.Fatalf("%s: lint saw %d objects (errors %v), want %d", shape, res.Objects, res.Errors, st.Objects)
 		}
-		if shape == ShapeRepo {
+		if shape != ShapeOneNamespace {
 			checkPlanFindings(t, dir, res, st.Plans, st.Invalid)
 			continue
 		}
@@ -220,6 +220,10 @@ func benchmarkShape(b *testing.B, shape Shape, objects int) {
 // corpus.
 func BenchmarkLintRepo10k(b *testing.B) { benchmarkShape(b, ShapeRepo, corpusObjects) }
 
+// BenchmarkLintServices10k is a lint run over the 10,000-object
+// services-shaped corpus (workloads, Services, budgets and autoscalers only).
+func BenchmarkLintServices10k(b *testing.B) { benchmarkShape(b, ShapeServices, corpusObjects) }
+
 // BenchmarkLintOneNamespace10k is a lint run over 10,000 objects in one
 // namespace, all sharing labels: the cross-resource worst case.
 func BenchmarkLintOneNamespace10k(b *testing.B) { benchmarkShape(b, ShapeOneNamespace, corpusObjects) }
@@ -227,3 +231,29 @@ func BenchmarkLintOneNamespace10k(b *testing.B) { benchmarkShape(b, ShapeOneName
 // BenchmarkLintOneNamespace2k is BenchmarkLintOneNamespace10k at a fifth of
 // the size: the two together show whether the worst case is linear.
 func BenchmarkLintOneNamespace2k(b *testing.B) { benchmarkShape(b, ShapeOneNamespace, corpusObjects/5) }
+
+// TestServicesShapeKinds: the services shape holds only the kinds issue 21
+// names, every one of them, with about as many Services as workloads.
+func TestServicesShapeKinds(t *testing.T) {
+	st, err := GenerateShape(t.TempDir(), ShapeServices, 3000, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{KindDeployment: true, KindStatefulSet: true, KindDaemonSet: true, KindJob: true,
+		KindCronJob: true, KindService: true, KindPDB: true, KindHPA: true}
+	count := map[string]int{}
+	for _, p := range st.Plans {
+		if !want[p.Kind] {
+			t.Errorf("%s %s: not a kind of the services shape", p.Kind, p.Name)
+		}
+		count[p.Kind]++
+	}
+	for k := range want {
+		if count[k] == 0 {
+			t.Errorf("no %s among %d objects", k, len(st.Plans))
+		}
+	}
+	if s, w := count[KindService], st.Workloads; s < w/2 || s > 3*w {
+		t.Errorf("%d Services for %d workloads", s, w)
+	}
+}

@@ -18,7 +18,7 @@
 # Environment:
 #   SIZES             which sets to run: any of 10k 100k precommit fixtures (default: all four)
 #   SHAPES            the corpus shapes of the 10k and 100k sets (bench/gencorpus -shape): any of
-#                     bench repo one-namespace (default: all three)
+#                     bench repo services one-namespace (default: all four)
 #   ROUNDS_10K        rounds on the 10,000-object corpus (default 5)
 #   ROUNDS_100K       rounds on the 100,000-object corpus (default 3)
 #   ROUNDS_PRECOMMIT  rounds on the pre-commit set of 5 files (default 20)
@@ -31,7 +31,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/kubectl-workload/peers
 SIZES=${SIZES:-10k 100k precommit fixtures}
-SHAPES=${SHAPES:-bench repo one-namespace}
+SHAPES=${SHAPES:-bench repo services one-namespace}
 ROUNDS_10K=${ROUNDS_10K:-5}
 ROUNDS_100K=${ROUNDS_100K:-3}
 ROUNDS_PRECOMMIT=${ROUNDS_PRECOMMIT:-20}

@@ -8,9 +8,10 @@
 //
 // -shape picks the generator: bench (the original corpus, ten objects per
 // file), repo (shaped like a repository of many services, from the
-// real-world corpus's mix) or one-namespace (many copies of one application
-// sharing labels in one namespace). -seed changes the repo and one-namespace
-// corpora's draws. -precommit writes the pre-commit set instead: the bench
+// real-world corpus's mix), services (the repo shape with only workloads,
+// Services, budgets and autoscalers) or one-namespace (many copies of one
+// application sharing labels in one namespace). -seed changes the repo,
+// services and one-namespace corpora's draws. -precommit writes the pre-commit set instead: the bench
 // corpus's first five files (50 objects), the size of what a commit usually
 // touches.
 package main
@@ -26,12 +27,12 @@ import (
 func main() {
 	n := flag.Int("n", 10000, "number of objects")
 	out := flag.String("o", "", "directory to write the corpus to (created; must not hold an older corpus)")
-	shape := flag.String("shape", string(bench.ShapeBench), "corpus shape: bench, repo or one-namespace")
-	seed := flag.Uint64("seed", 1, "seed of the repo and one-namespace shapes")
+	shape := flag.String("shape", string(bench.ShapeBench), "corpus shape: bench, repo, services or one-namespace")
+	seed := flag.Uint64("seed", 1, "seed of the repo, services and one-namespace shapes")
 	precommit := flag.Bool("precommit", false, "write the pre-commit set (the first 5 files, 50 objects); overrides -n and -shape")
 	flag.Parse()
 	if *out == "" || flag.NArg() > 0 {
-		fmt.Fprintln(os.Stderr, "usage: gencorpus [-n objects | -precommit] [-shape bench|repo|one-namespace] [-seed N] -o DIR")
+		fmt.Fprintln(os.Stderr, "usage: gencorpus [-n objects | -precommit] [-shape bench|repo|services|one-namespace] [-seed N] -o DIR")
 		os.Exit(2)
 	}
 	if *precommit {
