@@ -1,6 +1,8 @@
 package report
 
 import (
+	"bytes"
+	"encoding/json"
 	"encoding/xml"
 	"errors"
 	"strings"
@@ -161,5 +163,43 @@ func TestJUnit(t *testing.T) {
 	}
 	if got.Tests != 5 || got.Failures != 3 || got.Errors != 1 {
 		t.Errorf("testsuites tests=%d failures=%d errors=%d, want 5, 3 and 1", got.Tests, got.Failures, got.Errors)
+	}
+}
+
+// TestIndentedJSONIsTheEncoders: the JSON report, whose findings are encoded
+// side by side, is byte for byte what a json.Encoder with two-space indent
+// writes: with no finding, with special characters, and with enough
+// findings to fill several chunks and a partial last one.
+func TestIndentedJSONIsTheEncoders(t *testing.T) {
+	many := constructed()
+	for i := range 1000 {
+		f := many.Findings[i%len(many.Findings)]
+		f.Message += strings.Repeat("\u2028<é>", i%3)
+		f.Line = i
+		f.Related = i % 7
+		many.Findings = append(many.Findings, f)
+	}
+	for name, res := range map[string]*lint.Result{"none": {}, "constructed": constructed(), "many": many} {
+		var got bytes.Buffer
+		if err := JSON(&got, res, "v1.37.1\"<"); err != nil {
+			t.Fatal(err)
+		}
+		findings := res.Findings
+		if findings == nil {
+			findings = []lint.Finding{}
+		}
+		var want bytes.Buffer
+		enc := json.NewEncoder(&want)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(jsonReport{SchemaVersion: 1, KubernetesVersion: "v1.37.1\"<", Findings: findings, Summary: jsonSummary{
+			Files: res.Files, Documents: res.Documents, Objects: res.Objects, Skipped: len(res.Skipped), Excluded: res.Excluded,
+			Errors: res.Count(lint.SeverityError), Warnings: res.Count(lint.SeverityWarning), Infos: res.Count(lint.SeverityInfo),
+			Suppressed: res.CountSuppressed(),
+		}}); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got.Bytes(), want.Bytes()) {
+			t.Errorf("%s: the report differs from the encoder's:\n%s\n---\n%s", name, got.Bytes()[:min(400, got.Len())], want.Bytes()[:min(400, want.Len())])
+		}
 	}
 }
