@@ -589,8 +589,15 @@ func runDaemonSet(t *testing.T, c *Cluster, cs kubernetes.Interface, sc dsScenar
 		rec.waitQuiet(ctx, stsQuiet, stsTimeout)
 	}
 	got = rec.waves()
-	if len(got) == 0 || got[0] != want[0] || !slices.Equal(waveTotals(got), waveTotals(want)) {
-		t.Errorf("waves: the first wave and the totals never vary, but\n  controller: %s\n  plan:       %s", strings.Join(got, ", "), strings.Join(want, ", "))
+	// What never varies from run to run: the totals, and the first wave's verb and at least
+	// its size. The size can grow: the controller's syncNodes issues a sync's creates before
+	// its deletes, so a sync that deletes old pods whose replacements became available
+	// together, and creates the next new pod in the surge budget they free, shows that create
+	// first, merged into the first wave ("create 3, delete 3" for the plan's "create 2,
+	// delete 2, create 1, delete 1", once in 8 runs of maxsurge-50pct-rounds-up on a loaded
+	// machine). Which run the plan is, matchOneOf checks.
+	if len(got) == 0 || !firstWaveHolds(got[0], want[0]) || !slices.Equal(waveTotals(got), waveTotals(want)) {
+		t.Errorf("waves: the totals, and the first wave's verb and least size, never vary, but\n  controller: %s\n  plan:       %s", strings.Join(got, ", "), strings.Join(want, ", "))
 	}
 	if plan.Summary.Completed == sc.stalls {
 		t.Errorf("plan completed = %v (%s), want %v", plan.Summary.Completed, plan.Summary.StallReason, !sc.stalls)
@@ -683,4 +690,18 @@ func waitDaemonSetSettled(ctx context.Context, t *testing.T, cs kubernetes.Inter
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
+}
+
+// firstWaveHolds reports whether a run's first wave ("create 3") has the plan's first wave's
+// verb and at least its size.
+func firstWaveHolds(got, want string) bool {
+	var gv, wv string
+	var gn, wn int
+	if _, err := fmt.Sscanf(got, "%s %d", &gv, &gn); err != nil {
+		return false
+	}
+	if _, err := fmt.Sscanf(want, "%s %d", &wv, &wn); err != nil {
+		return false
+	}
+	return gv == wv && gn >= wn
 }
