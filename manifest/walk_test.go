@@ -49,15 +49,7 @@ func walkDirOracle(p string, render bool) ([]string, []renderDir, []string) {
 // writeWalkTree makes a directory tree of every case the walk tells apart.
 func writeWalkTree(t *testing.T, root string, breadth int) {
 	t.Helper()
-	write := func(name, text string) {
-		p := filepath.Join(root, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := func(name, text string) { writeTree(t, root, map[string]string{name: text}) }
 	for i := range breadth {
 		svc := fmt.Sprintf("team-%d/svc-%02d", i%3, i)
 		write(svc+"/deployment.yaml", "kind: Deployment\n")
@@ -194,18 +186,11 @@ func TestExpandFollowsALinkedDirectory(t *testing.T) {
 // walk listed, and asks the file system for directories above the walk.
 func TestPatchIndexReadsListings(t *testing.T) {
 	root := t.TempDir()
-	write := func(name, text string) {
-		p := filepath.Join(root, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write("app/kustomization.yaml", "resources: [d.yaml]\npatches:\n- path: patches/p.yaml\n")
-	write("app/d.yaml", "kind: Deployment\n")
-	write("app/patches/p.yaml", "kind: Deployment\n")
+	writeTree(t, root, map[string]string{
+		"app/kustomization.yaml": "resources: [d.yaml]\npatches:\n- path: patches/p.yaml\n",
+		"app/d.yaml":             "kind: Deployment\n",
+		"app/patches/p.yaml":     "kind: Deployment\n",
+	})
 	// Expanded from the patches directory alone, the kustomization is one
 	// level above the walk; from the top, the listing has it.
 	for _, arg := range []string{filepath.Join(root, "app", "patches"), root} {
