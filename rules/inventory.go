@@ -2,14 +2,12 @@ package rules
 
 import (
 	"encoding/json"
-	"runtime"
 	"sort"
-	"sync"
-	"sync/atomic"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/storage"
 
+	"github.com/kubectl-workload/kubectl-workload/internal/each"
 	"github.com/kubectl-workload/kubectl-workload/internal/slab"
 )
 
@@ -310,17 +308,10 @@ func NewInventoryOf(sums []Summary) *Inventory {
 	// Namespaces are independent: they are built on every CPU, each worker
 	// with its own strings.
 	root := make([][2]*ast.Term, len(names))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(names)) {
-		wg.Go(func() {
-			t := terms{}
-			for i := int(next.Add(1)) - 1; i < len(names); i = int(next.Add(1)) - 1 {
-				root[i] = ast.Item(t.str(names[i]), newNSIndex(byNamespace[names[i]]).value(t))
-			}
-		})
-	}
-	wg.Wait()
+	each.Worker(len(names), func() func(int) {
+		t := terms{}
+		return func(i int) { root[i] = ast.Item(t.str(names[i]), newNSIndex(byNamespace[names[i]]).value(t)) }
+	})
 	return &Inventory{root: ast.NewObject(ast.Item(ast.InternedTerm("namespaces"), ast.ObjectTerm(root...)))}
 }
 

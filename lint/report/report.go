@@ -8,11 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"runtime"
 	"strings"
-	"sync"
-	"sync/atomic"
 
+	"github.com/kubectl-workload/kubectl-workload/internal/each"
 	"github.com/kubectl-workload/kubectl-workload/lint"
 	"github.com/kubectl-workload/kubectl-workload/rules"
 )
@@ -218,29 +216,22 @@ func indentedJSON(out jsonReport) ([]byte, error) {
 	const chunk = 256
 	parts := make([][]byte, (len(out.Findings)+chunk-1)/chunk)
 	errs := make([]error, len(parts))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(parts)) {
-		wg.Go(func() {
-			for i := int(next.Add(1)) - 1; i < len(parts); i = int(next.Add(1)) - 1 {
-				var b bytes.Buffer
-				enc := json.NewEncoder(&b)
-				enc.SetIndent("    ", "  ")
-				for j := range out.Findings[i*chunk : min((i+1)*chunk, len(out.Findings))] {
-					if i > 0 || j > 0 {
-						b.WriteString(",\n    ")
-					}
-					if err := enc.Encode(&out.Findings[i*chunk+j]); err != nil {
-						errs[i] = err
-						return
-					}
-					b.Truncate(b.Len() - 1) // the newline Encode ends each value with
-				}
-				parts[i] = b.Bytes()
+	each.Index(len(parts), func(i int) {
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetIndent("    ", "  ")
+		for j := range out.Findings[i*chunk : min((i+1)*chunk, len(out.Findings))] {
+			if i > 0 || j > 0 {
+				b.WriteString(",\n    ")
 			}
-		})
-	}
-	wg.Wait()
+			if err := enc.Encode(&out.Findings[i*chunk+j]); err != nil {
+				errs[i] = err
+				return
+			}
+			b.Truncate(b.Len() - 1) // the newline Encode ends each value with
+		}
+		parts[i] = b.Bytes()
+	})
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}

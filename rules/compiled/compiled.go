@@ -12,13 +12,13 @@ package compiled
 import (
 	"fmt"
 	"io/fs"
-	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 
+	"github.com/kubectl-workload/kubectl-workload/internal/each"
 	"github.com/kubectl-workload/kubectl-workload/rules/builtin"
 	"github.com/kubectl-workload/kubectl-workload/rules/lib"
 )
@@ -85,26 +85,19 @@ func Modules(withTests bool) (map[string]*ast.Module, error) {
 	// Parsed on every CPU: parsing is half the cost of the compile.
 	parsed := make([]*ast.Module, len(files))
 	errs := make([]error, len(files))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(files)) {
-		wg.Go(func() {
-			for i := int(next.Add(1)) - 1; i < len(files); i = int(next.Add(1)) - 1 {
-				f := files[i]
-				src, err := fs.ReadFile(f.fs, f.path)
-				if err != nil {
-					errs[i] = fmt.Errorf("read built-in rule %s: %w", f.name, err)
-					continue
-				}
-				if parsed[i], err = ast.ParseModuleWithOpts(f.name, string(src), ParserOptions(ast.RegoV1)); err != nil {
-					errs[i] = fmt.Errorf("parse built-in rule %s: %w", f.name, err)
-					continue
-				}
-				freeze(parsed[i])
-			}
-		})
-	}
-	wg.Wait()
+	each.Index(len(files), func(i int) {
+		f := files[i]
+		src, err := fs.ReadFile(f.fs, f.path)
+		if err != nil {
+			errs[i] = fmt.Errorf("read built-in rule %s: %w", f.name, err)
+			return
+		}
+		if parsed[i], err = ast.ParseModuleWithOpts(f.name, string(src), ParserOptions(ast.RegoV1)); err != nil {
+			errs[i] = fmt.Errorf("parse built-in rule %s: %w", f.name, err)
+			return
+		}
+		freeze(parsed[i])
+	})
 	modules := make(map[string]*ast.Module, len(files))
 	for i, f := range files {
 		if errs[i] != nil {
