@@ -89,3 +89,30 @@ fn(x) := x if input.object.kind == "Pod"
 		}
 	}
 }
+
+// TestEvaluates checks Engine.Evaluates against the two gates it reports:
+// the kinds derived from a per-object rule's Rego, and a cross-resource
+// rule's metadata kinds.
+func TestEvaluates(t *testing.T) {
+	e, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		id, kind string
+		want     bool
+	}{
+		{"rollout/no-progress-deadline", "Deployment", true},   // local, derived [Deployment]
+		{"rollout/no-progress-deadline", "StatefulSet", false}, // local, outside the derived kinds
+		{"resources/requests-missing", "CronJob", true},        // local, any pod template
+		{"resources/requests-missing", "Service", false},
+		{"service/target-port-not-exposed", "Service", true}, // cross, metadata kinds [Service]
+		{"service/target-port-not-exposed", "Deployment", false},
+		{"pdb/zero-disruptions", "PodDisruptionBudget", true},
+		{"no/such-rule", "Deployment", false},
+	} {
+		if got := e.Evaluates(c.id, c.kind); got != c.want {
+			t.Errorf("Evaluates(%q, %q) = %v, want %v", c.id, c.kind, got, c.want)
+		}
+	}
+}

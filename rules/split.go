@@ -705,6 +705,33 @@ func (e *Engine) ReportsAcross(kind string) bool {
 	return e.crossPackages(kind).Value.(ast.Set).Len() > 0
 }
 
+// Evaluates reports whether the engine evaluates the built-in rule with the
+// given id on objects of kind, its kind gate aside from whether a run turns
+// it off: the kinds derived from a per-object rule's Rego (kinds.go), the
+// kinds a cross-resource rule's metadata names.
+func (e *Engine) Evaluates(id, kind string) bool {
+	if e.wait() != nil {
+		return false
+	}
+	r, ok := e.Rule(id)
+	if !ok {
+		return false
+	}
+	if e.cross[r.Package] {
+		found := false
+		e.crossPackages(kind).Value.(ast.Set).Foreach(func(pkg *ast.Term) {
+			found = found || pkg.Value.Compare(ast.String(strings.TrimPrefix(r.Package, builtinRoot+"."))) == 0
+		})
+		return found
+	}
+	c, err := e.localCompiler()
+	if err != nil {
+		return false
+	}
+	k := e.localKindsOf(c)[r.Package]
+	return k == nil || k[kind] || noKindGate
+}
+
 // HasCrossResource reports whether any built-in rule reads the inventory.
 func (e *Engine) HasCrossResource() bool {
 	_ = e.wait()
