@@ -718,11 +718,7 @@ func (e *Engine) Evaluates(id, kind string) bool {
 		return false
 	}
 	if e.cross[r.Package] {
-		found := false
-		e.crossPackages(kind).Value.(ast.Set).Foreach(func(pkg *ast.Term) {
-			found = found || pkg.Value.Compare(ast.String(strings.TrimPrefix(r.Package, builtinRoot+"."))) == 0
-		})
-		return found
+		return e.crossPackages(kind).Value.(ast.Set).Contains(ast.StringTerm(strings.TrimPrefix(r.Package, builtinRoot+".")))
 	}
 	c, err := e.localCompiler()
 	if err != nil {
