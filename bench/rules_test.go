@@ -6,9 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"sigs.k8s.io/yaml"
-
 	"github.com/kubectl-workload/kubectl-workload/apicheck"
+	"github.com/kubectl-workload/kubectl-workload/manifest"
 	"github.com/kubectl-workload/kubectl-workload/rules"
 )
 
@@ -81,37 +80,27 @@ spec:
 `
 
 // ruleCostObjects decodes ruleCostService as lint hands it to the rules:
-// the JSON as written, the defaulted JSON and the facts from the API tier.
+// the JSON as written (manifest.Parse, lint's loader), the defaulted JSON
+// and the facts from the API tier.
 func ruleCostObjects(tb testing.TB) []rules.Object {
 	tb.Helper()
+	set := manifest.Parse("service.yaml", []byte(ruleCostService))
+	if len(set.Problems) > 0 {
+		tb.Fatal(set.Problems)
+	}
 	api := apicheck.New()
 	var out []rules.Object
-	for _, doc := range strings.Split(ruleCostService, "\n---\n") {
-		js, err := yaml.YAMLToJSON([]byte(doc))
-		if err != nil {
-			tb.Fatal(err)
-		}
-		var meta struct {
-			APIVersion string `json:"apiVersion"`
-			Kind       string `json:"kind"`
-			Metadata   struct {
-				Name      string `json:"name"`
-				Namespace string `json:"namespace"`
-			} `json:"metadata"`
-		}
-		if err := json.Unmarshal(js, &meta); err != nil {
-			tb.Fatal(err)
-		}
-		res := api.Check(context.Background(), apicheck.Object{APIVersion: meta.APIVersion, Kind: meta.Kind,
-			Namespace: meta.Metadata.Namespace, Name: meta.Metadata.Name, JSON: js}, apicheck.Options{})
+	for _, o := range set.Objects {
+		res := api.Check(context.Background(), apicheck.Object{APIVersion: o.APIVersion, Kind: o.Kind,
+			Namespace: o.Namespace, Name: o.Name, JSON: o.JSON}, apicheck.Options{})
 		if len(res.Issues) > 0 || res.Versioned == nil {
-			tb.Fatalf("%s %s: %v", meta.Kind, meta.Metadata.Name, res.Issues)
+			tb.Fatalf("%s %s: %v", o.Kind, o.Name, res.Issues)
 		}
 		defaulted, err := json.Marshal(res.Versioned)
 		if err != nil {
 			tb.Fatal(err)
 		}
-		out = append(out, rules.Object{JSON: js, Defaulted: defaulted, Namespace: meta.Metadata.Namespace,
+		out = append(out, rules.Object{JSON: o.JSON, Defaulted: defaulted, Namespace: o.Namespace,
 			Facts: rules.Facts(res.Versioned)})
 	}
 	return out
