@@ -3,6 +3,7 @@ package rules
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"sort"
@@ -363,23 +364,13 @@ func servicePortsOf(objects map[string]entry, keys []string) *ast.Term {
 	if len(shown) > maxRelated {
 		text += fmt.Sprintf(" and %d more", len(shown)-maxRelated)
 	}
-	nameList := make([]string, 0, len(names))
-	for n := range names {
-		nameList = append(nameList, n)
+	nameTerms := make([]*ast.Term, 0, len(names))
+	for _, n := range slices.Sorted(maps.Keys(names)) {
+		nameTerms = append(nameTerms, ast.StringTerm(n))
 	}
-	sort.Strings(nameList)
-	nameTerms := make([]*ast.Term, len(nameList))
-	for i, n := range nameList {
-		nameTerms[i] = ast.StringTerm(n)
-	}
-	numberList := make([]int64, 0, len(numbers))
-	for n := range numbers {
-		numberList = append(numberList, n)
-	}
-	slices.Sort(numberList)
-	numberTerms := make([]*ast.Term, len(numberList))
-	for i, n := range numberList {
-		numberTerms[i] = ast.NumberTerm(json.Number(strconv.FormatInt(n, 10)))
+	numberTerms := make([]*ast.Term, 0, len(numbers))
+	for _, n := range slices.Sorted(maps.Keys(numbers)) {
+		numberTerms = append(numberTerms, ast.NumberTerm(json.Number(strconv.FormatInt(n, 10))))
 	}
 	return ast.ObjectTerm(
 		ast.Item(ast.StringTerm("count"), ast.InternedTerm(len(shown))),
