@@ -20,6 +20,11 @@ var (
 	cluster     *Cluster
 	clusterErr  error
 
+	// logsOnce prints the control-plane logs once, at the end of the first failed test that
+	// used the cluster (dumpLogsOnFailure), so that its failure messages, which go test prints
+	// after that test's cleanups, end the output instead of hundreds of log lines.
+	logsOnce sync.Once
+
 	pluginOnce sync.Once
 	pluginDir  string
 	pluginBin  string
@@ -34,7 +39,7 @@ func runTests(m *testing.M) int {
 	code := m.Run()
 	if cluster != nil {
 		if code != 0 {
-			fmt.Fprintf(os.Stderr, "e2e: tests failed; control-plane logs:\n%s", cluster.LogTail(60))
+			printLogs("e2e: tests failed")
 		}
 		if err := cluster.Stop(); err != nil {
 			fmt.Fprintf(os.Stderr, "e2e: stop control plane: %v\n", err)
@@ -86,7 +91,20 @@ func sharedCluster(t testing.TB) *Cluster {
 	if clusterErr != nil {
 		t.Fatalf("start control plane: %v", clusterErr)
 	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			printLogs("e2e: " + t.Name() + " failed (its messages follow these logs)")
+		}
+	})
 	return cluster
+}
+
+// printLogs prints the tails of the control plane's logs to stderr, under why, the first time
+// it is called.
+func printLogs(why string) {
+	logsOnce.Do(func() {
+		fmt.Fprintf(os.Stderr, "%s; control-plane logs:\n%s", why, cluster.LogTail(60))
+	})
 }
 
 // repoRoot returns the directory of the module that contains this package.
