@@ -25,6 +25,10 @@
 #   PEERS_100K        also run the peers on the 100,000-object corpus (default 0)
 #   PEERS             which peers to run, of those installed (default: kube-score conftest
 #                     kubeconform kube-linter polaris)
+#   FLOOR             1: also run "api-tier", ours with every Rego rule disabled by a config
+#                     file (decoding, defaulting and the API server's validation, positions and
+#                     the input checks only): the floor under lint with every default rule
+#                     (default 0)
 #   WORK              scratch directory (default: a new one under /tmp, removed at exit)
 set -euo pipefail
 
@@ -36,6 +40,7 @@ ROUNDS_10K=${ROUNDS_10K:-5}
 ROUNDS_100K=${ROUNDS_100K:-3}
 ROUNDS_PRECOMMIT=${ROUNDS_PRECOMMIT:-20}
 PEERS_100K=${PEERS_100K:-0}
+FLOOR=${FLOOR:-0}
 
 # Pinned peers: name, version, go install package, binary.
 KUBE_SCORE_VERSION=v1.20.0
@@ -115,6 +120,16 @@ CHECKS[kubectl-workload]="$((kw_rego + kw_api + kw_input)): $kw_rego Rego rules,
 [[ -n $KUBECONFORM ]] && CHECKS[kubeconform]="JSON schema only, -strict ($(find "$ROOT/bench/testdata/kubeconform-schemas" -name '*.json' | wc -l) kinds, standalone-strict from the v1.37.1 OpenAPI document)"
 declare -A VERSION=([kubectl-workload]=$(cd "$ROOT" && git rev-parse --short HEAD) [kube-score]=$KUBE_SCORE_VERSION
 	[conftest]=$CONFTEST_VERSION [kube-linter]=$KUBE_LINTER_VERSION [polaris]=$POLARIS_VERSION [kubeconform]=$KUBECONFORM_VERSION)
+# The floor (FLOOR=1): a configuration that disables every rule family but api/* and input/*.
+# The Rego rules are then neither compiled nor evaluated.
+FLOOR_CONFIG=$WORK/api-tier.yaml
+{
+	echo "rules:"
+	echo "  disable:"
+	"$KW" lint --list-rules | awk 'NR > 1 {split($1, p, "/"); if (p[1] != "api" && p[1] != "input") print p[1]}' | sort -u | sed 's|.*|    - "&/*"|'
+} >"$FLOOR_CONFIG"
+VERSION[api-tier]=${VERSION[kubectl-workload]}
+CHECKS[api-tier]="$((kw_api + kw_input)): ours with every Rego rule disabled (API-server validation, input checks)"
 
 # tool_cmd TOOL CORPUS FILELIST: sets CMD to the command line of one run.
 # kube-score and conftest get the object files only (not the broken
@@ -124,6 +139,7 @@ tool_cmd() {
 	local tool=$1 corpus=$2 list=$3
 	case $tool in
 	kubectl-workload) CMD=("$KW" lint -o json "$corpus") ;;
+	api-tier) CMD=("$KW" lint --config "$FLOOR_CONFIG" -o json "$corpus") ;;
 	kube-score) CMD=(xargs -a "$list" -d '\n' -s 2000000 "$KUBE_SCORE" score --output-format ci) ;;
 	conftest) CMD=(xargs -a "$list" -d '\n' -s 2000000 "$CONFTEST" test --no-color --policy "$POLICY") ;;
 	kube-linter) CMD=("$KUBE_LINTER" lint --format plain "$corpus") ;;
@@ -205,6 +221,7 @@ median_of() { # median_of SET TOOL: the median wall time, in seconds
 }
 
 peers=(kubectl-workload)
+[[ $FLOOR == 1 ]] && peers+=(api-tier)
 for t in ${PEERS:-kube-score conftest kubeconform kube-linter polaris}; do
 	case $t in
 	kube-score) [[ -n $KUBE_SCORE ]] && peers+=("$t") ;;
