@@ -20,9 +20,9 @@ var (
 	cluster     *Cluster
 	clusterErr  error
 
-	// logsOnce prints the control-plane logs once, at the end of the first failed test that
-	// used the cluster (dumpLogsOnFailure), so that its failure messages, which go test prints
-	// after that test's cleanups, end the output instead of hundreds of log lines.
+	// logsOnce prints the control-plane logs once (printLogs): from the cleanup of the first
+	// failed test that used the cluster (sharedCluster), so that its failure messages, which go
+	// test prints after that test's cleanups, end the output instead of hundreds of log lines.
 	logsOnce sync.Once
 
 	pluginOnce sync.Once
