@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubectl-workload/kubectl-workload/internal/manifest"
 	"github.com/kubectl-workload/kubectl-workload/lint"
-	"github.com/kubectl-workload/kubectl-workload/manifest"
 )
 
 // corpusObjects is the size of the benchmark corpus.

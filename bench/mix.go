@@ -7,7 +7,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/kubectl-workload/kubectl-workload/manifest"
+	"github.com/kubectl-workload/kubectl-workload/internal/manifest"
 )
 
 // Mix is the shape of a directory of manifests: how many objects a file

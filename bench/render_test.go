@@ -3,8 +3,8 @@ package bench
 import (
 	"testing"
 
-	"github.com/kubectl-workload/kubectl-workload/manifest"
-	"github.com/kubectl-workload/kubectl-workload/render"
+	"github.com/kubectl-workload/kubectl-workload/internal/manifest"
+	"github.com/kubectl-workload/kubectl-workload/internal/render"
 )
 
 // BenchmarkRender measures rendering the test chart (with its subchart) and
@@ -20,8 +20,8 @@ func BenchmarkRender(b *testing.B) {
 		kind      manifest.DirKind
 		objects   int
 	}{
-		{"helm", "../render/testdata/web", manifest.Chart, 4},
-		{"kustomize", "../render/testdata/kustomize/overlays/prod", manifest.Kustomization, 3},
+		{"helm", "../internal/render/testdata/web", manifest.Chart, 4},
+		{"kustomize", "../internal/render/testdata/kustomize/overlays/prod", manifest.Kustomization, 3},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()

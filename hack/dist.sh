@@ -9,7 +9,7 @@
 #
 # for linux, darwin and windows on amd64 and arm64. VERSION is the release tag, such as
 # v0.1.0 (krew requires a v-prefixed semantic version); it is compiled in with
-# -X github.com/kubectl-workload/kubectl-workload/version.Version=VERSION, so
+# -X github.com/kubectl-workload/kubectl-workload/internal/version.Version=VERSION, so
 # `kubectl workload version` reports it. Binaries are static (CGO_ENABLED=0) and built with
 # -trimpath; archives list their files in a fixed order with fixed owners and times, so the
 # same commit gives the same bytes.
@@ -66,13 +66,13 @@ for platform in $platforms; do
 	mkdir -p "$dir"
 	start=$(date +%s)
 	CGO_ENABLED=0 GOOS=$goos GOARCH=$goarch go build -trimpath \
-		-ldflags "-s -w -X ${module}/version.Version=${version}" \
+		-ldflags "-s -w -X ${module}/internal/version.Version=${version}" \
 		-o "${dir}/${bin}" ./cmd/kubectl-workload ||
 		die "go build for $platform failed"
-	# The helper that renders Helm charts and kustomizations (render/helper): kubectl-workload
+	# The helper that renders Helm charts and kustomizations (internal/render/helper): kubectl-workload
 	# finds it beside itself.
 	CGO_ENABLED=0 GOOS=$goos GOARCH=$goarch go build -trimpath \
-		-ldflags "-s -w -X ${module}/version.Version=${version}" \
+		-ldflags "-s -w -X ${module}/internal/version.Version=${version}" \
 		-o "${dir}/${helper}" ./cmd/kubectl-workload-render ||
 		die "go build of the render helper for $platform failed"
 	cp LICENSE "${dir}/LICENSE"

@@ -14,7 +14,7 @@
 #                             KUBECTL_WORKLOAD_KREW_VALIDATE
 #   helm, kustomize           helm.sh/helm/v4 ${HELM_VERSION} and sigs.k8s.io/kustomize/kustomize/v5
 #                             ${KUSTOMIZE_VERSION} (built on sigs.k8s.io/kustomize/api ${KUSTOMIZE_API_VERSION}), the
-#                             versions of the libraries render/ links, built from the Go module proxy,
+#                             versions of the libraries internal/render/ links, built from the Go module proxy,
 #                             for render's comparison test; exported as KUBECTL_WORKLOAD_HELM and
 #                             KUBECTL_WORKLOAD_KUSTOMIZE
 #   the SARIF 2.1.0 schema    lib/schemas/sarif-2.1.0-rtm.5.json of the npm package
@@ -37,7 +37,7 @@ set -euo pipefail
 # (to report deprecation), which the proxy refuses; a throwaway module pinning the version
 # builds it without that request.
 KREW_VERSION=v0.4.4
-# The CLIs of the libraries render/ uses (see go.mod): kustomize v5.8.2 is the release built on
+# The CLIs of the libraries internal/render/ uses (see go.mod): kustomize v5.8.2 is the release built on
 # sigs.k8s.io/kustomize/api v0.21.2 (v5.8.3 moves to v0.21.3, which needs Go 1.27).
 HELM_VERSION=v4.3.1
 KUSTOMIZE_VERSION=v5.8.2

@@ -9,15 +9,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kubectl-workload/kubectl-workload/internal/manifest"
 	"github.com/kubectl-workload/kubectl-workload/lint"
-	"github.com/kubectl-workload/kubectl-workload/manifest"
 )
 
 // FuzzLintDocument runs the whole lint pipeline (load, API tier, Rego rules,
 // governance) on arbitrary bytes given as standard input. It must never panic
 // or fail as a tool, and every finding must name the input and a line in it.
 func FuzzLintDocument(f *testing.F) {
-	for _, dir := range []string{"../examples", "../testdata/hostile", "../manifest/testdata"} {
+	for _, dir := range []string{"../examples", "../testdata/hostile", "../internal/manifest/testdata"} {
 		err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 			if err != nil || d.IsDir() {
 				return err

@@ -7,9 +7,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/kubectl-workload/kubectl-workload/apicheck"
-	"github.com/kubectl-workload/kubectl-workload/config"
-	"github.com/kubectl-workload/kubectl-workload/podsecurity"
+	"github.com/kubectl-workload/kubectl-workload/internal/apicheck"
+	"github.com/kubectl-workload/kubectl-workload/internal/config"
+	"github.com/kubectl-workload/kubectl-workload/internal/podsecurity"
 )
 
 // The ignore annotations, set in an object's own metadata.

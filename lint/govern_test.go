@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kubectl-workload/kubectl-workload/config"
+	"github.com/kubectl-workload/kubectl-workload/internal/config"
 )
 
 // dottedPod draws exactly one api/warning (its name is not a DNS label), a

@@ -11,7 +11,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/kubectl-workload/kubectl-workload/manifest"
+	"github.com/kubectl-workload/kubectl-workload/internal/manifest"
 	"github.com/kubectl-workload/kubectl-workload/rules"
 )
 

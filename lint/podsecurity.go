@@ -13,7 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/pod-security-admission/api"
 
-	"github.com/kubectl-workload/kubectl-workload/podsecurity"
+	"github.com/kubectl-workload/kubectl-workload/internal/podsecurity"
 )
 
 // podSecurityLabelPrefix starts the namespace labels PodSecurity admission

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kubectl-workload/kubectl-workload/config"
+	"github.com/kubectl-workload/kubectl-workload/internal/config"
 )
 
 // meshPod has a privileged sidecar (istio-proxy) and an application container that

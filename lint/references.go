@@ -10,8 +10,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"github.com/kubectl-workload/kubectl-workload/podsecurity"
-	"github.com/kubectl-workload/kubectl-workload/predict/cronjob"
+	"github.com/kubectl-workload/kubectl-workload/internal/controller/cronjob"
+	"github.com/kubectl-workload/kubectl-workload/internal/podsecurity"
 )
 
 // RuleReferenceMissing reports a ConfigMap, Secret, ServiceAccount or
@@ -169,7 +169,7 @@ var scheduleFrom = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // checkSchedule reports a CronJob whose schedule never fires (0 0 31 2 *),
 // with the schedule parsed as the CronJob controller parses it
-// (predict/cronjob.Schedule).
+// (internal/controller/cronjob.Schedule).
 func (c *checked) checkSchedule(versioned runtime.Object) {
 	cj, ok := versioned.(*batchv1.CronJob)
 	if !ok {

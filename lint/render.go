@@ -1,6 +1,6 @@
 package lint
 
-import "github.com/kubectl-workload/kubectl-workload/manifest"
+import "github.com/kubectl-workload/kubectl-workload/internal/manifest"
 
 // toSources moves the findings and linted objects of rendered charts and
 // kustomizations to the files they were rendered from (the template line,

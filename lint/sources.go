@@ -12,11 +12,11 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/kubectl-workload/kubectl-workload/apicheck"
-	"github.com/kubectl-workload/kubectl-workload/gitref"
-	"github.com/kubectl-workload/kubectl-workload/live"
-	"github.com/kubectl-workload/kubectl-workload/manifest"
-	"github.com/kubectl-workload/kubectl-workload/render/helper"
+	"github.com/kubectl-workload/kubectl-workload/internal/apicheck"
+	"github.com/kubectl-workload/kubectl-workload/internal/gitref"
+	"github.com/kubectl-workload/kubectl-workload/internal/live"
+	"github.com/kubectl-workload/kubectl-workload/internal/manifest"
+	"github.com/kubectl-workload/kubectl-workload/internal/render/helper"
 )
 
 // Source names what a run's baseline is read from: the cluster (--live,

@@ -12,11 +12,11 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
-	"github.com/kubectl-workload/kubectl-workload/config"
+	"github.com/kubectl-workload/kubectl-workload/internal/config"
+	"github.com/kubectl-workload/kubectl-workload/internal/version"
 	"github.com/kubectl-workload/kubectl-workload/lint"
 	"github.com/kubectl-workload/kubectl-workload/lint/report"
 	"github.com/kubectl-workload/kubectl-workload/rules"
-	"github.com/kubectl-workload/kubectl-workload/version"
 )
 
 const lintExample = `  # Lint every manifest under a directory

@@ -8,8 +8,8 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 
+	"github.com/kubectl-workload/kubectl-workload/internal/live"
 	"github.com/kubectl-workload/kubectl-workload/lint"
-	"github.com/kubectl-workload/kubectl-workload/live"
 )
 
 // liveFlags are lint's cluster and git flags.

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/kubectl-workload/kubectl-workload/render/helper"
+	"github.com/kubectl-workload/kubectl-workload/internal/render/helper"
 )
 
 // TestMain builds the render helper (kubectl-workload-render) that the

@@ -11,8 +11,8 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
-	"github.com/kubectl-workload/kubectl-workload/live"
-	"github.com/kubectl-workload/kubectl-workload/prediction"
+	"github.com/kubectl-workload/kubectl-workload/internal/live"
+	"github.com/kubectl-workload/kubectl-workload/predict"
 )
 
 const predictExample = `  # How will applying web.yaml roll out, starting from what web-v1.yaml deployed?
@@ -47,7 +47,7 @@ type PredictOptions struct {
 	configFlags *genericclioptions.ConfigFlags
 
 	// The flags are bound to the options' fields.
-	prediction.Options
+	predict.Options
 	renderFlags renderFlags
 
 	// clock is the real clock: a CronJob's default start time.
@@ -127,11 +127,11 @@ the kinds predicted included.`,
 	f.DurationVar(&o.ReadyAfter, "ready-after", 0, "time from pod creation to Ready (default: derived from the probes)")
 	f.DurationVar(&o.TerminateAfter, "terminate-after", 0, "time a deleted pod keeps running (default: 5s or the preStop sleep, bounded by the grace period)")
 	f.BoolVar(&o.FailNew, "fail-new", false, "the new pods never become Ready: show where the rollout stalls")
-	f.StringVarP(&o.Output, "output", "o", "text", "output format: "+strings.Join(prediction.Formats, ", "))
+	f.StringVarP(&o.Output, "output", "o", "text", "output format: "+strings.Join(predict.Formats, ", "))
 	f.BoolVar(&o.Chart, "chart", false, "with -o text: draw the pods over time in the terminal")
 	f.IntVar(&o.Nodes, "nodes", 0, "DaemonSets: assume N Ready nodes without taints (default: the state's or the cluster's nodes, else 3)")
 	f.StringVar(&o.NodesFile, "nodes-file", "", "DaemonSets: the nodes, from kubectl get nodes -o yaml")
-	f.IntVar(&o.Next, "next", prediction.DefaultNext, "CronJobs: how many scheduled times to list")
+	f.IntVar(&o.Next, "next", predict.DefaultNext, "CronJobs: how many scheduled times to list")
 	f.StringVar(&o.Now, "now", "", "CronJobs and scale-downs: the current time, RFC 3339 (default: the current time; for a scale-down the state's time)")
 	f.StringVar(&o.LastSchedule, "last-schedule", "", "CronJobs: the last schedule time, RFC 3339: predict the controller's sync at --now after the times missed since")
 	f.StringVar(&o.Down, "down", "", "CronJobs: FROM,TO (RFC 3339): the controller was down from FROM to TO; predict its first sync after")
@@ -145,7 +145,7 @@ the kinds predicted included.`,
 	return cmd
 }
 
-// Run maps the flags to prediction.Options, runs the prediction and sets the exit status.
+// Run maps the flags to predict.Options, runs the prediction and sets the exit status.
 func (o *PredictOptions) Run(cmd *cobra.Command, args []string) error {
 	ctx := cmd.Context()
 	if ctx == nil {
@@ -172,7 +172,7 @@ func (o *PredictOptions) Run(cmd *cobra.Command, args []string) error {
 	}
 	defer renderer.Close()
 	opts.Renderer = renderer
-	p, err := prediction.New(ctx, opts)
+	p, err := predict.New(ctx, opts)
 	if err != nil {
 		return err
 	}

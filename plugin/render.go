@@ -3,7 +3,7 @@ package plugin
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/kubectl-workload/kubectl-workload/render/helper"
+	"github.com/kubectl-workload/kubectl-workload/internal/render/helper"
 )
 
 // renderFlags are helm template's flags, for the charts among the paths

@@ -13,7 +13,7 @@ import (
 // API server's decode error at the template line that writes replicas, and
 // JSON gives the rendered place too.
 func TestLintChartBrokenValue(t *testing.T) {
-	out, errOut, code := run(t, "", "lint", "../render/testdata/web", "--set", `replicas="3"`, "-o", "json")
+	out, errOut, code := run(t, "", "lint", "../internal/render/testdata/web", "--set", `replicas="3"`, "-o", "json")
 	if code != 1 {
 		t.Fatalf("exit %d, want 1; stderr %s", code, errOut)
 	}
@@ -37,12 +37,12 @@ func TestLintChartBrokenValue(t *testing.T) {
 			continue
 		}
 		found = true
-		if f.File != "../render/testdata/web/templates/deployment.yaml" || f.Line != 8 || f.Column != 3 ||
+		if f.File != "../internal/render/testdata/web/templates/deployment.yaml" || f.Line != 8 || f.Column != 3 ||
 			!strings.Contains(f.Message, "cannot unmarshal string into Go struct field DeploymentSpec.spec.replicas of type int32") {
-			t.Errorf("api/decode at %s:%d:%d %q, want ../render/testdata/web/templates/deployment.yaml:8:3 with the decoder's message", f.File, f.Line, f.Column, f.Message)
+			t.Errorf("api/decode at %s:%d:%d %q, want ../internal/render/testdata/web/templates/deployment.yaml:8:3 with the decoder's message", f.File, f.Line, f.Column, f.Message)
 		}
-		if f.Rendered == nil || f.Rendered.File != "../render/testdata/web@helm-template" || f.Rendered.Line == 0 {
-			t.Errorf("api/decode rendered place %+v, want one in ../render/testdata/web@helm-template", f.Rendered)
+		if f.Rendered == nil || f.Rendered.File != "../internal/render/testdata/web@helm-template" || f.Rendered.Line == 0 {
+			t.Errorf("api/decode rendered place %+v, want one in ../internal/render/testdata/web@helm-template", f.Rendered)
 		}
 	}
 	if !found {
@@ -53,7 +53,7 @@ func TestLintChartBrokenValue(t *testing.T) {
 // TestLintOverlaySARIF: a finding set by a patch stands at the patch's line
 // in SARIF, with the rendered place as a related location.
 func TestLintOverlaySARIF(t *testing.T) {
-	out, errOut, code := run(t, "", "lint", "../render/testdata/kustomize/overlays/prod", "-o", "sarif", "--fail-on", "error")
+	out, errOut, code := run(t, "", "lint", "../internal/render/testdata/kustomize/overlays/prod", "-o", "sarif", "--fail-on", "error")
 	if code != 0 {
 		t.Fatalf("exit %d, want 0; stderr %s", code, errOut)
 	}
@@ -100,7 +100,7 @@ func TestLintOverlaySARIF(t *testing.T) {
 
 // TestLintBadKubeVersion: a --kube-version helm cannot read is a usage error.
 func TestLintBadKubeVersion(t *testing.T) {
-	_, errOut, code := run(t, "", "lint", "../render/testdata/web", "--kube-version", "banana")
+	_, errOut, code := run(t, "", "lint", "../internal/render/testdata/web", "--kube-version", "banana")
 	if code != 2 || !strings.Contains(errOut, "--kube-version") {
 		t.Errorf("exit %d, stderr %q; want 2 naming --kube-version", code, errOut)
 	}
@@ -122,7 +122,7 @@ func TestLintChartBaseRef(t *testing.T) {
 		}
 	}
 	chart := filepath.Join(dir, "chart")
-	if err := os.CopyFS(chart, os.DirFS("../render/testdata/web")); err != nil {
+	if err := os.CopyFS(chart, os.DirFS("../internal/render/testdata/web")); err != nil {
 		t.Fatal(err)
 	}
 	git("init", "-q")
@@ -158,14 +158,14 @@ func TestLintChartBaseRef(t *testing.T) {
 // TestLintChartErrorOthersLinted: a template error is a finding at the
 // template line, and the other paths are still linted.
 func TestLintChartErrorOthersLinted(t *testing.T) {
-	out, errOut, code := run(t, "", "lint", "../render/testdata/web", "../render/testdata/kustomize/overlays/prod", "--set", "image.tag=null")
+	out, errOut, code := run(t, "", "lint", "../internal/render/testdata/web", "../internal/render/testdata/kustomize/overlays/prod", "--set", "image.tag=null")
 	if code != 1 {
 		t.Fatalf("exit %d, want 1; stderr %s", code, errOut)
 	}
-	if !strings.Contains(out, "../render/testdata/web/templates/deployment.yaml:19:") || !strings.Contains(out, "image.tag is required") {
+	if !strings.Contains(out, "../internal/render/testdata/web/templates/deployment.yaml:19:") || !strings.Contains(out, "image.tag is required") {
 		t.Errorf("no template error at deployment.yaml:19:\n%s", out)
 	}
-	if !strings.Contains(out, "../render/testdata/kustomize/overlays/prod/patches/image.yaml:2:3: warning rollout/mutable-image-tag") {
+	if !strings.Contains(out, "../internal/render/testdata/kustomize/overlays/prod/patches/image.yaml:2:3: warning rollout/mutable-image-tag") {
 		t.Errorf("the overlay was not linted after the chart's error:\n%s", out)
 	}
 }

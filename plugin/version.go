@@ -7,7 +7,7 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
-	"github.com/kubectl-workload/kubectl-workload/version"
+	"github.com/kubectl-workload/kubectl-workload/internal/version"
 )
 
 // VersionOptions are the flags of `kubectl workload version`.

@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/kubectl-workload/kubectl-workload/render"
+	"github.com/kubectl-workload/kubectl-workload/internal/render"
 )
 
 func main() {

@@ -8,7 +8,7 @@ import (
 
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
-	"github.com/kubectl-workload/kubectl-workload/gctune"
+	"github.com/kubectl-workload/kubectl-workload/internal/gctune"
 	"github.com/kubectl-workload/kubectl-workload/plugin"
 )
 

@@ -108,7 +108,7 @@ func TestKubectlFindsThePlugin(t *testing.T) {
 // starts the rule compile, explicitly. It parses every non-test Go file of the module.
 func TestNoInitSideEffects(t *testing.T) {
 	root := filepath.Join("..", "..")
-	forbidden := map[string]bool{"runtime": true, "runtime/debug": true, "github.com/kubectl-workload/kubectl-workload/gctune": true}
+	forbidden := map[string]bool{"runtime": true, "runtime/debug": true, "github.com/kubectl-workload/kubectl-workload/internal/gctune": true}
 	checked := 0
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {

@@ -9,11 +9,11 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/kubectl-workload/kubectl-workload/apicheck"
+	"github.com/kubectl-workload/kubectl-workload/internal/apicheck"
+	"github.com/kubectl-workload/kubectl-workload/internal/podsecurity"
+	"github.com/kubectl-workload/kubectl-workload/internal/version"
 	"github.com/kubectl-workload/kubectl-workload/lint"
-	"github.com/kubectl-workload/kubectl-workload/podsecurity"
 	"github.com/kubectl-workload/kubectl-workload/rules"
-	"github.com/kubectl-workload/kubectl-workload/version"
 )
 
 // SARIF constants: the format's version and where the plugin documents

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kubectl-workload/kubectl-workload/predict/cronjob"
+	"github.com/kubectl-workload/kubectl-workload/internal/controller/cronjob"
 	"github.com/kubectl-workload/kubectl-workload/predict/runner"
 )
 

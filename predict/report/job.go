@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/kubectl-workload/kubectl-workload/predict/job"
+	"github.com/kubectl-workload/kubectl-workload/internal/controller/job"
 	"github.com/kubectl-workload/kubectl-workload/predict/runner"
 )
 

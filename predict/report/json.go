@@ -6,7 +6,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/kubectl-workload/kubectl-workload/predict"
+	"github.com/kubectl-workload/kubectl-workload/internal/controller/kernel"
 	"github.com/kubectl-workload/kubectl-workload/predict/runner"
 )
 
@@ -55,7 +55,7 @@ type rejection struct {
 	Column  int    `json:"column"`
 }
 
-// distribution is predict.Distribution: --runs N spread runs of the plan.
+// distribution is kernel.Distribution: --runs N spread runs of the plan.
 type distribution struct {
 	Runs                 int      `json:"runs"`
 	Seed                 uint64   `json:"seed"`
@@ -71,7 +71,7 @@ type distribution struct {
 	MostCommonRuns       int      `json:"mostCommonRuns"`
 }
 
-func toDistribution(d *predict.Distribution) *distribution {
+func toDistribution(d *kernel.Distribution) *distribution {
 	if d == nil {
 		return nil
 	}
@@ -191,7 +191,7 @@ func toDoc(res *runner.Result, kubernetesVersion string) doc {
 	return out
 }
 
-func toPlan(p *predict.Plan) *plan {
+func toPlan(p *kernel.Plan) *plan {
 	h := p.Header
 	jp := &plan{
 		Header: header{Strategy: h.Strategy, Replicas: h.Replicas, Settings: []setting{}, OldRevision: h.OldRevision, NewRevision: h.NewRevision,

@@ -13,8 +13,8 @@ import (
 
 	"sigs.k8s.io/yaml"
 
-	"github.com/kubectl-workload/kubectl-workload/predict"
-	"github.com/kubectl-workload/kubectl-workload/predict/deployment"
+	"github.com/kubectl-workload/kubectl-workload/internal/controller/deployment"
+	"github.com/kubectl-workload/kubectl-workload/internal/controller/kernel"
 	"github.com/kubectl-workload/kubectl-workload/predict/runner"
 )
 
@@ -200,7 +200,7 @@ func writePrediction(b *strings.Builder, p runner.Prediction, chart bool) {
 }
 
 // writeDistribution prints what --ready-spread D --runs N found.
-func writeDistribution(b *strings.Builder, d *predict.Distribution) {
+func writeDistribution(b *strings.Builder, d *kernel.Distribution) {
 	fmt.Fprintf(b, "\n  %d runs with each pod's Ready time spread over %s (seeds %d to %d):\n", d.Runs, seconds(d.Spread), d.Seed, d.Seed+uint64(d.Runs)-1)
 	row := func(k, v string) { fmt.Fprintf(b, "    %-16s %s\n", k, v) }
 	if d.Completed > 0 {
@@ -225,7 +225,7 @@ func orNone(s string) string {
 }
 
 // columns are the ReplicaSets seen in a plan, in order of first appearance, with short labels.
-func columns(plan *predict.Plan) []string {
+func columns(plan *kernel.Plan) []string {
 	var names []string
 	seen := map[string]bool{}
 	for _, s := range plan.Steps {
@@ -241,7 +241,7 @@ func columns(plan *predict.Plan) []string {
 
 func label(i int) string { return string(rune('A' + i%26)) }
 
-func writeSteps(b *strings.Builder, plan *predict.Plan) {
+func writeSteps(b *strings.Builder, plan *kernel.Plan) {
 	if len(plan.Steps) == 0 {
 		b.WriteString("  no controller action: nothing changes\n")
 		return
@@ -282,14 +282,14 @@ func writeSteps(b *strings.Builder, plan *predict.Plan) {
 }
 
 // stepText is a step's event text; steps that are not scale events name their reason.
-func stepText(s predict.Step) string {
+func stepText(s kernel.Step) string {
 	if s.Reason == deployment.ReasonScaling || s.Reason == "" || s.Message == "" {
 		return s.Message
 	}
 	return s.Reason + ": " + s.Message
 }
 
-func summaryText(plan *predict.Plan) string {
+func summaryText(plan *kernel.Plan) string {
 	s := plan.Summary
 	var parts []string
 	switch {
@@ -321,12 +321,12 @@ const endMessage = "(end: after the last pod transitions)"
 // withEnd is the plan's steps and, when the pods change after the last one (the last pods
 // become available, terminating ones go away), a row with the final state at the plan's
 // end, so that the table and the chart end as the rollout does.
-func withEnd(plan *predict.Plan) []predict.Step {
+func withEnd(plan *kernel.Plan) []kernel.Step {
 	rows := plan.Steps
 	if len(plan.Final) == 0 || len(rows) == 0 {
 		return rows
 	}
-	end := predict.Step{At: plan.End, Message: endMessage, Revisions: plan.Final}
+	end := kernel.Step{At: plan.End, Message: endMessage, Revisions: plan.Final}
 	for _, r := range plan.Final {
 		end.Pods += r.Pods
 		end.Available += r.Available
@@ -335,10 +335,10 @@ func withEnd(plan *predict.Plan) []predict.Step {
 	if last.Pods == end.Pods && last.Available == end.Available && sameReplicas(last.Revisions, end.Revisions) {
 		return rows
 	}
-	return append(append([]predict.Step(nil), rows...), end)
+	return append(append([]kernel.Step(nil), rows...), end)
 }
 
-func sameReplicas(a, b []predict.RevisionSize) bool {
+func sameReplicas(a, b []kernel.RevisionSize) bool {
 	if len(a) != len(b) {
 		return false
 	}
@@ -350,7 +350,7 @@ func sameReplicas(a, b []predict.RevisionSize) bool {
 	return true
 }
 
-func writeChart(b *strings.Builder, plan *predict.Plan) {
+func writeChart(b *strings.Builder, plan *kernel.Plan) {
 	names := columns(plan)
 	peak := int32(1)
 	rows := withEnd(plan)

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kubectl-workload/kubectl-workload/predict"
+	"github.com/kubectl-workload/kubectl-workload/internal/controller/kernel"
 )
 
 // TestSeconds: durations in the text output are whole seconds (or milliseconds below one
@@ -31,11 +31,11 @@ func TestSeconds(t *testing.T) {
 // TestSubtitlesKeepValuesAndFit: the SVG subtitles name each setting with its value and wrap
 // inside the picture instead of running off its edge.
 func TestSubtitlesKeepValuesAndFit(t *testing.T) {
-	plan := &predict.Plan{Header: predict.Header{Strategy: "RollingUpdate", Replicas: 3, Settings: []predict.Setting{
+	plan := &kernel.Plan{Header: kernel.Header{Strategy: "RollingUpdate", Replicas: 3, Settings: []kernel.Setting{
 		{Name: "podManagementPolicy", Value: "OrderedReady", Arithmetic: "one pod at a time, in ordinal order, each Running and Ready before the next; deletions in reverse order"},
 		{Name: "partition", Value: "0", Arithmetic: "0: every pod is updated"},
 		{Name: "minReadySeconds", Value: "0", Arithmetic: "0s Ready before a pod counts as available"},
-	}}, Summary: predict.Summary{Completed: true, Duration: 21 * time.Second}}
+	}}, Summary: kernel.Summary{Completed: true, Duration: 21 * time.Second}}
 	lines := subtitles(plan)
 	all := strings.Join(lines, " ")
 	if !strings.Contains(all, "podManagementPolicy OrderedReady: one pod at a time") {

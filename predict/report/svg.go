@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kubectl-workload/kubectl-workload/predict"
+	"github.com/kubectl-workload/kubectl-workload/internal/controller/kernel"
 	"github.com/kubectl-workload/kubectl-workload/predict/runner"
 )
 
@@ -77,7 +77,7 @@ const svgSubtitleChars = (svgWidth - svgLeft - 10) * 10 / 66
 
 // subtitles are a panel's lines under its title: the summary and the strategy's settings,
 // each setting with its value, wrapped to the picture's width.
-func subtitles(plan *predict.Plan) []string {
+func subtitles(plan *kernel.Plan) []string {
 	settings := []string{fmt.Sprintf("%s, %d replicas", plan.Header.Strategy, plan.Header.Replicas)}
 	for _, s := range plan.Header.Settings {
 		settings = append(settings, s.Name+" "+settingText(s))
@@ -88,7 +88,7 @@ func subtitles(plan *predict.Plan) []string {
 
 // settingText is a setting as the text header shows it: its value, then the arithmetic when
 // that adds something ("OrderedReady: one pod at a time, …").
-func settingText(s predict.Setting) string {
+func settingText(s kernel.Setting) string {
 	if s.Value != "" && s.Value != s.Arithmetic && !strings.HasPrefix(s.Arithmetic, s.Value+" ") {
 		return s.Value + ": " + s.Arithmetic
 	}
@@ -133,13 +133,13 @@ const svgLineHeight = 16
 // samples are the states a picture draws, each held until the next: the plan's Timeline
 // (every change of pods, between controller events too), else the state after the last step
 // of each instant and the final one.
-func samples(plan *predict.Plan) []predict.Sample {
+func samples(plan *kernel.Plan) []kernel.Sample {
 	if len(plan.Timeline) > 0 {
 		return plan.Timeline
 	}
-	var out []predict.Sample
+	var out []kernel.Sample
 	for _, s := range plan.Steps {
-		st := predict.Sample{At: s.At, Revisions: s.Revisions, Pods: s.Pods, Available: s.Available}
+		st := kernel.Sample{At: s.At, Revisions: s.Revisions, Pods: s.Pods, Available: s.Available}
 		if len(out) > 0 && out[len(out)-1].At == s.At {
 			out[len(out)-1] = st
 		} else {
@@ -147,7 +147,7 @@ func samples(plan *predict.Plan) []predict.Sample {
 		}
 	}
 	if len(plan.Final) > 0 && (len(out) == 0 || plan.End > out[len(out)-1].At) {
-		st := predict.Sample{At: plan.End, Revisions: plan.Final}
+		st := kernel.Sample{At: plan.End, Revisions: plan.Final}
 		for _, r := range plan.Final {
 			st.Pods += r.Pods
 			st.Available += r.Available

@@ -6,15 +6,15 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"github.com/kubectl-workload/kubectl-workload/apicheck"
-	"github.com/kubectl-workload/kubectl-workload/manifest"
-	"github.com/kubectl-workload/kubectl-workload/predict"
+	"github.com/kubectl-workload/kubectl-workload/internal/apicheck"
+	"github.com/kubectl-workload/kubectl-workload/internal/controller/kernel"
+	"github.com/kubectl-workload/kubectl-workload/internal/manifest"
 )
 
 // baseline is where one object's rollout starts from.
 type baseline struct {
 	// state is where cur was found: the state files, or the cluster. Nil without cur.
-	state *predict.State
+	state *kernel.State
 	// cur is the stored object of the state or the cluster, or nil.
 	cur runtime.Object
 	// stored is what the new object is checked as an update of (the API tier): cur as JSON, or
@@ -34,12 +34,12 @@ type baseline struct {
 // then its old version in the --from manifests or in its file at --base-ref, made a stored
 // object as kubectl apply would create it (apicheck.CreatedByApply). With none, the object is
 // created. It is the one baseline lookup of every rollout predictor.
-func resolveBaseline(ctx context.Context, req Request, checker *apicheck.Checker, state *predict.State, oldSet *manifest.Set,
+func resolveBaseline(ctx context.Context, req Request, checker *apicheck.Checker, state *kernel.State, oldSet *manifest.Set,
 	obj *manifest.Object, namespace, defaultNS string) (baseline, error) {
 	b := baseline{text: fmt.Sprintf("none: the %s is created", obj.Kind)}
 	b.state, b.cur = state, storedObject(state, obj.Kind, namespace, obj.Name)
 	if b.cur == nil && req.Cluster != nil {
-		fetched, err := req.Cluster.ReadState(ctx, predict.Kind(obj.Kind), namespace, obj.Name)
+		fetched, err := req.Cluster.ReadState(ctx, kernel.Kind(obj.Kind), namespace, obj.Name)
 		if err != nil {
 			return baseline{}, err
 		}
@@ -75,7 +75,7 @@ func resolveBaseline(ctx context.Context, req Request, checker *apicheck.Checker
 }
 
 // storedObject is the kind namespace/name of st, or nil.
-func storedObject(st *predict.State, kind, namespace, name string) runtime.Object {
+func storedObject(st *kernel.State, kind, namespace, name string) runtime.Object {
 	if st == nil {
 		return nil
 	}

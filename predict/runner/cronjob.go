@@ -8,9 +8,9 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"github.com/kubectl-workload/kubectl-workload/apicheck"
-	"github.com/kubectl-workload/kubectl-workload/manifest"
-	"github.com/kubectl-workload/kubectl-workload/predict/cronjob"
+	"github.com/kubectl-workload/kubectl-workload/internal/apicheck"
+	"github.com/kubectl-workload/kubectl-workload/internal/controller/cronjob"
+	"github.com/kubectl-workload/kubectl-workload/internal/manifest"
 )
 
 // DefaultNext is how many scheduled times a CronJob prediction lists when Request.Next is 0.

@@ -7,9 +7,9 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 
-	"github.com/kubectl-workload/kubectl-workload/apicheck"
-	"github.com/kubectl-workload/kubectl-workload/manifest"
-	"github.com/kubectl-workload/kubectl-workload/predict/job"
+	"github.com/kubectl-workload/kubectl-workload/internal/apicheck"
+	"github.com/kubectl-workload/kubectl-workload/internal/controller/job"
+	"github.com/kubectl-workload/kubectl-workload/internal/manifest"
 )
 
 // DefaultJobRunFor is how long each pod of a Job runs before it succeeds or fails when

@@ -7,14 +7,14 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/kubectl-workload/kubectl-workload/predict"
+	"github.com/kubectl-workload/kubectl-workload/internal/controller/kernel"
 )
 
 // namespacesOf lists the namespaces in which the state holds a kind/name: a Deployment,
 // StatefulSet, DaemonSet or ReplicaSet by its own name, a ReplicationController by the
 // controller references of its pods (dumps of pods only). An object without a namespace is
 // listed as "".
-func namespacesOf(st *predict.State, kind, name string) []string {
+func namespacesOf(st *kernel.State, kind, name string) []string {
 	seen := map[string]bool{}
 	see := func(m metav1.Object) {
 		if m.GetName() == name {
@@ -63,7 +63,7 @@ func namespacesOf(st *predict.State, kind, name string) []string {
 // Example: web.yaml without a namespace, a dump taken with kubectl get -n shop, no -n and a
 // context whose namespace is default: the Deployment web is found in shop, and the baseline
 // line says so.
-func resolveNamespace(st *predict.State, kind, ns, name string, explicit bool) (resolved, note string, err error) {
+func resolveNamespace(st *kernel.State, kind, ns, name string, explicit bool) (resolved, note string, err error) {
 	if st == nil {
 		return ns, "", nil
 	}

@@ -10,8 +10,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/pod-security-admission/api"
 
-	"github.com/kubectl-workload/kubectl-workload/manifest"
-	"github.com/kubectl-workload/kubectl-workload/podsecurity"
+	"github.com/kubectl-workload/kubectl-workload/internal/manifest"
+	"github.com/kubectl-workload/kubectl-workload/internal/podsecurity"
 )
 
 // podSecurityLabelPrefix starts the namespace labels PodSecurity admission reads.

@@ -8,8 +8,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/kubectl-workload/kubectl-workload/predict"
-	"github.com/kubectl-workload/kubectl-workload/predict/deployment"
+	"github.com/kubectl-workload/kubectl-workload/internal/controller/deployment"
+	"github.com/kubectl-workload/kubectl-workload/internal/controller/kernel"
 	"io"
 	"io/fs"
 	"sort"
@@ -22,9 +22,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	deploymentutil "k8s.io/kubernetes/pkg/controller/deployment/util"
 
-	"github.com/kubectl-workload/kubectl-workload/apicheck"
-	"github.com/kubectl-workload/kubectl-workload/manifest"
-	"github.com/kubectl-workload/kubectl-workload/predict/job"
+	"github.com/kubectl-workload/kubectl-workload/internal/apicheck"
+	"github.com/kubectl-workload/kubectl-workload/internal/controller/job"
+	"github.com/kubectl-workload/kubectl-workload/internal/manifest"
 )
 
 // HashNote qualifies a predicted ReplicaSet name.
@@ -40,12 +40,12 @@ type Request struct {
 	// StateFiles are dumps of `kubectl get deploy,rs,pods -o yaml`.
 	StateFiles []string
 	// State is a current state given directly (live mode); it is merged with StateFiles.
-	State *predict.State
+	State *kernel.State
 	// Cluster reads the current state of one object (live mode, package live): a
 	// Deployment with its ReplicaSets and their pods; a StatefulSet or DaemonSet with its
 	// ControllerRevisions, the pods its selector matches and, for a DaemonSet, the nodes; a
 	// ReplicaSet or ReplicationController with its pods. Nil outside live mode.
-	Cluster predict.StateReader
+	Cluster kernel.StateReader
 	// Nodes are the nodes a DaemonSet runs on when the state has none (--nodes, --nodes-file).
 	Nodes []*v1.Node
 	// BaseRef names a git ref whose version of each file is the old version; ReadAtRef reads
@@ -67,7 +67,7 @@ type Request struct {
 	// that the state holds in exactly one other namespace is looked up there (see
 	// resolveNamespace).
 	NamespaceExplicit bool
-	WhatIf            predict.WhatIf
+	WhatIf            kernel.WhatIf
 	// NamespaceLabels are the labels of the cluster's Namespaces (live mode), read for their
 	// Pod Security labels; a Namespace of Files replaces the cluster's.
 	NamespaceLabels map[string]map[string]string
@@ -115,9 +115,9 @@ type Request struct {
 // Target names a Deployment, or with Kind a StatefulSet, DaemonSet, ReplicaSet or
 // ReplicationController.
 type Target struct {
-	// Kind is predict.KindDeployment ("" also means a Deployment), KindStatefulSet,
+	// Kind is kernel.KindDeployment ("" also means a Deployment), KindStatefulSet,
 	// KindDaemonSet, KindReplicaSet or KindReplicationController.
-	Kind      predict.Kind
+	Kind      kernel.Kind
 	Namespace string
 	Name      string
 }
@@ -157,10 +157,10 @@ type Prediction struct {
 	Baseline string
 	// Rejected holds what the API server would reject; there is no plan then.
 	Rejected []Rejection
-	Plan     *predict.Plan
+	Plan     *kernel.Plan
 	Timing   TimingInfo
 	// Distribution summarizes Request.Runs spread runs of the plan; nil without --runs.
-	Distribution *predict.Distribution
+	Distribution *kernel.Distribution
 	// Schedule is a CronJob's schedule, Job a Job's run, ScaleDown a ReplicaSet's or
 	// ReplicationController's scale-down order; each is set only for its kind, and Plan is nil
 	// then.
@@ -294,7 +294,7 @@ func Run(ctx context.Context, req Request) (*Result, error) {
 				cur = st.Deployment(t.Namespace, t.Name)
 			}
 			if cur == nil && req.Cluster != nil {
-				fetched, err := req.Cluster.ReadState(ctx, predict.KindDeployment, t.Namespace, t.Name)
+				fetched, err := req.Cluster.ReadState(ctx, kernel.KindDeployment, t.Namespace, t.Name)
 				if err != nil {
 					return nil, err
 				}
@@ -456,14 +456,14 @@ func addNote(p *Prediction, note string) {
 }
 
 // loadState merges req.State and req.StateFiles.
-func loadState(req Request, res *Result) (*predict.State, error) {
+func loadState(req Request, res *Result) (*kernel.State, error) {
 	state := req.State
 	if len(req.StateFiles) == 0 {
 		return state, nil
 	}
 	set := manifest.Load(req.StateFiles, req.Stdin)
 	res.Problems = append(res.Problems, set.Problems...)
-	dump, err := predict.ParseState(set, fmt.Sprint(req.StateFiles))
+	dump, err := kernel.ParseState(set, fmt.Sprint(req.StateFiles))
 	if err != nil {
 		return nil, err
 	}
@@ -557,7 +557,7 @@ func predictFromOld(req Request, old, d *apps.Deployment, baseline string) (Pred
 
 // predictFromState predicts from a state: cur is the Deployment as stored, next the new
 // manifest (nil for a what-if change of cur).
-func predictFromState(req Request, state *predict.State, cur, next *apps.Deployment) (Prediction, error) {
+func predictFromState(req Request, state *kernel.State, cur, next *apps.Deployment) (Prediction, error) {
 	states, err := deployment.ReplicaSetsOf(state, cur)
 	if err != nil {
 		return Prediction{}, err
@@ -598,7 +598,7 @@ func predictFromState(req Request, state *predict.State, cur, next *apps.Deploym
 
 // simulate fills in the timing and runs deployment.Simulate. With a state, the pods of cur's current
 // ReplicaSet show how long this workload really takes to become Ready.
-func simulate(req Request, in deployment.Input, d *apps.Deployment, baseline string, notes []string, state *predict.State, cur *apps.Deployment) (Prediction, error) {
+func simulate(req Request, in deployment.Input, d *apps.Deployment, baseline string, notes []string, state *kernel.State, cur *apps.Deployment) (Prediction, error) {
 	ti := timingFor(req, &d.Spec.Template)
 	if req.ReadyAfter == 0 && state != nil && cur != nil {
 		if rs := deployment.CurrentReplicaSet(cur, in.ReplicaSets); rs != nil {
@@ -607,8 +607,8 @@ func simulate(req Request, in deployment.Input, d *apps.Deployment, baseline str
 			}
 		}
 	}
-	in.Timing = predict.Timing{ReadyAfter: ti.ReadyAfter, TerminateAfter: ti.TerminateAfter, FailNew: req.FailNew, RefuseNew: req.RefuseNew}
-	plan, dist, err := spreadRuns(req, func(s *predict.Spread) (*predict.Plan, error) {
+	in.Timing = kernel.Timing{ReadyAfter: ti.ReadyAfter, TerminateAfter: ti.TerminateAfter, FailNew: req.FailNew, RefuseNew: req.RefuseNew}
+	plan, dist, err := spreadRuns(req, func(s *kernel.Spread) (*kernel.Plan, error) {
 		in := in
 		in.Timing.Spread = s
 		return deployment.Simulate(in)
@@ -625,20 +625,20 @@ func simulate(req Request, in deployment.Input, d *apps.Deployment, baseline str
 // spreadRuns runs sim as the request asks: without a ready spread once, deterministically;
 // with --ready-spread alone once, with the spread drawn from the seed; with --runs as well,
 // the deterministic plan and the Distribution of the spread runs.
-func spreadRuns(req Request, sim func(*predict.Spread) (*predict.Plan, error)) (*predict.Plan, *predict.Distribution, error) {
+func spreadRuns(req Request, sim func(*kernel.Spread) (*kernel.Plan, error)) (*kernel.Plan, *kernel.Distribution, error) {
 	if req.ReadySpread <= 0 {
 		p, err := sim(nil)
 		return p, nil, err
 	}
 	if req.Runs == 0 {
-		p, err := sim(predict.NewSpread(req.ReadySpread, req.Seed))
+		p, err := sim(kernel.NewSpread(req.ReadySpread, req.Seed))
 		return p, nil, err
 	}
 	det, err := sim(nil)
 	if err != nil {
 		return nil, nil, err
 	}
-	dist, err := predict.Distribute(req.Runs, req.Seed, req.ReadySpread, det, sim)
+	dist, err := kernel.Distribute(req.Runs, req.Seed, req.ReadySpread, det, sim)
 	if err != nil {
 		return nil, nil, err
 	}

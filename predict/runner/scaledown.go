@@ -14,16 +14,16 @@ import (
 	podutil "k8s.io/kubernetes/pkg/api/v1/pod"
 	"k8s.io/kubernetes/pkg/apis/core/helper"
 
-	"github.com/kubectl-workload/kubectl-workload/apicheck"
-	"github.com/kubectl-workload/kubectl-workload/manifest"
-	"github.com/kubectl-workload/kubectl-workload/predict"
-	"github.com/kubectl-workload/kubectl-workload/predict/podorder"
+	"github.com/kubectl-workload/kubectl-workload/internal/apicheck"
+	"github.com/kubectl-workload/kubectl-workload/internal/controller/kernel"
+	"github.com/kubectl-workload/kubectl-workload/internal/controller/podorder"
+	"github.com/kubectl-workload/kubectl-workload/internal/manifest"
 )
 
 // Kinds whose scale-down order predict explains.
 const (
-	KindReplicaSet            = string(predict.KindReplicaSet)
-	KindReplicationController = string(predict.KindReplicationController)
+	KindReplicaSet            = string(kernel.KindReplicaSet)
+	KindReplicationController = string(kernel.KindReplicationController)
 )
 
 // burstReplicas is the most pods the ReplicaSet controller creates or deletes in one sync
@@ -92,7 +92,7 @@ type owner struct {
 
 // scaleDownTargets predicts the scale-down of each target named TYPE/NAME, to the replicas of
 // req.WhatIf (kubectl scale --replicas).
-func scaleDownTargets(ctx context.Context, req Request, state *predict.State, res *Result, ns string) error {
+func scaleDownTargets(ctx context.Context, req Request, state *kernel.State, res *Result, ns string) error {
 	if req.WhatIf.Replicas == nil {
 		return errors.New("a ReplicaSet or ReplicationController by name needs --replicas N: the count it scales down to")
 	}
@@ -158,7 +158,7 @@ func apiVersionOf(kind string) string {
 // manifests from the pods of the state (or the cluster) to the manifest's spec.replicas. The
 // manifest goes through the API tier first. Without pods there is nothing to rank: the object
 // is skipped.
-func predictScaleDown(ctx context.Context, req Request, checker *apicheck.Checker, state *predict.State, obj *manifest.Object, p Prediction, ns string) (Prediction, *SkippedObject, error) {
+func predictScaleDown(ctx context.Context, req Request, checker *apicheck.Checker, state *kernel.State, obj *manifest.Object, p Prediction, ns string) (Prediction, *SkippedObject, error) {
 	versioned, ok := checkNew(ctx, checker, obj, &p, ns)
 	if !ok {
 		return p, nil, nil
@@ -183,7 +183,7 @@ func predictScaleDown(ctx context.Context, req Request, checker *apicheck.Checke
 	st := state
 	cur := findOwner(st, next.kind, p.Namespace, obj.Name)
 	if cur == nil && req.Cluster != nil {
-		fetched, err := req.Cluster.ReadState(ctx, predict.Kind(next.kind), p.Namespace, obj.Name)
+		fetched, err := req.Cluster.ReadState(ctx, kernel.Kind(next.kind), p.Namespace, obj.Name)
 		if err != nil {
 			return Prediction{}, nil, err
 		}
@@ -216,9 +216,9 @@ func ptrOr(p *int32, def int32) int32 {
 }
 
 // findOwner finds a ReplicaSet of the state by namespace and name. A ReplicationController is
-// never in a predict.State: its pods name it in their controller reference, so an owner with
+// never in a kernel.State: its pods name it in their controller reference, so an owner with
 // its name (and no selector) finds them; the state's Fetch read them by its selector.
-func findOwner(st *predict.State, kind, namespace, name string) *owner {
+func findOwner(st *kernel.State, kind, namespace, name string) *owner {
 	if st == nil {
 		return nil
 	}
@@ -238,7 +238,7 @@ func findOwner(st *predict.State, kind, namespace, name string) *owner {
 
 // scaleDown ranks o's pods in st with podorder and cuts the order at the pods a scale-down to
 // replicas deletes (manageReplicas: active pods − spec.replicas).
-func scaleDown(req Request, st *predict.State, o *owner, replicas int32) (*ScaleDownResult, string, error) {
+func scaleDown(req Request, st *kernel.State, o *owner, replicas int32) (*ScaleDownResult, string, error) {
 	pods, err := st.PodsOf(&o.meta, o.kind, o.selector)
 	if err != nil {
 		return nil, "", err
@@ -305,7 +305,7 @@ func scaleDown(req Request, st *predict.State, o *owner, replicas int32) (*Scale
 // relatedPods mirrors getIndirectlyRelatedPods: for a ReplicaSet controlled by a Deployment,
 // the pods of every ReplicaSet of that Deployment count toward colocation. nil means the pods
 // themselves.
-func relatedPods(st *predict.State, o *owner) ([]*v1.Pod, error) {
+func relatedPods(st *kernel.State, o *owner) ([]*v1.Pod, error) {
 	ref := metav1.GetControllerOf(&o.meta)
 	if o.kind != KindReplicaSet || ref == nil || ref.Kind != "Deployment" {
 		return nil, nil

@@ -11,8 +11,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/kubectl-workload/kubectl-workload/predict"
-	"github.com/kubectl-workload/kubectl-workload/predict/podorder"
+	"github.com/kubectl-workload/kubectl-workload/internal/controller/kernel"
+	"github.com/kubectl-workload/kubectl-workload/internal/controller/podorder"
 )
 
 var stateTime = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
@@ -43,7 +43,7 @@ func replicaSet(name, uid string, replicas int32) *apps.ReplicaSet {
 // toward colocation (getIndirectlyRelatedPods), so of two otherwise equal pods the one beside
 // the old ReplicaSet's pods goes first, although its name sorts last.
 func TestScaleDownCountsTheDeploymentsPods(t *testing.T) {
-	state := &predict.State{
+	state := &kernel.State{
 		ReplicaSets: []*apps.ReplicaSet{replicaSet("web-old", "uid-old", 2), replicaSet("web-new", "uid-new", 2)},
 		Pods: []*v1.Pod{
 			readyPod("web-old-1", "n1", "web-old", "uid-old"), readyPod("web-old-2", "n1", "web-old", "uid-old"),
@@ -52,8 +52,8 @@ func TestScaleDownCountsTheDeploymentsPods(t *testing.T) {
 		Now: stateTime, Source: "state.yaml",
 	}
 	one := int32(1)
-	res, err := Run(context.Background(), Request{State: state, Targets: []Target{{Kind: predict.KindReplicaSet, Namespace: "default", Name: "web-new"}},
-		WhatIf: predict.WhatIf{Replicas: &one}})
+	res, err := Run(context.Background(), Request{State: state, Targets: []Target{{Kind: kernel.KindReplicaSet, Namespace: "default", Name: "web-new"}},
+		WhatIf: kernel.WhatIf{Replicas: &one}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,11 +78,11 @@ func TestScaleDownCountsTheDeploymentsPods(t *testing.T) {
 
 // TestScaleDownUp: more replicas than active pods deletes nothing.
 func TestScaleDownUp(t *testing.T) {
-	state := &predict.State{ReplicaSets: []*apps.ReplicaSet{replicaSet("web-new", "uid-new", 1)},
+	state := &kernel.State{ReplicaSets: []*apps.ReplicaSet{replicaSet("web-new", "uid-new", 1)},
 		Pods: []*v1.Pod{readyPod("web-new-a", "n1", "web-new", "uid-new")}, Now: stateTime, Source: "state.yaml"}
 	three := int32(3)
-	res, err := Run(context.Background(), Request{State: state, Targets: []Target{{Kind: predict.KindReplicaSet, Name: "web-new"}},
-		WhatIf: predict.WhatIf{Replicas: &three}})
+	res, err := Run(context.Background(), Request{State: state, Targets: []Target{{Kind: kernel.KindReplicaSet, Name: "web-new"}},
+		WhatIf: kernel.WhatIf{Replicas: &three}})
 	if err != nil {
 		t.Fatal(err)
 	}

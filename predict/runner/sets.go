@@ -10,11 +10,11 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"github.com/kubectl-workload/kubectl-workload/apicheck"
-	"github.com/kubectl-workload/kubectl-workload/manifest"
-	"github.com/kubectl-workload/kubectl-workload/predict"
-	"github.com/kubectl-workload/kubectl-workload/predict/daemonset"
-	"github.com/kubectl-workload/kubectl-workload/predict/statefulset"
+	"github.com/kubectl-workload/kubectl-workload/internal/apicheck"
+	"github.com/kubectl-workload/kubectl-workload/internal/controller/daemon"
+	"github.com/kubectl-workload/kubectl-workload/internal/controller/kernel"
+	"github.com/kubectl-workload/kubectl-workload/internal/controller/statefulset"
+	"github.com/kubectl-workload/kubectl-workload/internal/manifest"
 )
 
 // DefaultNodes is how many Ready nodes a DaemonSet prediction assumes when neither a state, a
@@ -24,7 +24,7 @@ const DefaultNodes = 3
 // predictSet predicts a StatefulSet or DaemonSet of the new manifests, the way Run predicts a
 // Deployment: the baseline (state, cluster, --from or --base-ref), the API tier (an update of
 // the stored object when there is one), then the kind's simulator.
-func predictSet(ctx context.Context, req Request, checker *apicheck.Checker, state *predict.State, oldSet *manifest.Set, obj *manifest.Object, p Prediction, defaultNS string) (Prediction, error) {
+func predictSet(ctx context.Context, req Request, checker *apicheck.Checker, state *kernel.State, oldSet *manifest.Set, obj *manifest.Object, p Prediction, defaultNS string) (Prediction, error) {
 	ns := p.Namespace
 	base, err := resolveBaseline(ctx, req, checker, state, oldSet, obj, p.Namespace, defaultNS)
 	if err != nil {
@@ -43,14 +43,14 @@ func predictSet(ctx context.Context, req Request, checker *apicheck.Checker, sta
 	}
 	p.Baseline = baseline
 	ti := TimingInfo{FailNew: req.FailNew}
-	var plan *predict.Plan
-	var dist *predict.Distribution
+	var plan *kernel.Plan
+	var dist *kernel.Distribution
 	switch next := checked.(type) {
 	case *apps.StatefulSet:
 		next.Namespace = p.Namespace
 		ti = timingFor(req, &next.Spec.Template)
 		in := statefulset.Input{StatefulSet: next, Start: req.Start,
-			Timing: predict.Timing{ReadyAfter: ti.ReadyAfter, TerminateAfter: ti.TerminateAfter, FailNew: req.FailNew}}
+			Timing: kernel.Timing{ReadyAfter: ti.ReadyAfter, TerminateAfter: ti.TerminateAfter, FailNew: req.FailNew}}
 		if c, ok := cur.(*apps.StatefulSet); ok {
 			// The stored object's status (revisions, collisionCount) under the new spec.
 			next.Status = c.Status
@@ -65,7 +65,7 @@ func predictSet(ctx context.Context, req Request, checker *apicheck.Checker, sta
 		} else if o, ok := old.(*apps.StatefulSet); ok {
 			in.Old = o
 		}
-		plan, dist, err = spreadRuns(req, func(s *predict.Spread) (*predict.Plan, error) {
+		plan, dist, err = spreadRuns(req, func(s *kernel.Spread) (*kernel.Plan, error) {
 			in := in
 			in.Timing.Spread = s
 			return statefulset.Simulate(in)
@@ -73,13 +73,13 @@ func predictSet(ctx context.Context, req Request, checker *apicheck.Checker, sta
 	case *apps.DaemonSet:
 		next.Namespace = p.Namespace
 		ti = timingFor(req, &next.Spec.Template)
-		in := daemonset.Input{DaemonSet: next, Start: req.Start, Nodes: req.Nodes,
-			Timing: predict.Timing{ReadyAfter: ti.ReadyAfter, TerminateAfter: ti.TerminateAfter, FailNew: req.FailNew}}
+		in := daemon.Input{DaemonSet: next, Start: req.Start, Nodes: req.Nodes,
+			Timing: kernel.Timing{ReadyAfter: ti.ReadyAfter, TerminateAfter: ti.TerminateAfter, FailNew: req.FailNew}}
 		if objState != nil && len(objState.Nodes) > 0 {
 			in.Nodes = objState.Nodes
 		}
 		if len(in.Nodes) == 0 {
-			in.Nodes = daemonset.SyntheticNodes(DefaultNodes)
+			in.Nodes = daemon.SyntheticNodes(DefaultNodes)
 		}
 		if c, ok := cur.(*apps.DaemonSet); ok {
 			next.Status = c.Status
@@ -93,10 +93,10 @@ func predictSet(ctx context.Context, req Request, checker *apicheck.Checker, sta
 		} else if o, ok := old.(*apps.DaemonSet); ok {
 			in.Old = o
 		}
-		plan, dist, err = spreadRuns(req, func(s *predict.Spread) (*predict.Plan, error) {
+		plan, dist, err = spreadRuns(req, func(s *kernel.Spread) (*kernel.Plan, error) {
 			in := in
 			in.Timing.Spread = s
-			return daemonset.Simulate(in)
+			return daemon.Simulate(in)
 		})
 		if err == nil && len(req.Nodes) == 0 && (objState == nil || len(objState.Nodes) == 0) {
 			plan.Notes = append(plan.Notes, fmt.Sprintf("no nodes given: %d Ready nodes assumed (--nodes N or --nodes-file)", DefaultNodes))
@@ -115,13 +115,13 @@ func predictSet(ctx context.Context, req Request, checker *apicheck.Checker, sta
 // timingFor derives the world's timing from the template, unless the request sets it.
 func timingFor(req Request, tpl *v1.PodTemplateSpec) TimingInfo {
 	ti := TimingInfo{FailNew: req.FailNew}
-	ti.ReadyAfter, ti.ReadySource = predict.DeriveReadyAfter(tpl)
+	ti.ReadyAfter, ti.ReadySource = kernel.DeriveReadyAfter(tpl)
 	if req.ReadyAfter > 0 {
 		ti.ReadyAfter, ti.ReadySource = req.ReadyAfter, "--ready-after"
 	}
-	ti.TerminateAfter, ti.TerminateSource = predict.DeriveTerminateAfter(tpl)
+	ti.TerminateAfter, ti.TerminateSource = kernel.DeriveTerminateAfter(tpl)
 	if req.TerminateAfter > 0 {
-		ti.TerminateAfter, ti.TerminateSource = predict.BoundTerminateAfter(tpl, req.TerminateAfter)
+		ti.TerminateAfter, ti.TerminateSource = kernel.BoundTerminateAfter(tpl, req.TerminateAfter)
 	}
 	return ti
 }

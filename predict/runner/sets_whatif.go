@@ -9,9 +9,9 @@ import (
 	apps "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/kubectl-workload/kubectl-workload/apicheck"
-	"github.com/kubectl-workload/kubectl-workload/manifest"
-	"github.com/kubectl-workload/kubectl-workload/predict"
+	"github.com/kubectl-workload/kubectl-workload/internal/apicheck"
+	"github.com/kubectl-workload/kubectl-workload/internal/controller/kernel"
+	"github.com/kubectl-workload/kubectl-workload/internal/manifest"
 )
 
 // setKind reports whether kind is a StatefulSet or DaemonSet target.
@@ -21,14 +21,14 @@ func setKind(kind string) bool { return kind == "StatefulSet" || kind == "Daemon
 // ControllerRevision) of a StatefulSet or DaemonSet of the state, or of the cluster: the
 // changed object goes through predictSet as a new manifest over the stored one, as kubectl
 // would update it.
-func predictSetChange(ctx context.Context, req Request, checker *apicheck.Checker, state *predict.State, t Target, explicit bool) (Prediction, error) {
+func predictSetChange(ctx context.Context, req Request, checker *apicheck.Checker, state *kernel.State, t Target, explicit bool) (Prediction, error) {
 	resolved, nsNote, err := resolveNamespace(state, string(t.Kind), t.Namespace, t.Name, explicit)
 	if err != nil {
 		return Prediction{}, err
 	}
 	t.Namespace = resolved
 	ref := strings.ToLower(string(t.Kind)) + " " + t.Namespace + "/" + t.Name
-	lookup := func(st *predict.State) metav1.Object {
+	lookup := func(st *kernel.State) metav1.Object {
 		if st == nil {
 			return nil
 		}

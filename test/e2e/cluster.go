@@ -37,7 +37,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
-	"github.com/kubectl-workload/kubectl-workload/version"
+	"github.com/kubectl-workload/kubectl-workload/internal/version"
 )
 
 // Environment variables that drive the end-to-end tests.

@@ -16,7 +16,7 @@ import (
 
 	rbacv1 "k8s.io/api/rbac/v1"
 
-	"github.com/kubectl-workload/kubectl-workload/live"
+	"github.com/kubectl-workload/kubectl-workload/internal/live"
 )
 
 // The objects the live tests read, applied with kubectl apply (so that they carry the

@@ -33,8 +33,8 @@ import (
 	deploymentutil "k8s.io/kubernetes/pkg/controller/deployment/util"
 	"sigs.k8s.io/yaml"
 
-	"github.com/kubectl-workload/kubectl-workload/predict"
-	"github.com/kubectl-workload/kubectl-workload/predict/deployment"
+	"github.com/kubectl-workload/kubectl-workload/internal/controller/deployment"
+	"github.com/kubectl-workload/kubectl-workload/internal/controller/kernel"
 )
 
 // How the differential rollout test lines the real cluster up with the simulation.
@@ -653,7 +653,7 @@ func (r *rolloutRun) run() string {
 	// simulation's events start in the recorder.
 	var (
 		in      deployment.Input
-		plan    *predict.Plan
+		plan    *kernel.Plan
 		applied time.Time
 		base    int
 		got     []string
@@ -661,7 +661,7 @@ func (r *rolloutRun) run() string {
 	)
 	for i, step := range r.sc.steps {
 		d := r.decode(step.manifest)
-		var cliPlan *predict.Plan
+		var cliPlan *kernel.Plan
 		if step.cli != nil {
 			// Before align: the plugin takes a moment, and the apply must land on the
 			// quantum's phase. Its plan says what the change does if applied now.
@@ -727,7 +727,7 @@ func (r *rolloutRun) runVarying() string {
 	}
 	var (
 		want    []string
-		plan    *predict.Plan
+		plan    *kernel.Plan
 		start   map[string]int32
 		seen    []string
 		matched []int
@@ -774,7 +774,7 @@ func (r *rolloutRun) startFromOld(ctx context.Context) *recorder {
 // attempt is one run of a one-step scenario in r.ns: the old Deployment is created and left
 // to complete, the plan is made with the apply's wall clock as its start, the step is
 // applied, and the real scale events are returned once the rollout is complete and quiet.
-func (r *rolloutRun) attempt() ([]string, *predict.Plan, *recorder) {
+func (r *rolloutRun) attempt() ([]string, *kernel.Plan, *recorder) {
 	t := r.t
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -807,7 +807,7 @@ func (r *rolloutRun) attempt() ([]string, *predict.Plan, *recorder) {
 // checkVariant checks what no real run may change: the steps of the first sync (taken before
 // any new pod exists), the bound on the pods the ReplicaSets ask for after every step, and
 // the final sizes.
-func (r *rolloutRun) checkVariant(what string, got []string, plan *predict.Plan, rec *recorder) {
+func (r *rolloutRun) checkVariant(what string, got []string, plan *kernel.Plan, rec *recorder) {
 	r.t.Helper()
 	var first []string
 	var firstAt time.Duration
@@ -862,7 +862,7 @@ func compactScaling(messages []string, start map[string]int32) string {
 
 // predictCLI runs the plugin's live predict for step against the cluster as it is now, and
 // returns the plan its -o json describes (steps and completion).
-func (r *rolloutRun) predictCLI(ctx context.Context, d *appsv1.Deployment, step predictStep) *predict.Plan {
+func (r *rolloutRun) predictCLI(ctx context.Context, d *appsv1.Deployment, step predictStep) *kernel.Plan {
 	r.t.Helper()
 	tm := r.timing(d, step.fail)
 	args := []string{"predict", "deployment/web", "-n", r.ns, "-o", "json",
@@ -899,9 +899,9 @@ func (r *rolloutRun) predictCLI(ctx context.Context, d *appsv1.Deployment, step 
 		r.t.Fatalf("kubectl-workload %s: want one plan in -o json, got %v:\n%s\n%s", strings.Join(args, " "), err, out, stderr.String())
 	}
 	p := doc.Predictions[0].Plan
-	plan := &predict.Plan{Summary: predict.Summary{Completed: p.Summary.Completed}}
+	plan := &kernel.Plan{Summary: kernel.Summary{Completed: p.Summary.Completed}}
 	for _, s := range p.Steps {
-		plan.Steps = append(plan.Steps, predict.Step{At: time.Duration(s.AtSeconds * float64(time.Second)), Reason: s.Reason, Message: s.Message})
+		plan.Steps = append(plan.Steps, kernel.Step{At: time.Duration(s.AtSeconds * float64(time.Second)), Reason: s.Reason, Message: s.Message})
 	}
 	r.t.Logf("live predict %s: %d steps, completed %v", strings.Join(step.cli, " "), len(plan.Steps), plan.Summary.Completed)
 	return plan
@@ -912,15 +912,15 @@ func (r *rolloutRun) predictCLI(ctx context.Context, d *appsv1.Deployment, step 
 //
 // Example: Q 4s and minReadySeconds 1 give ReadyAfter 4s − 1s = 3s; minReadySeconds 4 gives
 // 4s − 0s = 4s (created just after a boundary, available at the next boundary + 4s).
-func (r *rolloutRun) timing(d *appsv1.Deployment, failNew bool) predict.Timing {
+func (r *rolloutRun) timing(d *appsv1.Deployment, failNew bool) kernel.Timing {
 	readyAfter := predictNoMinReadyAfter
 	if m := d.Spec.MinReadySeconds; m > 0 {
 		readyAfter = time.Duration(sharedPodReadyQuantum-m%sharedPodReadyQuantum) * time.Second
 	}
-	return predict.Timing{ReadyAfter: readyAfter, TerminateAfter: predictTerminateAfter, FailNew: failNew}
+	return kernel.Timing{ReadyAfter: readyAfter, TerminateAfter: predictTerminateAfter, FailNew: failNew}
 }
 
-func (r *rolloutRun) simulate(in deployment.Input) *predict.Plan {
+func (r *rolloutRun) simulate(in deployment.Input) *kernel.Plan {
 	r.t.Helper()
 	plan, err := deployment.Simulate(in)
 	if err != nil {
@@ -1078,7 +1078,7 @@ func parseScaleMessage(m string) (name string, from, to int32) {
 // checkTimes requires each real scale event, from the recorder's event base on, to come within
 // predictTimeTolerance of the time the plan gives it after start: the waves' timing
 // (ReadyAfter, minReadySeconds, Recreate's wait for terminations) is part of the prediction.
-func (r *rolloutRun) checkTimes(what string, plan *predict.Plan, rec *recorder, base int, start time.Time) {
+func (r *rolloutRun) checkTimes(what string, plan *kernel.Plan, rec *recorder, base int, start time.Time) {
 	r.t.Helper()
 	events := rec.timed()
 	worst := time.Duration(0)
@@ -1159,7 +1159,7 @@ func (r *rolloutRun) checkEvents(ctx context.Context, rec *recorder) {
 
 // checkDeadline requires the real Deployment to end Progressing=False
 // ProgressDeadlineExceeded at the predicted time, within deadlineTolerance.
-func (r *rolloutRun) checkDeadline(ctx context.Context, plan *predict.Plan, applied time.Time) {
+func (r *rolloutRun) checkDeadline(ctx context.Context, plan *kernel.Plan, applied time.Time) {
 	r.t.Helper()
 	if !plan.Summary.DeadlineExceeded {
 		r.t.Errorf("plan: DeadlineExceeded = false, want true (stall: %s)", plan.Summary.StallReason)
@@ -1249,7 +1249,7 @@ func (r *rolloutRun) readState(ctx context.Context) []deployment.ReplicaSetState
 }
 
 // scalingMessages are the plan's ScalingReplicaSet messages in order.
-func scalingMessages(p *predict.Plan) []string {
+func scalingMessages(p *kernel.Plan) []string {
 	var out []string
 	for _, s := range p.Steps {
 		if s.Reason == deployment.ReasonScaling {

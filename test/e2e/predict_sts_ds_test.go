@@ -21,9 +21,9 @@ import (
 	_ "k8s.io/kubernetes/pkg/apis/core/install"
 	"sigs.k8s.io/yaml"
 
-	"github.com/kubectl-workload/kubectl-workload/predict"
-	"github.com/kubectl-workload/kubectl-workload/predict/daemonset"
-	"github.com/kubectl-workload/kubectl-workload/predict/statefulset"
+	"github.com/kubectl-workload/kubectl-workload/internal/controller/daemon"
+	"github.com/kubectl-workload/kubectl-workload/internal/controller/kernel"
+	"github.com/kubectl-workload/kubectl-workload/internal/controller/statefulset"
 )
 
 // How the StatefulSet and DaemonSet differential tests compare the real controllers with the
@@ -197,7 +197,7 @@ func runStatefulSet(t *testing.T, c *Cluster, cs kubernetes.Interface, sc stsSce
 	}
 	old := decodeStatefulSet(t, sc.old, ns)
 	next := decodeStatefulSet(t, sc.next, ns)
-	timing := predict.Timing{ReadyAfter: time.Second, TerminateAfter: 100 * time.Millisecond, FailNew: sc.broken}
+	timing := kernel.Timing{ReadyAfter: time.Second, TerminateAfter: 100 * time.Millisecond, FailNew: sc.broken}
 	plan, err := statefulset.Simulate(statefulset.Input{StatefulSet: next, Old: old, Timing: timing})
 	if err != nil {
 		t.Fatalf("Simulate: %v", err)
@@ -290,7 +290,7 @@ func decodeStatefulSet(t *testing.T, manifest, ns string) *appsv1.StatefulSet {
 
 // stsPlanActions turns the plan's steps ("Delete Pod web-2 in StatefulSet web successful")
 // into the watcher's form ("delete web-2").
-func stsPlanActions(p *predict.Plan) []string {
+func stsPlanActions(p *kernel.Plan) []string {
 	var out []string
 	for _, s := range p.Steps {
 		f := strings.Fields(s.Message)
@@ -456,7 +456,7 @@ func (r *podActions) waitQuiet(ctx context.Context, quiet, timeout time.Duration
 //
 // Some scenarios without surge use minReadySeconds 1: with kwok's quantized Ready times, the pods
 // of a wave then carry the same Ready second and become available together, as they do in the
-// simulation (predict.AvailableAt). The same strategies without minReadySeconds run several
+// simulation (kernel.AvailableAt). The same strategies without minReadySeconds run several
 // times (runs), since their waves may split. Surge scenarios use 0: the
 // DaemonSet controller re-checks a surged pod's availability only minReadySeconds + 1s after
 // it turns Ready (updatePod), and kwok's quantized stages date Ready up to 2s in the future, so
@@ -562,8 +562,8 @@ func runDaemonSet(t *testing.T, c *Cluster, cs kubernetes.Interface, sc dsScenar
 	}
 	old := decodeDaemonSet(t, dsManifest("agent:1", sc), ns)
 	next := decodeDaemonSet(t, dsManifest("agent:2", sc), ns)
-	plan, err := daemonset.Simulate(daemonset.Input{DaemonSet: next, Old: old, Nodes: nodes,
-		Timing: predict.Timing{ReadyAfter: time.Second, TerminateAfter: 100 * time.Millisecond}})
+	plan, err := daemon.Simulate(daemon.Input{DaemonSet: next, Old: old, Nodes: nodes,
+		Timing: kernel.Timing{ReadyAfter: time.Second, TerminateAfter: 100 * time.Millisecond}})
 	if err != nil {
 		t.Fatalf("Simulate: %v", err)
 	}
@@ -606,7 +606,7 @@ func runDaemonSet(t *testing.T, c *Cluster, cs kubernetes.Interface, sc dsScenar
 	if plan.Summary.Completed == sc.stalls {
 		t.Errorf("plan completed = %v (%s), want %v", plan.Summary.Completed, plan.Summary.StallReason, !sc.stalls)
 	}
-	newHash := daemonset.RevisionHash(next)
+	newHash := daemon.RevisionHash(next)
 	rec.mu.Lock()
 	for i, a := range rec.actions {
 		if strings.HasPrefix(a, "create ") && rec.revisions[i] != newHash {
@@ -630,12 +630,12 @@ func decodeDaemonSet(t *testing.T, manifest, ns string) *appsv1.DaemonSet {
 
 // dsPlanWaves turns the plan's steps ("Deleted 2 old pods (2 nodes at a time)") into waves
 // ("delete 2").
-func dsPlanWaves(p *predict.Plan) []string {
+func dsPlanWaves(p *kernel.Plan) []string {
 	var out []string
 	for _, s := range p.Steps {
 		f := strings.Fields(s.Message)
 		verb := "create"
-		if s.Reason == daemonset.ReasonSuccessfulDelete {
+		if s.Reason == daemon.ReasonSuccessfulDelete {
 			verb = "delete"
 		}
 		out = append(out, verb+" "+f[1])

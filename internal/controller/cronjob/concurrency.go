@@ -1,0 +1,208 @@
+package cronjob
+
+import (
+	"fmt"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+
+	"github.com/kubectl-workload/kubectl-workload/internal/controller/kernel"
+)
+
+// Outcome is what happened to one scheduled time.
+type Outcome string
+
+// Outcomes of a scheduled time.
+const (
+	// Started: a Job started at (about) the scheduled time.
+	Started Outcome = "Started"
+	// StartedLate: Forbid skipped the time while a Job ran, and the controller started it when
+	// that Job finished (it is still the most recent unmet time, within any
+	// startingDeadlineSeconds).
+	StartedLate Outcome = "StartedLate"
+	// Skipped: Forbid kept it from starting and a later time superseded it, or the starting
+	// deadline passed.
+	Skipped Outcome = "Skipped"
+	// Replaced: the Job started, deleting the still-running previous Job (Replace).
+	Replaced Outcome = "Replaced"
+	// Suspended: spec.suspend is true; syncCronJob returns before it looks at the schedule,
+	// so no Job starts and no event is recorded.
+	Suspended Outcome = "Suspended"
+)
+
+// Run is one scheduled time and its fate.
+type Run struct {
+	Scheduled time.Time
+	Outcome   Outcome
+	// Job is the Job's name when one started.
+	Job string
+	// StartedAt and EndsAt bound the Job's run (EndsAt is when it finishes or is deleted).
+	StartedAt time.Time
+	EndsAt    time.Time
+	// ReplacedJob names the Job deleted to make room (Replace).
+	ReplacedJob string
+	// Concurrent is the number of Jobs running right after this one started, itself included.
+	Concurrent int
+	// Events are the controller's events for this time, in order.
+	Events []Event
+}
+
+// ConcurrencyResult is the outcome of n scheduled times with Jobs that each run RunFor.
+type ConcurrencyResult struct {
+	Policy batchv1.ConcurrencyPolicy
+	Runs   []Run
+	// MaxConcurrent is the most Jobs that ran at once.
+	MaxConcurrent int
+}
+
+type activeJob struct {
+	name string
+	run  int
+	// endsAt is when the Job finishes: its creation's instant plus runFor, so it comes after a
+	// scheduled time of the same wall-clock time (see Concurrency).
+	endsAt kernel.Instant
+}
+
+// Concurrency predicts the first n scheduled times after from when every Job runs for runFor,
+// under cj's concurrencyPolicy, by replaying syncCronJob at each scheduled time and at each
+// Job's end (the controller syncs when a Job finishes):
+//   - Allow: every time starts a Job; Jobs overlap when runFor exceeds the interval.
+//   - Forbid: a time that comes while a Job is active records JobAlreadyActive and waits; when
+//     the Job finishes, the most recent unmet time starts at once (late) if it is still within
+//     startingDeadlineSeconds; earlier unmet times are lost.
+//   - Replace: the active Job is deleted and the new one starts.
+//
+// A suspended CronJob starts nothing: every time is Suspended.
+func Concurrency(cj *batchv1.CronJob, from time.Time, runFor time.Duration, n int) (ConcurrencyResult, error) {
+	times, err := NextTimes(cj, from, n)
+	if err != nil {
+		return ConcurrencyResult{}, err
+	}
+	policy := cj.Spec.ConcurrencyPolicy
+	if policy == "" {
+		policy = batchv1.AllowConcurrent
+	}
+	res := ConcurrencyResult{Policy: policy}
+	runs := make([]Run, len(times))
+	// Keyed by the instant, not by time.Time: NextTimes and MissedSchedule each load the
+	// timeZone, and two time.Times of the same instant with different *Location pointers are
+	// different map keys.
+	index := map[int64]int{}
+	for i, t := range times {
+		runs[i] = Run{Scheduled: t, Outcome: Skipped}
+		index[t.UnixNano()] = i
+	}
+	if len(times) == 0 {
+		return res, nil
+	}
+	if suspended(cj) {
+		for i := range runs {
+			runs[i].Outcome = Suspended
+		}
+		res.Runs = runs
+		return res, nil
+	}
+	horizon := times[len(times)-1]
+	last := from
+	var active []activeJob
+
+	// Sync points on the kernel clock: every scheduled time, and every Job end, earliest
+	// first. A Job's end is caused by its creation, so a Job that runs exactly one interval is
+	// still active at the next scheduled time, as in a cluster, where the Job's pods start
+	// after the create call and finish after it.
+	clock := kernel.NewClock(from)
+	pending := make([]kernel.Instant, 0, len(times))
+	for _, t := range times {
+		pending = append(pending, kernel.At(t))
+	}
+	for len(pending) > 0 {
+		next := kernel.NewEarliest(clock.Now())
+		for _, p := range pending {
+			next.Consider(p)
+		}
+		at, _ := next.Result()
+		kept := pending[:0]
+		for _, p := range pending {
+			if !p.Equal(at) {
+				kept = append(kept, p)
+			}
+		}
+		pending = kept
+		clock.Set(at)
+		now := at.Time
+		if now.After(horizon) {
+			break
+		}
+		stillActive := active[:0]
+		for _, j := range active {
+			if j.endsAt.After(at) {
+				stillActive = append(stillActive, j)
+			}
+		}
+		active = stillActive
+
+		lastCopy := last
+		m, err := MissedSchedule(cj, &lastCopy, now)
+		if err != nil {
+			return res, err
+		}
+		if m.ScheduledTime == nil {
+			continue
+		}
+		i, tracked := index[m.ScheduledTime.UnixNano()]
+		if m.TooLate {
+			if tracked {
+				runs[i].Events = append(runs[i].Events, m.Events...)
+			}
+			continue
+		}
+		if policy == batchv1.ForbidConcurrent && len(active) > 0 {
+			if tracked {
+				runs[i].Events = append(runs[i].Events, Event{Type: "Normal", Reason: ReasonJobAlreadyActive,
+					Message: "Not starting job because prior execution is running and concurrency policy is Forbid"})
+			}
+			continue
+		}
+		if !tracked {
+			continue
+		}
+		r := &runs[i]
+		if policy == batchv1.ReplaceConcurrent && len(active) > 0 {
+			for _, j := range active {
+				r.ReplacedJob = j.name
+				runs[j.run].EndsAt = now
+				r.Events = append(r.Events, Event{Type: "Normal", Reason: ReasonSuccessfulDelete, Message: "Deleted job " + j.name})
+			}
+			active = nil
+			r.Outcome = Replaced
+		} else if at.Equal(kernel.At(r.Scheduled)) {
+			r.Outcome = Started
+		} else {
+			r.Outcome = StartedLate
+		}
+		r.Job = m.JobName
+		r.StartedAt = now
+		end := clock.Issue().Add(runFor)
+		r.EndsAt = end.Time
+		r.Events = append(r.Events, Event{Type: "Normal", Reason: ReasonSuccessfulCreate, Message: "Created job " + m.JobName})
+		active = append(active, activeJob{name: m.JobName, run: i, endsAt: end})
+		r.Concurrent = len(active)
+		res.MaxConcurrent = max(res.MaxConcurrent, len(active))
+		last = *m.ScheduledTime
+		pending = append(pending, end)
+	}
+	res.Runs = runs
+	return res, nil
+}
+
+// String renders a run for diagnostics, e.g. "10:00 Started web-29000 (1 running)".
+func (r Run) String() string {
+	s := fmt.Sprintf("%s %s", r.Scheduled.Format(time.RFC3339), r.Outcome)
+	if r.Job != "" {
+		s += " " + r.Job
+	}
+	if r.ReplacedJob != "" {
+		s += " replacing " + r.ReplacedJob
+	}
+	return s
+}

@@ -1,0 +1,158 @@
+package deployment
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kubectl-workload/kubectl-workload/internal/controller/kernel"
+)
+
+// compact writes a plan's scale steps as "new 0→3, old 8→7, …", the notation of
+// shared/reference/controllers.md.
+func compact(p *kernel.Plan, oldName, newName string) string {
+	var parts []string
+	for _, msg := range kernel.Sequence(p) {
+		var name string
+		var from, to int
+		var dir string
+		if n, _ := fmtSscanf(msg, &dir, &name, &from, &to); n != 4 {
+			parts = append(parts, msg)
+			continue
+		}
+		who := name
+		switch name {
+		case oldName:
+			who = "old"
+		case newName:
+			who = "new"
+		}
+		parts = append(parts, who+" "+itoa(int32(from))+"→"+itoa(int32(to)))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// checkoutRuns are the three real runs of controllers.md ("Pods created by different syncs
+// never turn Ready in the same instant"): Deployment checkout, 8 replicas, maxSurge 3,
+// maxUnavailable 1, no probes, no minReadySeconds, image change, on a real v1.37.1 controller.
+var checkoutRuns = []string{
+	"new 0→3, old 8→7, new 3→4, old 7→4, new 4→7, old 4→3, new 7→8, old 3→0",
+	"new 0→3, old 8→7, new 3→4, old 7→6, new 4→5, old 6→4, new 5→7, old 4→2, new 7→8, old 2→0",
+	"new 0→3, old 8→7, new 3→4, old 7→6, new 4→5, old 6→2, new 5→8, old 2→0",
+}
+
+const surge3Unavailable1 = `  strategy:
+    rollingUpdate:
+      maxSurge: 3
+      maxUnavailable: 1`
+
+// checkoutPlan simulates the checkout example with kwok's timing, the control plane the real
+// runs were recorded on: pods Ready about 20ms after creation, deleted pods gone after 100ms.
+func checkoutPlan(t *testing.T, spread *kernel.Spread) (*kernel.Plan, string, string) {
+	t.Helper()
+	old := webDeployment(t, 8, "shop/checkout:1.0", surge3Unavailable1)
+	d := webDeployment(t, 8, "shop/checkout:1.1", surge3Unavailable1)
+	p, err := Simulate(Input{Deployment: d, Old: old, Timing: kernel.Timing{ReadyAfter: 20 * time.Millisecond, TerminateAfter: 100 * time.Millisecond, Spread: spread}})
+	if err != nil {
+		t.Fatalf("Simulate() error: %v", err)
+	}
+	return p, rsName(old), rsName(d)
+}
+
+// TestCausalPlanIsRealRun1: the deterministic plan is exactly run 1, not the merged
+// "old 7→3, new 4→8" that no real run produced.
+func TestCausalPlanIsRealRun1(t *testing.T) {
+	p, oldName, newName := checkoutPlan(t, nil)
+	if got := compact(p, oldName, newName); got != checkoutRuns[0] {
+		t.Errorf("Simulate(checkout 8 at 3/1) = %s\nwant run 1: %s", got, checkoutRuns[0])
+	}
+	checkBounds(t, p, 11, 7)
+	// Every step is at a multiple of ReadyAfter: the causal order lives below the wall-clock time.
+	for _, s := range p.Steps {
+		if s.At%(20*time.Millisecond) != 0 {
+			t.Errorf("step %q at %s, want a multiple of ReadyAfter", s.Message, s.At)
+		}
+	}
+}
+
+// TestReadySpreadReachesEveryRealRun: with pods of one batch turning Ready up to 100ms apart,
+// the simulator produces runs 2 and 3 too; every run keeps the first sync's steps, the bounds
+// and the final sizes.
+func TestReadySpreadReachesEveryRealRun(t *testing.T) {
+	det, oldName, newName := checkoutPlan(t, nil)
+	seen := map[string]int{}
+	detSeq := kernel.Sequence(det)
+	for seed := range uint64(300) {
+		p, _, _ := checkoutPlan(t, kernel.NewSpread(100*time.Millisecond, seed))
+		seen[compact(p, oldName, newName)]++
+		seq := kernel.Sequence(p)
+		if !slices.Equal(seq[:3], detSeq[:3]) {
+			t.Errorf("seed %d: first sync %v, want %v", seed, seq[:3], detSeq[:3])
+		}
+		checkBounds(t, p, 11, 7)
+		if !slices.Equal(p.Final, det.Final) || !p.Summary.Completed {
+			t.Errorf("seed %d: final %v (completed %v), want %v", seed, p.Final, p.Summary.Completed, det.Final)
+		}
+	}
+	for i, run := range checkoutRuns {
+		if seen[run] == 0 {
+			t.Errorf("real run %d (%s) never produced in 300 spread runs; produced:\n%v", i+1, run, seen)
+		}
+	}
+}
+
+func TestDistribute(t *testing.T) {
+	det, _, _ := checkoutPlan(t, nil)
+	dist, err := kernel.Distribute(200, 7, 100*time.Millisecond, det, func(s *kernel.Spread) (*kernel.Plan, error) {
+		p, _, _ := checkoutPlan(t, s)
+		return p, nil
+	})
+	if err != nil {
+		t.Fatalf("Distribute() error: %v", err)
+	}
+	if dist.Runs != 200 || dist.Completed != 200 {
+		t.Errorf("Distribute() runs %d, completed %d; want 200, 200", dist.Runs, dist.Completed)
+	}
+	if dist.MinAvailable < 7 {
+		t.Errorf("Distribute() min available %d, want at least 7", dist.MinAvailable)
+	}
+	if dist.Sequences < 3 {
+		t.Errorf("Distribute() found %d sequences, want at least the 3 real ones", dist.Sequences)
+	}
+	if dist.CompletionP50 > dist.CompletionP95 || dist.CompletionP50 < det.Summary.Duration {
+		t.Errorf("Distribute() p50 %s, p95 %s; want det %s ≤ p50 ≤ p95", dist.CompletionP50, dist.CompletionP95, det.Summary.Duration)
+	}
+	again, _ := kernel.Distribute(200, 7, 100*time.Millisecond, det, func(s *kernel.Spread) (*kernel.Plan, error) {
+		p, _, _ := checkoutPlan(t, s)
+		return p, nil
+	})
+	if again.Sequences != dist.Sequences || again.MostCommonRuns != dist.MostCommonRuns || again.CompletionP95 != dist.CompletionP95 {
+		t.Errorf("Distribute() with the same seed differs: %+v, then %+v", dist, again)
+	}
+}
+
+// fmtSscanf parses "Scaled up replica set NAME from A to B" (or down).
+func fmtSscanf(msg string, dir, name *string, from, to *int) (int, error) {
+	return fmt.Sscanf(msg, "Scaled %s replica set %s from %d to %d", dir, name, from, to)
+}
+
+// checkBounds checks the strategy's promise at every step: at most maxPods replicas asked for
+// (terminating pods are not counted, as the controller does not count them) and at least
+// minAvailable available.
+func checkBounds(t *testing.T, p *kernel.Plan, maxPods, minAvailable int32) {
+	t.Helper()
+	for _, s := range p.Steps {
+		n := int32(0)
+		for _, rs := range s.Revisions {
+			n += rs.Replicas
+		}
+		if n > maxPods || s.Available < minAvailable {
+			t.Errorf("step %q: %d replicas, %d available; want at most %d and at least %d", s.Message, n, s.Available, maxPods, minAvailable)
+		}
+	}
+	if p.Summary.MinAvailable < minAvailable {
+		t.Errorf("min available %d, want at least %d", p.Summary.MinAvailable, minAvailable)
+	}
+}

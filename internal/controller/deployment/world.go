@@ -1,0 +1,661 @@
+package deployment
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"sort"
+	"time"
+
+	apps "k8s.io/api/apps/v1"
+	v1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/klog/v2"
+	"k8s.io/kubernetes/pkg/controller"
+	deploymentutil "k8s.io/kubernetes/pkg/controller/deployment/util"
+
+	"github.com/kubectl-workload/kubectl-workload/internal/controller/kernel"
+)
+
+// podGroup is a number of pods of one ReplicaSet created together, not yet available.
+type podGroup struct {
+	count       int32
+	ready       bool
+	neverReady  bool
+	readyAt     kernel.Instant
+	availableAt kernel.Instant
+}
+
+// terminatingGroup is a number of deleted pods that keep running until goneAt.
+type terminatingGroup struct {
+	count  int32
+	goneAt kernel.Instant
+}
+
+// rsPods holds one ReplicaSet's pods. Available pods are only counted: which available pod is
+// deleted first changes no count the controllers read.
+type rsPods struct {
+	available   int32
+	pending     []*podGroup // creation order
+	terminating []terminatingGroup
+}
+
+func (p *rsPods) active() int32 {
+	n := p.available
+	for _, g := range p.pending {
+		n += g.count
+	}
+	return n
+}
+
+func (p *rsPods) ready() int32 {
+	n := p.available
+	for _, g := range p.pending {
+		if g.ready {
+			n += g.count
+		}
+	}
+	return n
+}
+
+func (p *rsPods) terminatingCount() int32 {
+	n := int32(0)
+	for _, g := range p.terminating {
+		n += g.count
+	}
+	return n
+}
+
+// world is the discrete-event simulation around the Deployment controller: the ReplicaSet
+// controller, the kubelet's readiness, and pod termination, on a simulated clock.
+type world struct {
+	clock  *kernel.Clock
+	timing kernel.Timing
+	d      *apps.Deployment
+	rsList []*apps.ReplicaSet // creation order, as the informer would list them
+	pods   map[types.UID]*rsPods
+	dc     *deploymentController
+
+	plan *kernel.Plan
+	// atEvent holds, by index in plan.Steps, the revisions as a controller event left them:
+	// spec.replicas at the event, pods from before the ReplicaSet controller acted on the sync
+	// (see eventSizes). Edits of the Deployment have none.
+	atEvent     map[int][]kernel.RevisionSize
+	seq         int
+	requeueAt   kernel.Instant
+	hasRequeue  bool
+	completedAt time.Duration
+	wasComplete bool
+	// changes are Input.Changes not yet applied, in time order.
+	changes []Change
+	// lastPodChange is the last time a pod became Ready or Available or went away.
+	lastPodChange time.Time
+	// calls are the API-call batches of the current sync's pod creations and deletions.
+	calls *kernel.SyncCalls
+	// syncs counts the Deployment controller's syncs (and changes), for Step.Sync.
+	syncs int
+	// batching records the first sync that created several pods that may turn Ready apart.
+	batching kernel.Batching
+}
+
+// Simulate predicts the rollout of in.Deployment from the starting state in in, and returns the
+// plan. Errors are failures of the input (a missing Deployment, a ReplicaSet without replicas);
+// a rollout that stalls is a plan whose summary says so.
+func Simulate(in Input) (*kernel.Plan, error) {
+	w, err := newWorld(in)
+	if err != nil {
+		return nil, err
+	}
+	return kernel.Run(w, w.sizes, w.clock, in.MaxEvents, in.Timing.Spread)
+}
+
+// Advance moves the clock to t: a requeued sync due by then is consumed, pod transitions are
+// applied, then the changes due.
+func (w *world) Advance(t kernel.Instant) {
+	w.clock.Set(t)
+	if w.hasRequeue && !w.requeueAt.After(t) {
+		w.hasRequeue = false
+	}
+	w.advance()
+	w.applyChanges()
+}
+
+// Plan is the plan being written.
+func (w *world) Plan() *kernel.Plan { return w.plan }
+
+func newWorld(in Input) (*world, error) {
+	if in.Deployment == nil {
+		return nil, errors.New("predict: no deployment")
+	}
+	if in.Deployment.Spec.Replicas == nil || in.Deployment.Spec.Template.Labels == nil {
+		return nil, fmt.Errorf("predict: deployment %s: not defaulted (spec.replicas or template labels missing)", in.Deployment.Name)
+	}
+	w := &world{
+		clock:  kernel.NewClock(kernel.StartOr(in.Start)),
+		timing: in.Timing,
+		d:      in.Deployment.DeepCopy(),
+		pods:   map[types.UID]*rsPods{},
+		plan:   &kernel.Plan{Kind: "Deployment"},
+	}
+	for i, c := range in.Changes {
+		switch {
+		case c.Deployment == nil || c.Deployment.Spec.Replicas == nil:
+			return nil, fmt.Errorf("predict: change %d: no deployment, or not defaulted", i)
+		case c.At <= 0:
+			return nil, fmt.Errorf("predict: change %d: at %s, want a positive time", i, c.At)
+		case i > 0 && c.At < in.Changes[i-1].At:
+			return nil, fmt.Errorf("predict: change %d: at %s, before change %d", i, c.At, i-1)
+		}
+		w.changes = append(w.changes, c)
+	}
+	w.dc = &deploymentController{
+		now:      func() time.Time { return w.clock.Now().Time },
+		logger:   klog.Background(),
+		createRS: w.createRS,
+		deleteRS: w.deleteRS,
+		event:    w.record,
+		// The Deployment's template is fixed for the whole simulation.
+		templateMatch: map[types.UID]bool{},
+	}
+	switch {
+	case in.Old != nil && len(in.ReplicaSets) > 0:
+		return nil, errors.New("predict: give either an old deployment or a starting state, not both")
+	case in.Old != nil:
+		if err := w.startFromOld(in.Old); err != nil {
+			return nil, err
+		}
+	default:
+		for i, s := range in.ReplicaSets {
+			if err := w.addState(s); err != nil {
+				return nil, fmt.Errorf("predict: replica set %d: %w", i, err)
+			}
+		}
+	}
+	w.refreshStatus()
+	w.d.Status = w.dc.calculateStatus(w.rsList, deploymentutil.FindNewReplicaSet(w.d, append([]*apps.ReplicaSet(nil), w.rsList...)), w.d)
+	w.d.Status.ObservedGeneration = w.d.Generation
+	w.observe()
+	w.plan.Summary.MinAvailable = w.totalAvailable()
+	w.plan.Header = DeploymentHeader(w.d)
+	w.plan.Header.OldRevision = w.d.Annotations[deploymentutil.RevisionAnnotation]
+	return w, nil
+}
+
+// applyChanges applies every change due at the current time, as the API server would store an
+// update (Updated). The Deployment's template may now differ, so the memoized template matches
+// are dropped.
+func (w *world) applyChanges() {
+	for len(w.changes) > 0 && !w.changeAt(w.changes[0]).After(w.clock.Now()) {
+		c := w.changes[0]
+		w.changes = w.changes[1:]
+		w.d = Updated(w.d, c.Deployment)
+		w.dc.templateMatch = map[types.UID]bool{}
+		w.seq++
+		w.syncs++
+		w.plan.Steps = append(w.plan.Steps, kernel.Step{At: w.clock.Elapsed(), Seq: w.seq, Sync: w.syncs, Reason: kernel.ReasonChange, Message: c.Description})
+		w.fillSteps(len(w.plan.Steps) - 1)
+	}
+}
+
+// startFromOld builds the state a fully rolled out old Deployment leaves behind: one
+// ReplicaSet named as the controller would name it, every pod available, and the Deployment's
+// status and conditions as the controller last wrote them.
+func (w *world) startFromOld(old *apps.Deployment) error {
+	if old.Spec.Replicas == nil {
+		return fmt.Errorf("predict: old deployment %s: not defaulted (spec.replicas missing)", old.Name)
+	}
+	created := w.clock.Start().Time.Add(-time.Hour)
+	// Let a controller for the old Deployment create its ReplicaSet, so that the name,
+	// labels and annotations are the controller's own.
+	oldD := old.DeepCopy()
+	var oldRS *apps.ReplicaSet
+	dc := newFixedClockController(created, nil)
+	dc.createRS = func(rs *apps.ReplicaSet) *apps.ReplicaSet {
+		rs.CreationTimestamp = metav1.NewTime(created)
+		rs.UID = types.UID(rs.Name)
+		oldRS = rs
+		return rs
+	}
+	dc.getNewReplicaSet(oldD, nil, nil, true)
+	if oldRS == nil {
+		return fmt.Errorf("predict: old deployment %s: no replica set created", old.Name)
+	}
+	if rev, ok := old.Annotations[deploymentutil.RevisionAnnotation]; ok {
+		oldRS.Annotations[deploymentutil.RevisionAnnotation] = rev
+	}
+	*oldRS.Spec.Replicas = *old.Spec.Replicas
+	deploymentutil.SetReplicasAnnotations(oldRS, *old.Spec.Replicas, *old.Spec.Replicas+deploymentutil.MaxSurge(*old))
+	w.rsList = append(w.rsList, oldRS)
+	w.pods[oldRS.UID] = &rsPods{available: *old.Spec.Replicas}
+	// The Deployment as the controller left it: revision and a completed Progressing condition.
+	w.d.Status = oldD.Status
+	deploymentutil.SetDeploymentRevision(w.d, oldRS.Annotations[deploymentutil.RevisionAnnotation])
+	if deploymentutil.HasProgressDeadline(w.d) {
+		c := dc.newCondition(apps.DeploymentProgressing, v1.ConditionTrue, deploymentutil.NewRSAvailableReason, fmt.Sprintf("ReplicaSet %q has successfully progressed.", oldRS.Name))
+		deploymentutil.SetDeploymentCondition(&w.d.Status, *c)
+	}
+	return nil
+}
+
+// addState adds one ReplicaSet of a starting state with its pods.
+func (w *world) addState(s ReplicaSetState) error {
+	if s.ReplicaSet == nil || s.ReplicaSet.Spec.Replicas == nil {
+		return errors.New("no replica set or no spec.replicas")
+	}
+	rs := s.ReplicaSet.DeepCopy()
+	if rs.UID == "" {
+		rs.UID = types.UID(rs.Name)
+	}
+	p := &rsPods{}
+	isNew := w.isNewTemplate(rs)
+	now := w.clock.Now()
+	minReady := time.Duration(rs.Spec.MinReadySeconds) * time.Second
+	for _, g := range s.Pods {
+		switch g.Phase {
+		case PodAvailable:
+			p.available += g.Count
+		case PodReady:
+			p.pending = append(p.pending, &podGroup{count: g.Count, ready: true, availableAt: now.Add(minReady)})
+		case PodNotReady:
+			w.addPending(p, g.Count, now, minReady, isNew && w.timing.FailNew)
+		case PodStuck:
+			p.pending = append(p.pending, &podGroup{count: g.Count, neverReady: true})
+		case PodTerminating:
+			p.terminating = append(p.terminating, terminatingGroup{count: g.Count, goneAt: now.Add(w.timing.TerminateAfter)})
+		default:
+			return fmt.Errorf("unknown pod phase %q", g.Phase)
+		}
+	}
+	w.rsList = append(w.rsList, rs)
+	sort.Stable(controller.ReplicaSetsByCreationTimestamp(w.rsList))
+	w.pods[rs.UID] = p
+	return nil
+}
+
+// isNewTemplate reports whether rs runs the Deployment's template, i.e. is the new ReplicaSet
+// whose pods FailNew keeps from becoming ready.
+func (w *world) isNewTemplate(rs *apps.ReplicaSet) bool {
+	return w.dc.equalIgnoreHash(rs, w.d)
+}
+
+func (w *world) createRS(rs *apps.ReplicaSet) *apps.ReplicaSet {
+	rs.CreationTimestamp = metav1.NewTime(w.clock.Now().Time)
+	rs.UID = types.UID(rs.Name)
+	w.rsList = append(w.rsList, rs)
+	w.pods[rs.UID] = &rsPods{}
+	if w.plan.TargetRevision == "" {
+		w.plan.TargetRevision = rs.Name
+	}
+	return rs
+}
+
+func (w *world) deleteRS(rs *apps.ReplicaSet) {
+	for i, r := range w.rsList {
+		if r.UID == rs.UID {
+			w.rsList = append(w.rsList[:i], w.rsList[i+1:]...)
+			break
+		}
+	}
+	delete(w.pods, rs.UID)
+}
+
+// record appends a step for a controller event. Its pod counts are filled in once the
+// ReplicaSet controller has acted (fillSteps).
+func (w *world) record(reason, message string) {
+	w.seq++
+	if w.atEvent == nil {
+		w.atEvent = map[int][]kernel.RevisionSize{}
+	}
+	w.atEvent[len(w.plan.Steps)] = w.sizes()
+	w.plan.Steps = append(w.plan.Steps, kernel.Step{At: w.clock.Elapsed(), Seq: w.seq, Sync: w.syncs, Reason: reason, Message: message})
+	if reason == ReasonDeadlineExceeded {
+		w.plan.Summary.DeadlineExceeded = true
+		w.plan.Summary.DeadlineAt = w.clock.Elapsed()
+		// syncRolloutStatus emits the event before it writes the new status, so the
+		// Deployment still holds the condition of the last progress.
+		if c := deploymentutil.GetDeploymentCondition(w.d.Status, apps.DeploymentProgressing); c != nil {
+			// Condition times are whole seconds (newCondition): progress in the first
+			// fraction of a second after a fractional Start is stored before it.
+			w.plan.Summary.LastProgressAt = max(c.LastUpdateTime.Sub(w.clock.Start().Time), 0)
+		}
+	}
+}
+
+// refreshStatus writes each ReplicaSet's status from its pods, as the ReplicaSet controller
+// does: replicas, ready and available count pods that are not terminating.
+func (w *world) refreshStatus() {
+	for _, rs := range w.rsList {
+		p := w.pods[rs.UID]
+		rs.Status.Replicas = p.active()
+		rs.Status.ReadyReplicas = p.ready()
+		rs.Status.AvailableReplicas = p.available
+		rs.Status.FullyLabeledReplicas = rs.Status.Replicas
+		rs.Status.ObservedGeneration = rs.Generation
+	}
+}
+
+// manageReplicas mirrors the ReplicaSet controller's manageReplicas for every ReplicaSet:
+// missing pods are created, surplus pods are deleted, not-ready before ready, ready for shorter
+// before longer (ActivePodsWithRanks). It reports whether any pod was created or deleted.
+//
+// The pods one sync creates are one batch of API calls (Clock.Issue): they are created at the
+// same instant and, without a ready spread, turn Ready together; a later sync's pods come after
+// them. Within the batch, slowStartBatch's 1, 2, 4, … calls and the 500-pod burst limit are not
+// modelled: they take milliseconds. Deletions are a batch after the creations.
+//
+// Example: spec 2 with 1 available and 2 not-ready pods deletes the newest not-ready pod.
+func (w *world) manageReplicas() bool {
+	changed := false
+	w.calls = w.clock.NewSync()
+	for _, rs := range w.rsList {
+		p := w.pods[rs.UID]
+		diff := *rs.Spec.Replicas - p.active()
+		minReady := time.Duration(rs.Spec.MinReadySeconds) * time.Second
+		switch {
+		case diff > 0 && w.timing.RefuseNew && w.isNewTemplate(rs):
+			// Every create call fails (FailedCreate): no pod, nothing changes.
+		case diff > 0:
+			w.addPending(p, diff, w.calls.Create(), minReady, w.timing.FailNew && w.isNewTemplate(rs))
+			changed = true
+		case diff < 0:
+			w.deletePods(p, -diff)
+			changed = true
+		}
+	}
+	return changed
+}
+
+// addPending adds n pods created at the instant created, Ready ReadyAfter later (plus each pod's
+// draw from the ready spread, when there is one) and available minReady after that.
+func (w *world) addPending(p *rsPods, n int32, created kernel.Instant, minReady time.Duration, neverReady bool) {
+	if !neverReady {
+		w.batching.Saw(int(n), w.clock.Elapsed())
+	}
+	if !w.timing.Spread.Active() || neverReady {
+		readyAt := created.Add(w.timing.ReadyAfter)
+		p.pending = append(p.pending, &podGroup{count: n, readyAt: readyAt, availableAt: kernel.AvailableAt(readyAt, minReady), neverReady: neverReady})
+		return
+	}
+	for _, b := range w.timing.Spread.Batches(n) {
+		readyAt := created.Add(w.timing.ReadyAfter + b.Extra)
+		p.pending = append(p.pending, &podGroup{count: b.Count, readyAt: readyAt, availableAt: kernel.AvailableAt(readyAt, minReady)})
+	}
+}
+
+// deletePods deletes n pods of p in the ReplicaSet controller's order and starts their
+// termination.
+func (w *world) deletePods(p *rsPods, n int32) {
+	deleted := int32(0)
+	take := func(g *podGroup) {
+		k := min(g.count, n-deleted)
+		g.count -= k
+		deleted += k
+	}
+	// Not ready first, newest first; then ready but not yet available, ready for shorter first.
+	for _, wantReady := range []bool{false, true} {
+		for i := len(p.pending) - 1; i >= 0 && deleted < n; i-- {
+			if p.pending[i].ready == wantReady {
+				take(p.pending[i])
+			}
+		}
+	}
+	if deleted < n {
+		k := min(p.available, n-deleted)
+		p.available -= k
+		deleted += k
+	}
+	kept := p.pending[:0]
+	for _, g := range p.pending {
+		if g.count > 0 {
+			kept = append(kept, g)
+		}
+	}
+	p.pending = kept
+	if deleted == 0 {
+		return
+	}
+	goneAt := w.calls.Delete().Add(w.timing.TerminateAfter)
+	if k := len(p.terminating); k > 0 && p.terminating[k-1].goneAt.Equal(goneAt) {
+		p.terminating[k-1].count += deleted
+	} else {
+		p.terminating = append(p.terminating, terminatingGroup{count: deleted, goneAt: goneAt})
+	}
+}
+
+// podMap builds what getPodMapForDeployment returns, one Running pod standing for each group:
+// oldPodsRunning only asks whether a non-terminal pod exists.
+func (w *world) podMap() map[types.UID][]*v1.Pod {
+	m := map[types.UID][]*v1.Pod{}
+	running := &v1.Pod{Status: v1.PodStatus{Phase: v1.PodRunning}}
+	for _, rs := range w.rsList {
+		p := w.pods[rs.UID]
+		if p.active()+p.terminatingCount() > 0 {
+			m[rs.UID] = []*v1.Pod{running}
+		}
+	}
+	return m
+}
+
+// Settle runs the Deployment controller and the ReplicaSet controller at the current instant
+// until neither has anything left to do, as their informers would.
+func (w *world) Settle() error {
+	err := kernel.UntilFixedPoint("deployment "+w.d.Name, w.clock.Elapsed(), func() (bool, error) {
+		w.refreshStatus()
+		w.dc.wrote = false
+		w.syncs++
+		first := len(w.plan.Steps)
+		var podMap map[types.UID][]*v1.Pod
+		if w.d.Spec.Strategy.Type == apps.RecreateDeploymentStrategyType {
+			podMap = w.podMap()
+		}
+		beforeStatus := w.d.Status.DeepCopy()
+		beforeRevision := w.d.Annotations[deploymentutil.RevisionAnnotation]
+		if err := w.dc.syncDeployment(w.d, append([]*apps.ReplicaSet(nil), w.rsList...), podMap); err != nil {
+			return false, err
+		}
+		// A status or annotation write is a Deployment update event: it syncs again.
+		wrote := w.dc.wrote || beforeRevision != w.d.Annotations[deploymentutil.RevisionAnnotation] ||
+			!apiequality.Semantic.DeepEqual(beforeStatus, &w.d.Status)
+		podsChanged := w.manageReplicas()
+		w.refreshStatus()
+		w.observe()
+		w.fillSteps(first)
+		return wrote || podsChanged, nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, t := range w.dc.requeue {
+		// The work queue keeps the earliest pending time for a key. The requeue follows from
+		// this sync.
+		at := kernel.Instant{Time: t, Cause: w.clock.Now().Cause}
+		if at.After(w.clock.Now()) && (!w.hasRequeue || at.Before(w.requeueAt)) {
+			w.requeueAt, w.hasRequeue = at, true
+		}
+	}
+	w.dc.requeue = w.dc.requeue[:0]
+	complete := deploymentutil.DeploymentComplete(w.d, &w.d.Status)
+	if complete && !w.wasComplete {
+		w.completedAt = w.clock.Elapsed()
+	}
+	w.wasComplete = complete
+	return nil
+}
+
+// fillSteps writes the sizes after the ReplicaSet controller acted into the steps recorded by
+// the last sync, from index first.
+func (w *world) fillSteps(first int) {
+	if first == len(w.plan.Steps) {
+		return
+	}
+	sizes := w.sizes()
+	for i := first; i < len(w.plan.Steps); i++ {
+		s := &w.plan.Steps[i]
+		s.Revisions, s.Pods, s.Available = eventSizes(w.atEvent[i], sizes)
+	}
+}
+
+func (w *world) totalPods() int32 {
+	n := int32(0)
+	for _, rs := range w.rsList {
+		p := w.pods[rs.UID]
+		n += p.active() + p.terminatingCount()
+	}
+	return n
+}
+
+func (w *world) totalAvailable() int32 {
+	n := int32(0)
+	for _, rs := range w.rsList {
+		n += w.pods[rs.UID].available
+	}
+	return n
+}
+
+// observe updates the peak and trough.
+func (w *world) observe() {
+	s := &w.plan.Summary
+	s.PeakPods = max(s.PeakPods, w.totalPods())
+	s.MinAvailable = min(s.MinAvailable, w.totalAvailable())
+}
+
+// NextEventTime is the earliest future pod transition, deadline check or change.
+func (w *world) NextEventTime() (kernel.Instant, bool) {
+	e := kernel.NewEarliest(w.clock.Now())
+	for _, rs := range w.rsList {
+		p := w.pods[rs.UID]
+		for _, g := range p.pending {
+			switch {
+			case !g.ready && !g.neverReady:
+				e.Consider(g.readyAt)
+			case g.ready:
+				e.Consider(g.availableAt)
+			}
+		}
+		for _, g := range p.terminating {
+			e.Consider(g.goneAt)
+		}
+	}
+	if w.hasRequeue {
+		e.Consider(w.requeueAt)
+	}
+	if len(w.changes) > 0 {
+		e.Consider(w.changeAt(w.changes[0]))
+	}
+	return e.Result()
+}
+
+// changeAt is when a change is made: after everything the controllers caused at that time.
+func (w *world) changeAt(c Change) kernel.Instant {
+	return kernel.Instant{Time: w.clock.Start().Time.Add(c.At), Cause: kernel.LastCause}
+}
+
+// advance applies every pod transition due at the current instant. Pods of one batch (one
+// sync's creations) turn Ready together; pods of different batches never do.
+func (w *world) advance() {
+	changed := false
+	now := w.clock.Now()
+	for _, rs := range w.rsList {
+		p := w.pods[rs.UID]
+		kept := p.pending[:0]
+		for _, g := range p.pending {
+			if !g.ready && !g.neverReady && !g.readyAt.After(now) {
+				g.ready = true
+				changed = true
+			}
+			if g.ready && !g.availableAt.After(now) {
+				p.available += g.count
+				changed = true
+				continue
+			}
+			kept = append(kept, g)
+		}
+		p.pending = kept
+		keptT := p.terminating[:0]
+		for _, g := range p.terminating {
+			if g.goneAt.After(now) {
+				keptT = append(keptT, g)
+			} else {
+				changed = true
+			}
+		}
+		p.terminating = keptT
+	}
+	if changed {
+		w.lastPodChange = now.Time
+	}
+	w.observe()
+}
+
+// Finish writes the summary.
+func (w *world) Finish() {
+	s := &w.plan.Summary
+	s.Completed = w.wasComplete
+	if s.Completed {
+		s.Duration = w.completedAt
+	} else {
+		s.Duration = w.clock.Elapsed()
+		if s.StallReason == "" {
+			switch {
+			case s.DeadlineExceeded:
+				s.StallReason = deploymentutil.TimedOutReason
+			case w.d.Spec.Paused:
+				s.StallReason = "Deployment is paused"
+			default:
+				s.StallReason = "no further progress possible"
+			}
+		}
+	}
+	// The rollout ends on the ReplicaSet matching the final template; without one (a paused
+	// Deployment), on the first one created.
+	if rs := deploymentutil.FindNewReplicaSet(w.d, append([]*apps.ReplicaSet(nil), w.rsList...)); rs != nil {
+		w.plan.TargetRevision = rs.Name
+	}
+	// The end is the last pod transition, not a deadline check requeued long after.
+	w.plan.End = max(w.lastPodChange.Sub(w.clock.Start().Time), 0)
+	if n := len(w.plan.Steps); n > 0 {
+		w.plan.End = max(w.plan.End, w.plan.Steps[n-1].At)
+	}
+	for _, rs := range w.rsList {
+		p := w.pods[rs.UID]
+		w.plan.Final = append(w.plan.Final, kernel.RevisionSize{Name: rs.Name, Replicas: *rs.Spec.Replicas, Pods: p.active() + p.terminatingCount(), Available: p.available})
+	}
+	if s.DeadlineExceeded && w.d.Spec.Strategy.Type == apps.RecreateDeploymentStrategyType {
+		w.plan.Notes = append(w.plan.Notes, NoteRecreateDeadlineRace)
+	}
+	w.batching.Note(w.plan, w.timing.Spread)
+	h := DeploymentHeader(w.d)
+	h.OldRevision = w.plan.Header.OldRevision
+	h.NewRevision = w.d.Annotations[deploymentutil.RevisionAnnotation]
+	w.plan.Header = h
+	kernel.SortSteps(w.plan.Steps)
+}
+
+// Updated is stored as the API server would store an update of it to next's spec, labels and
+// annotations: the spec is replaced (a different spec bumps metadata.generation), labels are
+// replaced, and annotations are replaced except the revision annotations, which the controller
+// owns (deploymentutil.RevisionAnnotation and RevisionHistoryAnnotation keep stored's values,
+// and next cannot set them). Identity and status stay stored's. Neither argument is modified.
+func Updated(stored, next *apps.Deployment) *apps.Deployment {
+	d := stored.DeepCopy()
+	if !apiequality.Semantic.DeepEqual(d.Spec, next.Spec) {
+		d.Generation++
+	}
+	d.Spec = *next.Spec.DeepCopy()
+	d.Labels = maps.Clone(next.Labels)
+	annotations := maps.Clone(next.Annotations)
+	if annotations == nil {
+		annotations = map[string]string{}
+	}
+	for _, k := range []string{deploymentutil.RevisionAnnotation, deploymentutil.RevisionHistoryAnnotation} {
+		if v, ok := stored.Annotations[k]; ok {
+			annotations[k] = v
+		} else {
+			delete(annotations, k)
+		}
+	}
+	d.Annotations = annotations
+	return d
+}

@@ -1,0 +1,466 @@
+package render
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+
+	"helm.sh/helm/v4/pkg/chart/common"
+	"helm.sh/helm/v4/pkg/chart/common/util"
+	chart "helm.sh/helm/v4/pkg/chart/v2"
+	"helm.sh/helm/v4/pkg/chart/v2/loader"
+	chartutil "helm.sh/helm/v4/pkg/chart/v2/util"
+	"helm.sh/helm/v4/pkg/engine"
+	release "helm.sh/helm/v4/pkg/release/v1"
+	releaseutil "helm.sh/helm/v4/pkg/release/v1/util"
+	"helm.sh/helm/v4/pkg/strvals"
+
+	sigsyaml "sigs.k8s.io/yaml"
+
+	"github.com/kubectl-workload/kubectl-workload/internal/manifest"
+)
+
+// helm renders the chart in dir as helm template does (client-only dry run
+// of an install, hooks included, CRDs in crds/ not), and maps each rendered
+// document to its template through the "# Source:" comment helm writes.
+func (r *Renderer) helm(dir string) rendered {
+	name := manifest.RenderedName(dir, manifest.Chart)
+	chartFile := filepath.Join(dir, "Chart.yaml")
+	fail := func(file string, pos manifest.Pos, msg string) rendered {
+		if pos.Line == 0 {
+			pos = manifest.Pos{Line: 1, Column: 1}
+		}
+		return rendered{failed: &manifest.Set{Files: 1, Problems: []manifest.Problem{{Source: manifest.Source{File: file},
+			Kind: manifest.Unparsable, Pos: pos, Message: msg}}}}
+	}
+	chrt, err := loader.Load(dir)
+	if err != nil {
+		return fail(chartFile, manifest.Pos{}, fmt.Sprintf("helm: load chart %s: %v", dir, err))
+	}
+	if missing := missingDependencies(chrt); len(missing) > 0 {
+		line := keyLineIn(chartFile, "dependencies")
+		return fail(chartFile, manifest.Pos{Line: line, Column: 1}, fmt.Sprintf(
+			"helm: chart %s depends on %s, not vendored in %s; there is no network here: run helm dependency build and commit charts/, or lint the rendered output",
+			chrt.Name(), strings.Join(missing, ", "), filepath.Join(dir, "charts")))
+	}
+	vals, err := mergeValues(r.opts)
+	if err != nil {
+		return fail(chartFile, manifest.Pos{}, fmt.Sprintf("helm: values for chart %s: %v", dir, err))
+	}
+	kv, err := common.ParseKubeVersion(r.opts.KubeVersion)
+	if err != nil {
+		return fail(chartFile, manifest.Pos{}, fmt.Sprintf("helm: invalid --kube-version %q: %v", r.opts.KubeVersion, err))
+	}
+	rel, err := renderChart(chrt, vals, r.opts.ReleaseName, r.opts.Namespace, kv)
+	if err != nil {
+		file, pos := helmErrorPlace(dir, chrt.Name(), err)
+		if file == "" {
+			file, pos = schemaErrorPlace(dir, err)
+		}
+		if file == "" {
+			file = chartFile
+		}
+		return fail(file, pos, "helm: "+oneLine(err.Error()))
+	}
+	stream := helmStream(rel)
+	return rendered{name: name, stream: []byte(stream), origin: newHelmOrigin(dir, chrt.Name(), stream)}
+}
+
+// renderChart renders a chart as helm template does: the client-only path
+// of helm's Install.RunWithContext (pkg/action/install.go: dependencies
+// processed, render values with schema validation, default capabilities with
+// the chosen Kubernetes version) and Configuration.renderResources
+// (pkg/action/action.go: the kubeVersion constraint, the engine, NOTES.txt
+// left out, manifests sorted in install order with hooks apart; no CRDs, no
+// post-renderer). It does not use helm's action package, whose imports (the
+// Kubernetes client, registries, storage drivers) cost every run of this
+// binary their package initialisation, chart or not.
+func renderChart(chrt *chart.Chart, vals map[string]any, name, namespace string, kv *common.KubeVersion) (*release.Release, error) {
+	if err := chartutil.ProcessDependencies(chrt, vals); err != nil {
+		return nil, fmt.Errorf("chart dependencies processing failed: %w", err)
+	}
+	caps := common.DefaultCapabilities.Copy()
+	caps.KubeVersion = *kv
+	options := common.ReleaseOptions{Name: name, Namespace: namespace, Revision: 1, IsInstall: true}
+	values, err := util.ToRenderValuesWithSchemaValidation(chrt, vals, options, caps, false)
+	if err != nil {
+		return nil, err
+	}
+	if c := chrt.Metadata.KubeVersion; c != "" && !chartutil.IsCompatibleRange(c, caps.KubeVersion.String()) {
+		return nil, fmt.Errorf("chart requires kubeVersion: %s which is incompatible with Kubernetes %s", c, caps.KubeVersion.Version)
+	}
+	var e engine.Engine
+	files, err := e.RenderWithContext(context.Background(), chrt, values)
+	if err != nil {
+		return nil, err
+	}
+	for k := range files {
+		if strings.HasSuffix(k, "NOTES.txt") {
+			delete(files, k)
+		}
+	}
+	hooks, manifests, err := releaseutil.SortManifests(files, nil, releaseutil.InstallOrder)
+	if err != nil {
+		return nil, err
+	}
+	var b strings.Builder
+	for _, m := range manifests {
+		fmt.Fprintf(&b, "---\n# Source: %s\n%s\n", m.Name, m.Content)
+	}
+	return &release.Release{Name: name, Namespace: namespace, Manifest: b.String(), Hooks: hooks}, nil
+}
+
+// mergeValues merges the values files, then --set, then --set-string, as
+// helm's values.Options.MergeValues (pkg/cli/values) does; values files are
+// local files only (that package's getters, which fetch URLs, are not
+// linked).
+func mergeValues(opts Options) (map[string]any, error) {
+	base := map[string]any{}
+	for _, f := range opts.ValuesFiles {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		cur, err := loader.LoadValues(bytes.NewReader(raw))
+		if err != nil {
+			return nil, fmt.Errorf("failed to parse %s: %w", f, err)
+		}
+		base = loader.MergeMaps(base, cur)
+	}
+	for _, v := range opts.Set {
+		if err := strvals.ParseInto(v, base); err != nil {
+			return nil, fmt.Errorf("failed parsing --set data: %w", err)
+		}
+	}
+	for _, v := range opts.SetString {
+		if err := strvals.ParseIntoString(v, base); err != nil {
+			return nil, fmt.Errorf("failed parsing --set-string data: %w", err)
+		}
+	}
+	return base, nil
+}
+
+// helmStream writes the release's manifest and hooks as helm template
+// prints them (pkg/cmd/template.go, newTemplateCmd).
+func helmStream(rel *release.Release) string {
+	var b strings.Builder
+	fmt.Fprintln(&b, strings.TrimSpace(rel.Manifest))
+	for _, h := range rel.Hooks {
+		fmt.Fprintf(&b, "---\n# Source: %s\n%s\n", h.Path, h.Manifest)
+	}
+	return b.String()
+}
+
+// missingDependencies lists the dependencies Chart.yaml declares that are
+// not in charts/ (as helm template's checkDependencies reports them), each
+// with its repository.
+func missingDependencies(c *chart.Chart) []string {
+	if c.Metadata == nil {
+		return nil
+	}
+	have := map[string]bool{}
+	for _, d := range c.Dependencies() {
+		have[d.Name()] = true
+	}
+	var missing []string
+	for _, d := range c.Metadata.Dependencies {
+		if d == nil || have[d.Name] {
+			continue
+		}
+		s := d.Name
+		if d.Version != "" {
+			s += " " + d.Version
+		}
+		if d.Repository != "" {
+			s += " from " + d.Repository
+		}
+		missing = append(missing, s)
+	}
+	return missing
+}
+
+// keyLineIn returns the line of a top-level key in a file, or 1.
+func keyLineIn(file, key string) int {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return 1
+	}
+	docs := scanKeys(string(data))
+	for _, d := range docs {
+		if k, exact, ok := findKey(d, key); ok && exact {
+			return k.line
+		}
+	}
+	return 1
+}
+
+var (
+	// templatePlace finds "chart/templates/x.yaml:12:5" (or without the
+	// column) in a template error.
+	templatePlace = regexp.MustCompile(`([^\s:"()<>]+/templates/[^\s:"()<>]+):(\d+)(?::(\d+))?`)
+	// yamlPlace finds "YAML parse error on chart/templates/x.yaml: ... line 5:".
+	yamlPlace = regexp.MustCompile(`YAML parse error on ([^\s:]+):.*?line (\d+)`)
+)
+
+// helmErrorPlace finds where a rendering error points: the template and
+// line text/template names, or the template whose output is not YAML.
+func helmErrorPlace(dir, chartName string, err error) (string, manifest.Pos) {
+	msg := err.Error()
+	if m := yamlPlace.FindStringSubmatch(msg); m != nil {
+		if file, ok := templateFile(dir, chartName, m[1]); ok {
+			line, _ := strconv.Atoi(m[2])
+			return file, manifest.Pos{Line: max(line, 1), Column: 1}
+		}
+	}
+	if m := templatePlace.FindStringSubmatch(msg); m != nil {
+		if file, ok := templateFile(dir, chartName, m[1]); ok {
+			line, _ := strconv.Atoi(m[2])
+			col := 1
+			if m[3] != "" {
+				col, _ = strconv.Atoi(m[3])
+			}
+			return file, manifest.Pos{Line: max(line, 1), Column: max(col, 1)}
+		}
+	}
+	var ue interface{ Unwrap() []error }
+	if errors.As(err, &ue) {
+		for _, e := range ue.Unwrap() {
+			if f, p := helmErrorPlace(dir, chartName, e); f != "" {
+				return f, p
+			}
+		}
+	}
+	return "", manifest.Pos{}
+}
+
+// schemaPlace finds the value a values.schema.json error is about.
+var schemaPlace = regexp.MustCompile(`values don't meet the specifications(?s:.*?)at '/([^']*)'`)
+
+// schemaErrorPlace places a values.schema.json error at the value's key in
+// the chart's values.yaml, where it is written there.
+func schemaErrorPlace(dir string, err error) (string, manifest.Pos) {
+	m := schemaPlace.FindStringSubmatch(err.Error())
+	if m == nil {
+		return "", manifest.Pos{}
+	}
+	values := filepath.Join(dir, "values.yaml")
+	data, rerr := os.ReadFile(values)
+	if rerr != nil {
+		return "", manifest.Pos{}
+	}
+	field := strings.ReplaceAll(m[1], "/", ".")
+	for _, doc := range scanKeys(string(data)) {
+		if k, _, ok := findKey(doc, field); ok {
+			return values, manifest.Pos{Line: k.line, Column: k.col}
+		}
+	}
+	return values, manifest.Pos{Line: 1, Column: 1}
+}
+
+// templateFile turns a chart path as helm names templates
+// ("web/charts/db/templates/x.yaml") into the file in dir, when it exists. A
+// subchart is found in charts/ by its directory name, else by the name its
+// Chart.yaml gives, or the alias the parent's dependencies give it.
+func templateFile(dir, chartName, p string) (string, bool) {
+	p = path.Clean(p)
+	first, rest, ok := strings.Cut(p, "/")
+	if !ok || first != chartName {
+		return "", false
+	}
+	cur := dir
+	segs := strings.Split(rest, "/")
+	for i := 0; i < len(segs); i++ {
+		if segs[i] == "charts" && i+1 < len(segs) && i+2 < len(segs) {
+			sub, ok := subchartDir(cur, segs[i+1])
+			if !ok {
+				return "", false
+			}
+			cur = sub
+			i++
+			continue
+		}
+		cur = filepath.Join(cur, segs[i])
+	}
+	if !isRegular(cur) {
+		return "", false
+	}
+	return cur, true
+}
+
+// subchartDir finds the directory of the subchart helm names name in
+// chartDir/charts.
+func subchartDir(chartDir, name string) (string, bool) {
+	charts := filepath.Join(chartDir, "charts")
+	if d := filepath.Join(charts, name); isRegular(filepath.Join(d, "Chart.yaml")) {
+		return d, true
+	}
+	real := name
+	var parent struct {
+		Dependencies []struct{ Name, Alias string } `json:"dependencies"`
+	}
+	if data, err := os.ReadFile(filepath.Join(chartDir, "Chart.yaml")); err == nil && sigsyaml.Unmarshal(data, &parent) == nil {
+		for _, d := range parent.Dependencies {
+			if d.Alias == name && d.Name != "" {
+				real = d.Name
+			}
+		}
+	}
+	if d := filepath.Join(charts, real); isRegular(filepath.Join(d, "Chart.yaml")) {
+		return d, true
+	}
+	entries, err := os.ReadDir(charts)
+	if err != nil {
+		return "", false
+	}
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		var meta struct {
+			Name string `json:"name"`
+		}
+		data, err := os.ReadFile(filepath.Join(charts, e.Name(), "Chart.yaml"))
+		if err == nil && sigsyaml.Unmarshal(data, &meta) == nil && meta.Name == real {
+			return filepath.Join(charts, e.Name()), true
+		}
+	}
+	return "", false
+}
+
+func isRegular(name string) bool {
+	info, err := os.Stat(name)
+	return err == nil && info.Mode().IsRegular()
+}
+
+var spaces = regexp.MustCompile(`\s+`)
+
+// oneLine puts a multi-line error on one line.
+func oneLine(s string) string {
+	return strings.TrimSpace(spaces.ReplaceAllString(s, " "))
+}
+
+// helmDoc is one rendered document: its template and which of the
+// template's documents it is.
+type helmDoc struct {
+	source string // the template as helm names it
+	index  int    // among the rendered documents of that template
+}
+
+// helmOrigin maps a chart's rendered documents to their templates.
+type helmOrigin struct {
+	dir, chartName string
+	docs           []helmDoc
+	perSource      map[string]int
+
+	mu   sync.Mutex
+	keys map[string][][]keyLine // a template's keys, by document
+}
+
+// newHelmOrigin reads the "# Source:" comment of each document of the
+// stream that manifest counts (one holding more than comments).
+func newHelmOrigin(dir, chartName, stream string) *helmOrigin {
+	o := &helmOrigin{dir: dir, chartName: chartName, perSource: map[string]int{}, keys: map[string][][]keyLine{}}
+	for _, chunk := range splitDocs(stream) {
+		source, blank := "", true
+		for _, l := range strings.Split(chunk, "\n") {
+			t := strings.TrimSpace(l)
+			if s, ok := strings.CutPrefix(t, "# Source: "); ok && source == "" {
+				source = s
+			}
+			if t != "" && !strings.HasPrefix(t, "#") && t != "..." {
+				blank = false
+			}
+		}
+		if blank {
+			continue
+		}
+		o.docs = append(o.docs, helmDoc{source: source, index: o.perSource[source]})
+		o.perSource[source]++
+	}
+	return o
+}
+
+// splitDocs splits a YAML stream at lines starting with "---", as manifest
+// does.
+func splitDocs(stream string) []string {
+	var out []string
+	var cur bytes.Buffer
+	for _, l := range strings.SplitAfter(stream, "\n") {
+		if strings.HasPrefix(l, "---") {
+			out = append(out, cur.String())
+			cur.Reset()
+			continue
+		}
+		cur.WriteString(l)
+	}
+	return append(out, cur.String())
+}
+
+// Locate implements manifest.Origin: the template line of the field's key
+// where the key path is written once in the template's document, else that
+// of its nearest such ancestor, else the document's first key.
+func (o *helmOrigin) Locate(document int, field string) (manifest.Location, bool) {
+	if document < 0 || document >= len(o.docs) {
+		return manifest.Location{}, false
+	}
+	d := o.docs[document]
+	file, ok := templateFile(o.dir, o.chartName, d.source)
+	if !ok {
+		return manifest.Location{}, false
+	}
+	docs := o.templateKeys(file)
+	var keys []keyLine
+	doc := 0
+	if n := o.perSource[d.source]; len(nonEmpty(docs)) == n {
+		keys = nonEmpty(docs)[d.index]
+		doc = d.index
+	} else {
+		for _, k := range docs {
+			keys = append(keys, k...)
+		}
+	}
+	loc := manifest.Location{File: file, Document: doc, Pos: manifest.Pos{Line: 1, Column: 1}}
+	if k, ok := firstKey(keys); ok {
+		loc.Pos = manifest.Pos{Line: k.line, Column: k.col}
+	}
+	if field == "" {
+		return loc, true
+	}
+	if k, _, ok := findKey(keys, field); ok {
+		loc.Pos = manifest.Pos{Line: k.line, Column: k.col}
+	}
+	return loc, true
+}
+
+func nonEmpty(docs [][]keyLine) [][]keyLine {
+	var out [][]keyLine
+	for _, d := range docs {
+		if len(d) > 0 {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+func (o *helmOrigin) templateKeys(file string) [][]keyLine {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if k, ok := o.keys[file]; ok {
+		return k
+	}
+	data, err := os.ReadFile(file)
+	var k [][]keyLine
+	if err == nil {
+		k = scanKeys(string(data))
+	}
+	o.keys[file] = k
+	return k
+}

@@ -1,0 +1,300 @@
+package helper
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/kubectl-workload/kubectl-workload/internal/manifest"
+)
+
+// Name is the helper's executable name (with .exe on Windows).
+const Name = "kubectl-workload-render"
+
+// EnvPath names the environment variable that, when set, is the helper's
+// path.
+const EnvPath = "KUBECTL_WORKLOAD_RENDER"
+
+// The protocol: the client writes its Options as one JSON value, then
+// Requests, each answered by one Response, all JSON values on the helper's
+// standard input and output. The helper ends at the end of its input.
+
+// Request asks the helper to render a directory (Op "render": Dir, Kind) or
+// to locate a field of a rendered document (Op "locate": Name, Document,
+// Path; see manifest.Origin).
+type Request struct {
+	Op       string           `json:"op"`
+	Dir      string           `json:"dir,omitempty"`
+	Kind     manifest.DirKind `json:"kind,omitempty"`
+	Name     string           `json:"name,omitempty"`
+	Document int              `json:"document,omitempty"`
+	Path     string           `json:"path,omitempty"`
+}
+
+// Response answers a Request. A render gives the rendered stream under
+// Name, which the client parses as the helper would have (manifest.Parse),
+// and Origin is set when its fields can be located; or else Failed, the
+// set to report (no objects, the problem at the line to fix). A locate gives
+// Loc and OK. Error is a failure of the helper itself.
+type Response struct {
+	Name   string            `json:"name,omitempty"`
+	Stream []byte            `json:"stream,omitempty"`
+	Origin bool              `json:"origin,omitempty"`
+	Failed *FailedSet        `json:"failed,omitempty"`
+	Loc    manifest.Location `json:"loc"`
+	OK     bool              `json:"ok,omitempty"`
+	Error  string            `json:"error,omitempty"`
+	// Warnings are what the libraries printed while rendering (kustomize's
+	// deprecation warnings).
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// FailedSet is a manifest.Set without objects.
+type FailedSet struct {
+	Files     int                `json:"files,omitempty"`
+	Documents int                `json:"documents,omitempty"`
+	Skipped   []manifest.Skipped `json:"skipped,omitempty"`
+	Problems  []manifest.Problem `json:"problems,omitempty"`
+}
+
+// Renderer renders charts and kustomizations in helper processes, as many
+// as there are CPUs at most, started as renders need them. It implements
+// manifest.Renderer and is safe for concurrent use. Close ends the helpers.
+type Renderer struct {
+	opts Options
+
+	mu   sync.Mutex
+	cond *sync.Cond // signalled when a helper goes idle
+	idle []*process
+	all  []*process
+	max  int
+	err  error // why a helper could not start: every render reports it
+}
+
+// New returns a Renderer with opts (see Check). A helper starts on the
+// first Render.
+func New(opts Options) (*Renderer, error) {
+	opts, err := Check(opts)
+	if err != nil {
+		return nil, err
+	}
+	r := &Renderer{opts: opts, max: max(1, runtime.GOMAXPROCS(0))}
+	r.cond = sync.NewCond(&r.mu)
+	return r, nil
+}
+
+// process is one helper. Its requests take turns (mu): a render, and later
+// the locate requests about what it rendered.
+type process struct {
+	mu  sync.Mutex
+	cmd *exec.Cmd
+	in  io.WriteCloser
+	enc *json.Encoder
+	dec *json.Decoder
+	err error // set once it broke or was closed
+}
+
+// Path is where the helper is: $KUBECTL_WORKLOAD_RENDER, else beside this
+// executable, else on PATH.
+func Path() (string, error) {
+	name := Name
+	if runtime.GOOS == "windows" {
+		name += ".exe"
+	}
+	if p := os.Getenv(EnvPath); p != "" {
+		return p, nil
+	}
+	if exe, err := os.Executable(); err == nil {
+		if real, err := filepath.EvalSymlinks(exe); err == nil {
+			exe = real
+		}
+		p := filepath.Join(filepath.Dir(exe), name)
+		if info, err := os.Stat(p); err == nil && info.Mode().IsRegular() {
+			return p, nil
+		}
+	}
+	p, err := exec.LookPath(name)
+	if err != nil {
+		return "", fmt.Errorf("%s is neither beside this executable nor on PATH (it renders Helm charts and kustomizations; "+
+			"a krew install and a release archive have it, or: go install github.com/kubectl-workload/kubectl-workload/cmd/%s@VERSION)", name, Name)
+	}
+	return p, nil
+}
+
+// start starts a helper.
+func (r *Renderer) start() (*process, error) {
+	path, err := Path()
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(path)
+	cmd.Stderr = os.Stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, fmt.Errorf("start %s: %w", path, err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, fmt.Errorf("start %s: %w", path, err)
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start %s: %w", path, err)
+	}
+	p := &process{cmd: cmd, in: in, enc: json.NewEncoder(in), dec: json.NewDecoder(bufio.NewReader(out))}
+	if err := p.enc.Encode(r.opts); err != nil {
+		_ = in.Close()
+		_ = cmd.Wait()
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return p, nil
+}
+
+// acquire takes an idle helper, or starts one while there are fewer than
+// max, or waits for one to go idle.
+func (r *Renderer) acquire() (*process, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for {
+		if r.err != nil {
+			return nil, r.err
+		}
+		if n := len(r.idle); n > 0 {
+			p := r.idle[n-1]
+			r.idle = r.idle[:n-1]
+			return p, nil
+		}
+		if len(r.all) < r.max {
+			p, err := r.start()
+			if err != nil {
+				r.err = err
+				r.cond.Broadcast()
+				return nil, err
+			}
+			r.all = append(r.all, p)
+			return p, nil
+		}
+		r.cond.Wait()
+	}
+}
+
+// release makes p idle again.
+func (r *Renderer) release(p *process) {
+	r.mu.Lock()
+	r.idle = append(r.idle, p)
+	r.mu.Unlock()
+	r.cond.Signal()
+}
+
+// drop forgets a broken helper and ends it.
+func (r *Renderer) drop(p *process) {
+	r.mu.Lock()
+	r.all = slices.DeleteFunc(r.all, func(q *process) bool { return q == p })
+	r.mu.Unlock()
+	r.cond.Signal()
+	_ = p.in.Close()
+	go func() { _ = p.cmd.Wait() }()
+}
+
+// call sends req to p and reads the response.
+func (p *process) call(req Request) (Response, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.err != nil {
+		return Response{}, p.err
+	}
+	var resp Response
+	err := p.enc.Encode(req)
+	if err == nil {
+		err = p.dec.Decode(&resp)
+	}
+	if err == nil && resp.Error != "" {
+		err = errors.New(resp.Error)
+	}
+	if err != nil {
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			err = errors.New("the helper ended")
+		}
+		p.err = fmt.Errorf("%s: %w", Name, err)
+		return Response{}, p.err
+	}
+	return resp, nil
+}
+
+// Render implements manifest.Renderer: the helper renders dir, and the set
+// is its stream parsed here, with the helper locating its fields.
+func (r *Renderer) Render(dir string, kind manifest.DirKind) *manifest.Set {
+	p, err := r.acquire()
+	var resp Response
+	if err == nil {
+		if resp, err = p.call(Request{Op: "render", Dir: dir, Kind: kind}); err != nil {
+			r.drop(p) // broken: a later render starts another
+		} else {
+			r.release(p)
+		}
+	}
+	if err != nil {
+		return &manifest.Set{Files: 1, Problems: []manifest.Problem{{Source: manifest.Source{File: dir}, Kind: manifest.Unreadable,
+			Pos: manifest.Pos{Line: 1, Column: 1}, Message: fmt.Sprintf("%s: cannot render this %s directory: %v", dir, kind, err)}}}
+	}
+	var warnings []string
+	for _, w := range resp.Warnings {
+		// "# Warning: 'bases' is deprecated. ..." as kustomize build prints it,
+		// without the overlay it is about.
+		warnings = append(warnings, fmt.Sprintf("%s: %s: %s", dir, kind, strings.TrimPrefix(w, "# Warning: ")))
+	}
+	if f := resp.Failed; f != nil {
+		return &manifest.Set{Files: f.Files, Documents: f.Documents, Skipped: f.Skipped, Problems: f.Problems, Warnings: warnings}
+	}
+	set := manifest.Parse(resp.Name, resp.Stream)
+	set.Warnings = warnings
+	if resp.Origin {
+		if set.Origins == nil {
+			set.Origins = map[string]manifest.Origin{}
+		}
+		set.Origins[resp.Name] = &origin{p: p, name: resp.Name}
+	}
+	return set
+}
+
+// origin locates the fields of one rendered file through the helper that
+// rendered it.
+type origin struct {
+	p    *process
+	name string
+}
+
+// Locate implements manifest.Origin.
+func (o *origin) Locate(document int, path string) (manifest.Location, bool) {
+	resp, err := o.p.call(Request{Op: "locate", Name: o.name, Document: document, Path: path})
+	if err != nil {
+		return manifest.Location{}, false
+	}
+	return resp.Loc, resp.OK
+}
+
+// Close ends the helpers that started.
+func (r *Renderer) Close() error {
+	r.mu.Lock()
+	all := r.all
+	r.all, r.idle, r.err = nil, nil, errors.New("closed")
+	r.mu.Unlock()
+	r.cond.Broadcast()
+	var errs []error
+	for _, p := range all {
+		p.mu.Lock()
+		p.err = errors.New("closed")
+		_ = p.in.Close()
+		errs = append(errs, p.cmd.Wait())
+		p.mu.Unlock()
+	}
+	return errors.Join(errs...)
+}

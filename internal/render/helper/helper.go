@@ -1,0 +1,82 @@
+// Package helper renders Helm charts and kustomize overlays for lint and
+// predict in a helper process, kubectl-workload-render, which links the Helm
+// and kustomize libraries (package render). kubectl-workload itself does not
+// link them: their package initialisation (Helm's JSON-schema meta-schemas
+// among it) would cost every run, and most runs have no chart. A helper
+// starts on the first chart or kustomization of a run, more (one per CPU at
+// most) when several render at once, and they stay until the run ends;
+// their answers are exactly package render's, which renders in this process
+// for tests and benchmarks.
+//
+// The helper is found, in order: at $KUBECTL_WORKLOAD_RENDER; beside this
+// executable (a krew install, a release archive and go install ./... put it
+// there); on PATH.
+package helper
+
+import (
+	"fmt"
+	"os"
+
+	"k8s.io/apimachinery/pkg/util/version"
+
+	kwversion "github.com/kubectl-workload/kubectl-workload/internal/version"
+)
+
+// Options are helm template's options that lint and predict take.
+type Options struct {
+	// ValuesFiles are values files (--helm-values), merged in order.
+	ValuesFiles []string `json:"valuesFiles,omitempty"`
+	// Set and SetString are --set and --set-string values.
+	Set       []string `json:"set,omitempty"`
+	SetString []string `json:"setString,omitempty"`
+	// ReleaseName is the release's name; "release-name" (helm template's)
+	// when empty.
+	ReleaseName string `json:"releaseName,omitempty"`
+	// Namespace is the release's namespace; "default" when empty.
+	Namespace string `json:"namespace,omitempty"`
+	// KubeVersion sets .Capabilities.KubeVersion; the embedded Kubernetes
+	// release when empty.
+	KubeVersion string `json:"kubeVersion,omitempty"`
+}
+
+// DefaultReleaseName is helm template's release name.
+const DefaultReleaseName = "release-name"
+
+// DefaultKubeVersion is the Kubernetes version .Capabilities reports when
+// Options.KubeVersion is empty: the release this binary embeds.
+func DefaultKubeVersion() string { return kwversion.KubernetesRelease }
+
+// Check fills in the defaults of opts and checks what does not depend on a
+// chart (the Kubernetes version's syntax, values files being readable), so
+// that a mistake is reported once, before any loading.
+func Check(opts Options) (Options, error) {
+	if opts.ReleaseName == "" {
+		opts.ReleaseName = DefaultReleaseName
+	}
+	if opts.Namespace == "" {
+		opts.Namespace = "default"
+	}
+	if opts.KubeVersion == "" {
+		opts.KubeVersion = DefaultKubeVersion()
+	}
+	if err := CheckKubeVersion(opts.KubeVersion); err != nil {
+		return opts, err
+	}
+	for _, f := range opts.ValuesFiles {
+		if _, err := os.Stat(f); err != nil {
+			return opts, fmt.Errorf("--helm-values %s: %w", f, err)
+		}
+	}
+	return opts, nil
+}
+
+// CheckKubeVersion checks a --kube-version as helm template does: helm's
+// common.ParseKubeVersion (helm.sh/helm/v4/pkg/chart/common) accepts what
+// k8s.io/apimachinery's version.ParseGeneric accepts, and fails with its
+// error, which this mirrors.
+func CheckKubeVersion(v string) error {
+	if _, err := version.ParseGeneric(v); err != nil {
+		return fmt.Errorf("invalid --kube-version %q: %w", v, err)
+	}
+	return nil
+}

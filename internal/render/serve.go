@@ -1,0 +1,118 @@
+package render
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/kubectl-workload/kubectl-workload/internal/manifest"
+	"github.com/kubectl-workload/kubectl-workload/internal/render/helper"
+)
+
+// Serve is the helper process's loop (kubectl-workload-render): it reads the
+// Options, then answers helper.Requests on in with helper.Responses on out,
+// one at a time, until in ends. It renders as Renderer.Render does, and
+// keeps each rendered file's origin to answer the locate requests about it.
+func Serve(in io.Reader, out io.Writer) error {
+	dec := json.NewDecoder(bufio.NewReader(in))
+	w := bufio.NewWriter(out)
+	enc := json.NewEncoder(w)
+	var opts Options
+	if err := dec.Decode(&opts); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		return fmt.Errorf("read options: %w", err)
+	}
+	r, optsErr := New(opts)
+	origins := map[string]manifest.Origin{}
+	for {
+		var req helper.Request
+		if err := dec.Decode(&req); err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return fmt.Errorf("read request: %w", err)
+		}
+		var resp helper.Response
+		switch {
+		case optsErr != nil:
+			resp.Error = optsErr.Error()
+		case req.Op == "render":
+			var p rendered
+			resp.Warnings = captureStderr(func() { p = r.render(req.Dir, req.Kind) })
+			if p.failed != nil {
+				resp.Failed = &helper.FailedSet{Files: p.failed.Files, Documents: p.failed.Documents,
+					Skipped: p.failed.Skipped, Problems: p.failed.Problems}
+				break
+			}
+			resp.Name, resp.Stream, resp.Origin = p.name, p.stream, p.origin != nil
+			if p.origin != nil {
+				origins[p.name] = p.origin
+			}
+		case req.Op == "locate":
+			if o, ok := origins[req.Name]; ok {
+				resp.Loc, resp.OK = locate(o, req.Document, req.Path)
+			}
+		default:
+			resp.Error = fmt.Sprintf("unknown request %q", req.Op)
+		}
+		if err := enc.Encode(resp); err != nil {
+			return fmt.Errorf("write response: %w", err)
+		}
+		if err := w.Flush(); err != nil {
+			return fmt.Errorf("write response: %w", err)
+		}
+	}
+}
+
+// locate is o.Locate, where a panic on a strange field is "not found".
+func locate(o manifest.Origin, document int, path string) (loc manifest.Location, ok bool) {
+	defer func() {
+		if recover() != nil {
+			loc, ok = manifest.Location{}, false
+		}
+	}()
+	return o.Locate(document, path)
+}
+
+// captureStderr runs fn with os.Stderr going to a pipe, and returns the
+// lines written there: the kustomize library prints its deprecation
+// warnings to os.Stderr, without saying which overlay they are about, and
+// the client prints them naming it. Serve renders one directory at a time,
+// so nothing else writes to os.Stderr meanwhile.
+func captureStderr(fn func()) []string {
+	rd, wr, err := os.Pipe()
+	if err != nil {
+		fn()
+		return nil
+	}
+	saved := os.Stderr
+	os.Stderr = wr
+	var lines []string
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		sc := bufio.NewScanner(rd)
+		for sc.Scan() {
+			if line := strings.TrimSpace(sc.Text()); line != "" {
+				lines = append(lines, line)
+			}
+		}
+	}()
+	func() {
+		defer func() {
+			os.Stderr = saved
+			_ = wr.Close()
+		}()
+		fn()
+	}()
+	// The lines are complete once the reader has seen the pipe close.
+	<-done
+	_ = rd.Close()
+	return lines
+}
