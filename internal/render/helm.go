@@ -3,12 +3,14 @@ package render
 import (
 	"bytes"
 	"context"
+	_ "embed"
 	"errors"
 	"fmt"
 	"os"
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -59,7 +61,10 @@ func (r *Renderer) helm(dir string) rendered {
 	if err != nil {
 		return fail(chartFile, manifest.Pos{}, fmt.Sprintf("helm: invalid --kube-version %q: %v", r.opts.KubeVersion, err))
 	}
-	rel, err := renderChart(chrt, vals, r.opts.ReleaseName, r.opts.Namespace, kv)
+	caps := common.DefaultCapabilities.Copy()
+	caps.KubeVersion = *kv
+	caps.APIVersions = apiVersions(r.opts)
+	rel, err := renderChart(chrt, vals, r.opts.ReleaseName, r.opts.Namespace, caps, r.opts.HelmTests)
 	if err != nil {
 		file, pos := helmErrorPlace(dir, chrt.Name(), err)
 		if file == "" {
@@ -74,21 +79,23 @@ func (r *Renderer) helm(dir string) rendered {
 	return rendered{name: name, stream: []byte(stream), origin: newHelmOrigin(dir, chrt.Name(), stream)}
 }
 
-// renderChart renders a chart as helm template does: the client-only path
-// of helm's Install.RunWithContext (pkg/action/install.go: dependencies
-// processed, render values with schema validation, default capabilities with
-// the chosen Kubernetes version) and Configuration.renderResources
+// renderChart renders a chart as helm install would on the target cluster,
+// with helm template's code path: the client-only path of helm's
+// Install.RunWithContext (pkg/action/install.go: dependencies processed,
+// render values with schema validation, capabilities caps: the chosen
+// Kubernetes version and the API versions the cluster serves, which helm
+// install reads from discovery) and Configuration.renderResources
 // (pkg/action/action.go: the kubeVersion constraint, the engine, NOTES.txt
 // left out, manifests sorted in install order with hooks apart; no CRDs, no
-// post-renderer). It does not use helm's action package, whose imports (the
+// post-renderer). Test hooks are left out unless tests is set: helm install
+// does not create them, and helm template's --skip-tests drops them the same
+// way (pkg/cmd/template.go). It does not use helm's action package, whose imports (the
 // Kubernetes client, registries, storage drivers) cost every run of this
 // binary their package initialisation, chart or not.
-func renderChart(chrt *chart.Chart, vals map[string]any, name, namespace string, kv *common.KubeVersion) (*release.Release, error) {
+func renderChart(chrt *chart.Chart, vals map[string]any, name, namespace string, caps *common.Capabilities, tests bool) (*release.Release, error) {
 	if err := chartutil.ProcessDependencies(chrt, vals); err != nil {
 		return nil, fmt.Errorf("chart dependencies processing failed: %w", err)
 	}
-	caps := common.DefaultCapabilities.Copy()
-	caps.KubeVersion = *kv
 	options := common.ReleaseOptions{Name: name, Namespace: namespace, Revision: 1, IsInstall: true}
 	values, err := util.ToRenderValuesWithSchemaValidation(chrt, vals, options, caps, false)
 	if err != nil {
@@ -111,11 +118,44 @@ func renderChart(chrt *chart.Chart, vals map[string]any, name, namespace string,
 	if err != nil {
 		return nil, err
 	}
+	if !tests {
+		hooks = slices.DeleteFunc(hooks, isTestHook)
+	}
 	var b strings.Builder
 	for _, m := range manifests {
 		fmt.Fprintf(&b, "---\n# Source: %s\n%s\n", m.Name, m.Content)
 	}
 	return &release.Release{Name: name, Namespace: namespace, Manifest: b.String(), Hooks: hooks}, nil
+}
+
+// isTestHook reports whether h runs on helm test, as helm template's
+// --skip-tests tells (pkg/cmd/template.go, isTestHook).
+func isTestHook(h *release.Hook) bool {
+	return slices.Contains(h.Events, release.HookTest)
+}
+
+// servedAPIVersions are the API versions a v1.37.1 kube-apiserver serves by
+// default, as helm install reads them from its discovery: each
+// group/version and group/version/kind. The e2e test TestServedAPIVersions
+// records them from the real server and checks them.
+//
+//go:embed served-api-versions.txt
+var servedAPIVersions string
+
+// apiVersions is .Capabilities.APIVersions for opts: the cluster's when
+// known, else those servedAPIVersions lists, then --api-versions.
+func apiVersions(opts Options) common.VersionSet {
+	base := opts.ClusterAPIVersions
+	if len(base) == 0 {
+		base = strings.Fields(servedAPIVersions)
+	}
+	out := slices.Clone(base)
+	for _, v := range opts.APIVersions {
+		if !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	return common.VersionSet(out)
 }
 
 // mergeValues merges the values files, then --set, then --set-string, as

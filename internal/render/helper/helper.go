@@ -37,6 +37,16 @@ type Options struct {
 	// KubeVersion sets .Capabilities.KubeVersion; the embedded Kubernetes
 	// release when empty.
 	KubeVersion string `json:"kubeVersion,omitempty"`
+	// APIVersions are added to .Capabilities.APIVersions, as helm
+	// template's --api-versions: "group/version" or "group/version/Kind".
+	APIVersions []string `json:"apiVersions,omitempty"`
+	// ClusterAPIVersions, when set, are the API versions the target cluster
+	// serves (its discovery, with --live or --against-live), in place of
+	// those a v1.37 API server serves by default.
+	ClusterAPIVersions []string `json:"clusterAPIVersions,omitempty"`
+	// HelmTests renders a chart's test hooks (helm.sh/hook: test), which
+	// helm install does not create; left out when false.
+	HelmTests bool `json:"helmTests,omitempty"`
 }
 
 // DefaultReleaseName is helm template's release name.
