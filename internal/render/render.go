@@ -112,3 +112,9 @@ func (r *Renderer) Stream(dir string, kind manifest.DirKind) ([]byte, error) {
 	}
 	return out.stream, nil
 }
+
+// kustomize build's --load-restrictor values.
+const (
+	LoadRestrictionsRootOnly = helper.LoadRestrictionsRootOnly
+	LoadRestrictionsNone     = helper.LoadRestrictionsNone
+)
