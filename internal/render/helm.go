@@ -392,6 +392,10 @@ func oneLine(s string) string {
 type helmDoc struct {
 	source string // the template as helm names it
 	index  int    // among the rendered documents of that template
+	// kind is the document's kind, and kindIndex its index among the
+	// rendered documents of that template and kind.
+	kind      string
+	kindIndex int
 }
 
 // helmOrigin maps a chart's rendered documents to their templates.
@@ -399,15 +403,18 @@ type helmOrigin struct {
 	dir, chartName string
 	docs           []helmDoc
 	perSource      map[string]int
+	perSourceKind  map[string]int // by source and kind, joined by a NUL
 
-	mu   sync.Mutex
-	keys map[string][][]keyLine // a template's keys, by document
+	mu    sync.Mutex
+	keys  map[string][][]keyLine // a template's keys, by document
+	kinds map[string][]string    // a template's literal kinds, by document
 }
 
 // newHelmOrigin reads the "# Source:" comment of each document of the
 // stream that manifest counts (one holding more than comments).
 func newHelmOrigin(dir, chartName, stream string) *helmOrigin {
-	o := &helmOrigin{dir: dir, chartName: chartName, perSource: map[string]int{}, keys: map[string][][]keyLine{}}
+	o := &helmOrigin{dir: dir, chartName: chartName, perSource: map[string]int{}, perSourceKind: map[string]int{},
+		keys: map[string][][]keyLine{}, kinds: map[string][]string{}}
 	for _, chunk := range splitDocs(stream) {
 		source, blank := "", true
 		for _, l := range strings.Split(chunk, "\n") {
@@ -422,10 +429,50 @@ func newHelmOrigin(dir, chartName, stream string) *helmOrigin {
 		if blank {
 			continue
 		}
-		o.docs = append(o.docs, helmDoc{source: source, index: o.perSource[source]})
+		kind := docKind(chunk)
+		o.docs = append(o.docs, helmDoc{source: source, index: o.perSource[source], kind: kind,
+			kindIndex: o.perSourceKind[source+"\x00"+kind]})
 		o.perSource[source]++
+		o.perSourceKind[source+"\x00"+kind]++
 	}
 	return o
+}
+
+// kindLine is a top-level "kind: X" line, X written out (not a template
+// action).
+var kindLine = regexp.MustCompile(`(?m)^kind:[ \t]*["']?([A-Za-z0-9]+)["']?[ \t]*(?:#.*)?$`)
+
+// docKind is the kind a document's top-level kind line names, or "".
+func docKind(doc string) string {
+	if m := kindLine.FindStringSubmatch(doc); m != nil {
+		return m[1]
+	}
+	return ""
+}
+
+// templateDocFor finds the document of a template that rendered d when the
+// template's documents and the rendered ones do not pair one to one (a
+// "---" inside {{ if }}, a document left out by its condition): the
+// template documents whose literal kind is d's, paired in order with the
+// rendered documents of that kind when they are as many, or the only one.
+// It returns the document's index among the template's documents.
+func (o *helmOrigin) templateDocFor(d helmDoc, kinds []string) (int, bool) {
+	if d.kind == "" {
+		return 0, false
+	}
+	var candidates []int
+	for i, k := range kinds {
+		if k == d.kind {
+			candidates = append(candidates, i)
+		}
+	}
+	switch {
+	case len(candidates) == 1:
+		return candidates[0], true
+	case len(candidates) > 1 && len(candidates) == o.perSourceKind[d.source+"\x00"+d.kind]:
+		return candidates[d.kindIndex], true
+	}
+	return 0, false
 }
 
 // splitDocs splits a YAML stream at lines starting with "---", as manifest
@@ -456,10 +503,16 @@ func (o *helmOrigin) Locate(document int, field string) (manifest.Location, bool
 	if !ok {
 		return manifest.Location{}, false
 	}
-	docs := o.templateKeys(file)
+	docs, kinds := o.templateKeys(file)
 	var keys []keyLine
 	doc := 0
-	if n := o.perSource[d.source]; len(nonEmpty(docs)) == n {
+	// The document's kind finds it first: helm sorts a template's
+	// documents in install order (a ServiceAccount before a Service before
+	// a Deployment), so the n-th rendered is not the template's n-th.
+	if i, ok := o.templateDocFor(d, kinds); ok {
+		keys = docs[i]
+		doc = len(nonEmpty(docs[:i]))
+	} else if n := o.perSource[d.source]; len(nonEmpty(docs)) == n {
 		keys = nonEmpty(docs)[d.index]
 		doc = d.index
 	} else {
@@ -490,17 +543,23 @@ func nonEmpty(docs [][]keyLine) [][]keyLine {
 	return out
 }
 
-func (o *helmOrigin) templateKeys(file string) [][]keyLine {
+// templateKeys returns a template's keys and literal kinds, by document
+// (documents as scanKeys splits them).
+func (o *helmOrigin) templateKeys(file string) ([][]keyLine, []string) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if k, ok := o.keys[file]; ok {
-		return k
+		return k, o.kinds[file]
 	}
 	data, err := os.ReadFile(file)
 	var k [][]keyLine
+	var kinds []string
 	if err == nil {
 		k = scanKeys(string(data))
+		for _, doc := range splitDocs(string(data)) {
+			kinds = append(kinds, docKind(doc))
+		}
 	}
-	o.keys[file] = k
-	return k
+	o.keys[file], o.kinds[file] = k, kinds
+	return k, kinds
 }
