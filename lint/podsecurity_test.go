@@ -360,6 +360,10 @@ spec:
 		{"an init container may", others + fmt.Sprintf(pod, initContainers),
 			[]string{"info 26 Secret web-certs is not in the input's namespace default, which holds 1 other Secret; an init container of the pod may create it, which lint cannot know: if nothing does, the pods stay in ContainerCreating (a volume) or fail with CreateContainerConfigError (env)"}},
 		{"cert-manager makes it", others + fmt.Sprintf(pod, "") + certificate, nil},
+		{"another workload's init container may", others + fmt.Sprintf(pod, "") + "---\n" +
+			strings.Replace(fmt.Sprintf(pod, initContainers), "name: web}", "name: redis}", 1),
+			[]string{"info 24 Secret web-certs is not in the input's namespace default, which holds 1 other Secret; an init container of Deployment redis may create it, which lint cannot know: if nothing does, the pods stay in ContainerCreating (a volume) or fail with CreateContainerConfigError (env)",
+				"info 43 Secret web-certs is not in the input's namespace default, which holds 1 other Secret; an init container of the pod may create it, which lint cannot know: if nothing does, the pods stay in ContainerCreating (a volume) or fail with CreateContainerConfigError (env)"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -182,6 +182,20 @@ func applyReferences(all []*checked) {
 	present := map[key]map[string]bool{}
 	hookJobs := map[string][]string{}
 	produced := map[string]map[string]bool{}
+	// A Secret a pod with init containers needs may be made by one of them
+	// (Argo CD's redis Deployment makes argocd-redis in its secret-init
+	// container): other pods that need it wait on it too.
+	initMakers := map[key][]string{}
+	for _, c := range all {
+		for _, r := range c.refs {
+			if r.kind == "Secret" && r.initContainers {
+				k := key{c.ref.Namespace, r.name}
+				if !slices.Contains(initMakers[k], c.ref.Kind+" "+c.ref.Name) {
+					initMakers[k] = append(initMakers[k], c.ref.Kind+" "+c.ref.Name)
+				}
+			}
+		}
+	}
 	for _, c := range all {
 		if c.hookJob {
 			hookJobs[c.ref.Namespace] = append(hookJobs[c.ref.Namespace], c.ref.Name)
@@ -219,7 +233,7 @@ func applyReferences(all []*checked) {
 			f.Message = fmt.Sprintf("%s %s is not in the input's namespace %s, which holds %d other %s: %s",
 				r.kind, r.name, c.ref.Namespace, len(names), plural(r.kind, len(names)), referencedKinds[r.kind])
 			if r.kind == "Secret" {
-				if by := secretMakers(hookJobs[c.ref.Namespace], r.initContainers); by != "" {
+				if by := secretMakers(hookJobs[c.ref.Namespace], r.initContainers, initMakers[key{c.ref.Namespace, r.name}]); by != "" {
 					f.Severity = SeverityInfo
 					f.Message = fmt.Sprintf("Secret %s is not in the input's namespace %s, which holds %d other %s; %s may create it, which lint cannot know: if nothing does, %s",
 						r.name, c.ref.Namespace, len(names), plural(r.kind, len(names)), by, referencedKinds[r.kind])
@@ -233,8 +247,10 @@ func applyReferences(all []*checked) {
 
 // secretMakers names what may create a Secret the input lacks: the
 // namespace's hook Jobs (sorted, the first two named) and the pod's init
-// containers; "" when nothing may.
-func secretMakers(jobs []string, initContainers bool) string {
+// containers, else those of another workload that needs the Secret
+// (initWorkloads, "Kind name"; the first in order named); "" when nothing
+// may.
+func secretMakers(jobs []string, initContainers bool, initWorkloads []string) string {
 	var by []string
 	if len(jobs) > 0 {
 		jobs = slices.Sorted(slices.Values(jobs))
@@ -248,6 +264,8 @@ func secretMakers(jobs []string, initContainers bool) string {
 	}
 	if initContainers {
 		by = append(by, "an init container of the pod")
+	} else if len(initWorkloads) > 0 {
+		by = append(by, "an init container of "+slices.Min(initWorkloads))
 	}
 	return strings.Join(by, " or ")
 }
