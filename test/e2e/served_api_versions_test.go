@@ -1,9 +1,11 @@
 package e2e
 
 import (
+	"context"
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -25,9 +27,22 @@ func TestServedAPIVersions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := live.VersionSet(dc)
+	all, err := live.VersionSet(dc)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// Other tests of the shared cluster install CRDs: their groups are not
+	// what a v1.37 server serves by itself.
+	out, err := c.Kubectl(context.Background(), "get", "crd", "-o", "jsonpath={.items[*].spec.group}")
+	if err != nil {
+		t.Fatalf("kubectl get crd: %v\n%s", err, out)
+	}
+	crdGroups := strings.Fields(string(out))
+	var got []string
+	for _, v := range all {
+		if group, _, _ := strings.Cut(v, "/"); !slices.Contains(crdGroups, group) {
+			got = append(got, v)
+		}
 	}
 	root, err := repoRoot()
 	if err != nil {
