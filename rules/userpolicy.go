@@ -392,6 +392,9 @@ func checkUserModule(file string, m *ast.Module) []string {
 		}
 	}
 	ast.WalkRefs(m, func(r ast.Ref) bool {
+		if r.Equal(m.Package.Path) {
+			return false // the package, refused above
+		}
 		if len(r) > 1 && r[0].Equal(ast.DefaultRootDocument) {
 			if s, ok := r[1].Value.(ast.String); ok && (string(s) == reservedRoot || string(s) == boundedRoot) {
 				errs = append(errs, fmt.Sprintf("%s: %s is reserved for built-in rules: policies see only their input and their own packages",
