@@ -143,3 +143,24 @@ func TestHelmValuesFileFIFO(t *testing.T) {
 		t.Fatalf("Render problems = %+v, want one naming the FIFO values file", set.Problems)
 	}
 }
+
+// TestKustomizeFIFOResource: a kustomization resource that is a FIFO is an
+// error naming it, at once.
+func TestKustomizeFIFOResource(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "kustomization.yaml", "resources:\n  - a.yaml\n  - fifo.yaml\n")
+	write(t, dir, "a.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n")
+	if err := syscall.Mkfifo(filepath.Join(dir, "fifo.yaml"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan *manifest.Set, 1)
+	go func() { done <- newRenderer(t, Options{}).Render(dir, manifest.Kustomization) }()
+	select {
+	case set := <-done:
+		if len(set.Problems) != 1 || !strings.Contains(set.Problems[0].Message, "fifo.yaml is a named pipe (FIFO)") {
+			t.Fatalf("problems %+v, want one naming the FIFO", set.Problems)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("Render(kustomization with a FIFO resource) still running after 20s")
+	}
+}

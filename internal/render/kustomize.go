@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 	sigsyaml "sigs.k8s.io/yaml"
 
+	"github.com/kubectl-workload/kubectl-workload/internal/boundedread"
 	"github.com/kubectl-workload/kubectl-workload/internal/manifest"
 )
 
@@ -123,6 +124,11 @@ type originFS struct {
 }
 
 func (f originFS) ReadFile(path string) ([]byte, error) {
+	// A FIFO or a device among the resources would hang the build or
+	// fill memory: only regular files within the limit are read.
+	if err := boundedread.Check(path, manifest.MaxFileSize); err != nil {
+		return nil, err
+	}
 	data, err := f.FileSystem.ReadFile(path)
 	if err != nil || filepath.Clean(path) != f.root {
 		return data, err
