@@ -20,12 +20,13 @@ import (
 // its memory.
 const (
 	// DefaultRequestTimeout bounds each request when --request-timeout is
-	// not given (kubectl's default, 0, waits for ever). 30 s is what
-	// kubectl users commonly pass, and what client-go uses where it sets a
-	// bound itself (the exec plugin's dialer, discovery's 32 s): a get or a
-	// page of 500 objects takes well under a second on a healthy server,
-	// and the API server's own handler timeout is 60 s.
-	DefaultRequestTimeout = 30 * time.Second
+	// not given (kubectl's default, 0, waits for ever). lint's requests
+	// are gets and list pages of 500 objects, which a healthy API server
+	// answers in well under a second, so 10 s is a tenfold margin over a
+	// slow one; it is what a kubectl user would pass in CI
+	// (--request-timeout=10s), and --request-timeout raises it. A stalled
+	// server then costs a run 10 s, not a CI job's whole time limit.
+	DefaultRequestTimeout = 10 * time.Second
 	// MaxResponseBytes is the largest response body read. A page is 500
 	// objects, and the API server takes objects of at most 3 MiB (etcd
 	// 1.5 MiB by default); real pages of workloads are a few MiB. A server
