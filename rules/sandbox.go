@@ -233,9 +233,10 @@ func (r *Run) evalUser(ctx context.Context, input ast.Value) ([]Finding, error) 
 		var rs rego.ResultSet
 		err := r.engine.alone(func() error {
 			return r.sandbox.guard(ctx, func(ctx context.Context) error {
-				var err error
-				rs, err = q.pq.Eval(ctx, rego.EvalParsedInput(input))
-				return err
+				return recovered("evaluate "+q.where, func() (err error) {
+					rs, err = q.pq.Eval(ctx, rego.EvalParsedInput(input))
+					return err
+				})
 			})
 		})
 		id := "policy/" + q.key.namespace + "/" + q.key.rule

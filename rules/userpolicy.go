@@ -470,7 +470,9 @@ func userCompile(modules map[string]*ast.Module) (*ast.Compiler, error) {
 		rewriteBounded(m)
 	}
 	c := ast.NewCompiler().WithCapabilities(userCapabilities()).WithEnablePrintStatements(false)
-	c.Compile(maps.Clone(modules))
+	if err := recovered("compile policies", func() error { c.Compile(maps.Clone(modules)); return nil }); err != nil {
+		return nil, err
+	}
 	if c.Failed() {
 		return nil, compileError(c.Errors)
 	}
@@ -530,3 +532,15 @@ type renamedError struct {
 
 func (e *renamedError) Error() string { return e.msg }
 func (e *renamedError) Unwrap() error { return e.err }
+
+// recovered runs fn, and turns a panic in it (a built-in OPA's evaluator
+// does not guard) into an error, so that a hostile policy ends the run with
+// exit 2 and a message, never a Go stack dump.
+func recovered(what string, fn func() error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%s: %v (a panic in OPA, stopped)", what, r)
+		}
+	}()
+	return fn()
+}

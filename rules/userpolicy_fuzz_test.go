@@ -61,3 +61,15 @@ func FuzzUserCompile(f *testing.F) {
 		}
 	})
 }
+
+// TestRecovered: a panic inside a policy's compile or evaluation is an
+// error naming what panicked, not a crash.
+func TestRecovered(t *testing.T) {
+	err := recovered("evaluate p.rego:3", func() error { panic("index out of range") })
+	if err == nil || !strings.Contains(err.Error(), "evaluate p.rego:3: index out of range") {
+		t.Errorf("recovered(panic) = %v, want an error naming p.rego:3 and the panic", err)
+	}
+	if err := recovered("x", func() error { return nil }); err != nil {
+		t.Errorf("recovered(nil) = %v, want nil", err)
+	}
+}
