@@ -295,6 +295,9 @@ func summaryText(plan *kernel.Plan) string {
 	switch {
 	case s.Completed:
 		parts = append(parts, "completes in "+seconds(s.Duration))
+	case s.WaitsForDeletion && len(plan.Steps) > 0:
+		// OnDelete still scales (and recreates missing pods): that part completes.
+		parts = append(parts, "scaling completes in "+seconds(s.Duration)+"; OnDelete: nothing else changes until pods are deleted")
 	case s.WaitsForDeletion:
 		parts = append(parts, "OnDelete: nothing changes until pods are deleted")
 	default:
