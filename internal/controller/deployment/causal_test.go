@@ -2,6 +2,7 @@ package deployment
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -118,8 +119,26 @@ func TestDistribute(t *testing.T) {
 	if dist.MinAvailable < 7 {
 		t.Errorf("Distribute() min available %d, want at least 7", dist.MinAvailable)
 	}
-	if dist.Sequences < 3 {
-		t.Errorf("Distribute() found %d sequences, want at least the 3 real ones", dist.Sequences)
+	// Every run is counted once, under one sequence; the most frequent come first; the plan's
+	// own sequence is marked with the runs that took it.
+	total, planMarked := 0, 0
+	for i, sc := range dist.Sequences {
+		total += sc.Runs
+		if i > 0 && sc.Runs > dist.Sequences[i-1].Runs {
+			t.Errorf("Sequences[%d] has %d runs, more than Sequences[%d] (%d): want the most frequent first", i, sc.Runs, i-1, dist.Sequences[i-1].Runs)
+		}
+		if sc.Plan {
+			planMarked++
+			if sc.Runs != dist.DeterministicRuns || !slices.Equal(sc.Steps, kernel.Sequence(det)) {
+				t.Errorf("the sequence marked Plan has %d runs and steps %v, want %d runs and the plan's %v", sc.Runs, sc.Steps, dist.DeterministicRuns, kernel.Sequence(det))
+			}
+		}
+	}
+	if total != dist.Runs || planMarked > 1 || (planMarked == 1) != (dist.DeterministicRuns > 0) {
+		t.Errorf("Sequences count %d runs with %d marked Plan, want %d runs and one mark iff the plan was taken (%d runs)", total, planMarked, dist.Runs, dist.DeterministicRuns)
+	}
+	if len(dist.Sequences) < 3 {
+		t.Errorf("Distribute() found %d sequences, want at least the 3 real ones", len(dist.Sequences))
 	}
 	if dist.CompletionP50 > dist.CompletionP95 || dist.CompletionP50 < det.Summary.Duration {
 		t.Errorf("Distribute() p50 %s, p95 %s; want det %s ≤ p50 ≤ p95", dist.CompletionP50, dist.CompletionP95, det.Summary.Duration)
@@ -128,7 +147,7 @@ func TestDistribute(t *testing.T) {
 		p, _, _ := checkoutPlan(t, s)
 		return p, nil
 	})
-	if again.Sequences != dist.Sequences || again.MostCommonRuns != dist.MostCommonRuns || again.CompletionP95 != dist.CompletionP95 {
+	if !reflect.DeepEqual(again.Sequences, dist.Sequences) || again.CompletionP95 != dist.CompletionP95 {
 		t.Errorf("Distribute() with the same seed differs: %+v, then %+v", dist, again)
 	}
 }
