@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"time"
 )
@@ -54,12 +55,16 @@ func (i Instant) Equal(j Instant) bool { return i.Time.Equal(j.Time) && i.Cause 
 // Ready ReadyAfter later, still of cause c.
 func (i Instant) Add(d time.Duration) Instant { return Instant{Time: i.Time.Add(d), Cause: i.Cause} }
 
-// NoteSmallerSteps is the plan note of a plan in which several pods are created together: the
-// deterministic causal plan has each sync's pods turn Ready together, and a real cluster may
-// not.
-const NoteSmallerSteps = "The real controller may take smaller steps than these: the pods created together turn Ready " +
-	"milliseconds apart, and a sync may see some of them before the rest. The first sync's steps, the " +
-	"bounds and the final state do not change. --ready-spread D --runs N shows the range."
+// NoteSmallerSteps is the plan note of a plan in which a sync creates several pods: the
+// deterministic plan has them turn Ready batch by batch, and a real cluster may group them
+// differently.
+const NoteSmallerSteps = "Steps may split or merge in a real cluster: the controller creates a sync's pods in " +
+	"slow-start batches of 1, 2, 4, …, and this plan has each batch turn Ready on its own, in creation order, " +
+	"with the controllers acting in between, except that the batches of a sync made while pods are being deleted " +
+	"turn Ready together (as they most often do on a real control plane). The pods of a batch may turn Ready " +
+	"milliseconds apart (smaller steps), and batches that turn Ready before the controller's next sync are seen " +
+	"together (larger steps). The first sync's steps, the bounds and the final state do not change. " +
+	"--ready-spread D --runs N shows the range."
 
 // Batching records when a simulation first created or deleted several pods in one sync, for
 // NoteSmallerSteps: the real controller can take smaller steps only after such a batch.
@@ -218,6 +223,8 @@ type SyncCalls struct {
 	clock     *Clock
 	creations *Instant
 	deletions *Instant
+	// batches are the instants of the slow-start batches issued so far (CreateNth).
+	batches []Instant
 }
 
 // NewSync starts the calls of one sync at the current instant.
@@ -240,6 +247,50 @@ func (s *SyncCalls) Delete() Instant {
 		s.deletions = &i
 	}
 	return *s.deletions
+}
+
+// CreationBatch is one slow-start batch of a sync's pod creations: Count pods created at At.
+type CreationBatch struct {
+	Count int32
+	At    Instant
+}
+
+// CreateBatches is the instants of n pod creations of the sync, as slowStartBatch
+// (pkg/controller/replicaset/replica_set.go, also used by the DaemonSet controller's
+// syncNodes) issues them: batches of 1, 2, 4, … (SlowStartBatches), each issued once the calls
+// of the one before have returned, so each batch is a batch of API calls of its own, after the
+// one before. The first batch is the sync's Create instant. A sync makes all its creations
+// before its first Delete, as the controllers do.
+//
+// Example: 3 pods are a batch of 1 at the sync's creation instant {t, c} and a batch of 2 at
+// {t, c+1}; without a ready spread the first pod turns Ready before the other two, and the
+// controllers sync in between.
+func (s *SyncCalls) CreateBatches(n int32) []CreationBatch {
+	var out []CreationBatch
+	for i, size := range SlowStartBatches(n) {
+		out = append(out, CreationBatch{Count: size, At: s.batch(i)})
+	}
+	return out
+}
+
+// CreateNth is the instant of the sync's i-th pod creation (from 0), in the slow-start batches
+// of CreateBatches.
+//
+// Example: creations 0, 1 and 2 are in batches 0, 1 and 1; creation 3 is in batch 2.
+func (s *SyncCalls) CreateNth(i int) Instant {
+	return s.batch(bits.Len(uint(i+1)) - 1)
+}
+
+// batch is the instant of the sync's k-th slow-start batch, issuing the batches up to it.
+func (s *SyncCalls) batch(k int) Instant {
+	for len(s.batches) <= k {
+		if len(s.batches) == 0 {
+			s.batches = append(s.batches, s.Create())
+		} else {
+			s.batches = append(s.batches, s.clock.Issue())
+		}
+	}
+	return s.batches[k]
 }
 
 // SlowStartBatches is how the ReplicaSet and DaemonSet controllers split n pod creations
