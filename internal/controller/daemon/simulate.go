@@ -291,23 +291,13 @@ func usesHostPort(spec *v1.PodSpec) bool {
 
 // wave collects one sync's pod actions for a single step.
 type wave struct {
-	// removed are the pods deleted, whose deletion calls come after the wave's creations;
-	// newPods the pods created.
-	removed, newPods       []*pod
 	created, deleted       int
 	createdNew, deletedOld int
 	ineligible             int
 }
 
-// create starts a new pod on n: the wave's next creation, in syncNodes' slow-start batches
-// (SyncCalls.CreateNth), so that without a ready spread each batch turns Ready at an instant of
-// its own, in creation order, and the controller syncs in between (unless the wave also
-// deletes pods: see sync).
-//
-// Example: a wave of 2 surge pods is a batch of 1 and a batch of 1: the first turns Ready
-// alone, and the next sync deletes the one old pod beside it.
 func (w *world) create(n *node, wv *wave) {
-	created := w.calls.CreateNth(wv.created)
+	created := w.calls.Create()
 	p := &pod{name: w.podName(), hash: w.hash, created: created, readyAt: created.Add(w.timing.ReadyAfter + w.timing.Spread.Draw())}
 	p.availableAt = kernel.AvailableAt(p.readyAt, w.minReady)
 	p.neverReady = w.timing.FailNew && len(w.oldHashes) > 0 || !n.ready
@@ -317,7 +307,6 @@ func (w *world) create(n *node, wv *wave) {
 		w.deadlocked = true
 	}
 	n.pods = append(n.pods, p)
-	wv.newPods = append(wv.newPods, p)
 	wv.created++
 	wv.createdNew++
 }
@@ -336,9 +325,7 @@ func (w *world) remove(n *node, p *pod, wv *wave) {
 		return
 	}
 	p.deleted = true
-	// syncNodes issues its deletions after every creation of the sync: the time is set once
-	// the wave is known (issueDeletions).
-	wv.removed = append(wv.removed, p)
+	p.goneAt = w.calls.Delete().Add(w.timing.TerminateAfter)
 	wv.deleted++
 	if p.hash != w.hash {
 		wv.deletedOld++
@@ -559,17 +546,6 @@ func (w *world) sync() bool {
 	w.manage(wv)
 	if wv.created+wv.deleted == 0 && w.ds.Spec.UpdateStrategy.Type == apps.RollingUpdateDaemonSetStrategyType {
 		w.rollingUpdate(wv)
-	}
-	if len(wv.removed) > 0 && len(wv.newPods) > 1 && !w.timing.Spread.Active() {
-		// A wave that also deletes: its creations turn Ready together, as the Deployment
-		// world's do (deployment's manageReplicas says why).
-		first := wv.newPods[0]
-		for _, p := range wv.newPods[1:] {
-			p.created, p.readyAt, p.availableAt = first.created, first.readyAt, first.availableAt
-		}
-	}
-	for _, p := range wv.removed {
-		p.goneAt = w.calls.Delete().Add(w.timing.TerminateAfter)
 	}
 	w.recordWave(wv)
 	w.batching.Saw(max(wv.created, wv.deleted), w.clock.Elapsed())

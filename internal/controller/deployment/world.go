@@ -683,7 +683,7 @@ func (w *world) Finish() {
 	if s.DeadlineExceeded && w.d.Spec.Strategy.Type == apps.RecreateDeploymentStrategyType {
 		w.plan.Notes = append(w.plan.Notes, NoteRecreateDeadlineRace)
 	}
-	w.batching.Note(w.plan, w.timing.Spread)
+	w.batching.NoteWith(w.plan, w.timing.Spread, kernel.NoteSlowStartSteps)
 	h := DeploymentHeader(w.d)
 	h.OldRevision = w.plan.Header.OldRevision
 	h.NewRevision = w.d.Annotations[deploymentutil.RevisionAnnotation]

@@ -2,7 +2,6 @@ package kernel
 
 import (
 	"math"
-	"math/bits"
 	"math/rand/v2"
 	"time"
 )
@@ -55,10 +54,17 @@ func (i Instant) Equal(j Instant) bool { return i.Time.Equal(j.Time) && i.Cause 
 // Ready ReadyAfter later, still of cause c.
 func (i Instant) Add(d time.Duration) Instant { return Instant{Time: i.Time.Add(d), Cause: i.Cause} }
 
-// NoteSmallerSteps is the plan note of a plan in which a sync creates several pods: the
-// deterministic plan has them turn Ready batch by batch, and a real cluster may group them
-// differently.
-const NoteSmallerSteps = "Steps may split or merge in a real cluster: the controller creates a sync's pods in " +
+// NoteSmallerSteps is the plan note of a StatefulSet or DaemonSet plan in which several pods are
+// created together: the deterministic causal plan has each sync's pods turn Ready together, and
+// a real cluster may not.
+const NoteSmallerSteps = "The real controller may take smaller steps than these: the pods created together turn Ready " +
+	"milliseconds apart, and a sync may see some of them before the rest. The first sync's steps, the " +
+	"bounds and the final state do not change. --ready-spread D --runs N shows the range."
+
+// NoteSlowStartSteps is the plan note of a Deployment plan in which a sync creates several pods:
+// the deterministic plan has them turn Ready batch by batch (or together, while pods are being
+// deleted), and a real cluster may group them differently.
+const NoteSlowStartSteps = "Steps may split or merge in a real cluster: the controller creates a sync's pods in " +
 	"slow-start batches of 1, 2, 4, …, and this plan has each batch turn Ready on its own, in creation order, " +
 	"with the controllers acting in between, except that the batches of a sync made while pods are being deleted " +
 	"turn Ready together (as they most often do on a real control plane). The pods of a batch may turn Ready " +
@@ -82,13 +88,16 @@ func (b *Batching) Saw(n int, at time.Duration) {
 
 // Note appends NoteSmallerSteps to p's notes when a batch of several pods came before a later
 // step (the only steps a split batch can change), and the plan is the deterministic one.
-func (b *Batching) Note(p *Plan, spread *Spread) {
+func (b *Batching) Note(p *Plan, spread *Spread) { b.NoteWith(p, spread, NoteSmallerSteps) }
+
+// NoteWith is Note with the note text of the simulator (NoteSlowStartSteps for a Deployment).
+func (b *Batching) NoteWith(p *Plan, spread *Spread, note string) {
 	if !b.seen || spread.Active() {
 		return
 	}
 	for _, s := range p.Steps {
 		if s.At > b.at {
-			p.Notes = append(p.Notes, NoteSmallerSteps)
+			p.Notes = append(p.Notes, note)
 			return
 		}
 	}
@@ -223,7 +232,7 @@ type SyncCalls struct {
 	clock     *Clock
 	creations *Instant
 	deletions *Instant
-	// batches are the instants of the slow-start batches issued so far (CreateNth).
+	// batches are the instants of the slow-start batches issued so far (CreateBatches).
 	batches []Instant
 }
 
@@ -256,8 +265,7 @@ type CreationBatch struct {
 }
 
 // CreateBatches is the instants of n pod creations of the sync, as slowStartBatch
-// (pkg/controller/replicaset/replica_set.go, also used by the DaemonSet controller's
-// syncNodes) issues them: batches of 1, 2, 4, … (SlowStartBatches), each issued once the calls
+// (pkg/controller/replicaset/replica_set.go) issues them: batches of 1, 2, 4, … (SlowStartBatches), each issued once the calls
 // of the one before have returned, so each batch is a batch of API calls of its own, after the
 // one before. The first batch is the sync's Create instant. A sync makes all its creations
 // before its first Delete, as the controllers do.
@@ -271,14 +279,6 @@ func (s *SyncCalls) CreateBatches(n int32) []CreationBatch {
 		out = append(out, CreationBatch{Count: size, At: s.batch(i)})
 	}
 	return out
-}
-
-// CreateNth is the instant of the sync's i-th pod creation (from 0), in the slow-start batches
-// of CreateBatches.
-//
-// Example: creations 0, 1 and 2 are in batches 0, 1 and 1; creation 3 is in batch 2.
-func (s *SyncCalls) CreateNth(i int) Instant {
-	return s.batch(bits.Len(uint(i+1)) - 1)
 }
 
 // batch is the instant of the sync's k-th slow-start batch, issuing the batches up to it.

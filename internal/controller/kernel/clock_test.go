@@ -19,11 +19,6 @@ func TestCreateBatches(t *testing.T) {
 			t.Errorf("batch %d at %+v, batch %d at %+v: want the same wall time and a later cause", i-1, got[i-1].At, i, got[i].At)
 		}
 	}
-	for i, want := range []int{0, 1, 1, 2, 2, 2, 2} {
-		if at := s.CreateNth(i); !at.Equal(got[want].At) {
-			t.Errorf("CreateNth(%d) = %+v, want batch %d's %+v", i, at, want, got[want].At)
-		}
-	}
 	if d := s.Delete(); !got[2].At.Before(d) {
 		t.Errorf("Delete() = %+v, want after the last batch %+v", d, got[2].At)
 	}
