@@ -355,10 +355,10 @@ func (w *world) refreshStatus() {
 //
 // The exception is calibrated on the real control plane (kube-controller-manager v1.37.1,
 // kwok, no minReadySeconds; test/e2e): 6 replicas at maxSurge 2 / maxUnavailable 0, whose first
-// sync creates 2 pods and deletes none, saw them Ready one by one in every one of 10 runs
-// (old 6→5, then single steps: the plan's sequence in 5); 8 replicas at 3/1, whose first sync
-// creates 3 and deletes 1, saw the 3 together in 13 of 16 runs (the plan's sequence in 8), and
-// 25 at 8/2 saw the first sync's 8 together in 6 of 10.
+// sync creates 2 pods and deletes none, saw them Ready one by one in 16 of 20 runs (old 6→5,
+// then single steps: the plan's sequence in 10); 8 replicas at 3/1, whose first sync creates 3
+// and deletes 1, saw the 3 together in 22 of 26 runs (the plan's sequence in 14), and 25 at 8/2
+// saw the first sync's 8 together in 6 of 10.
 //
 // Example: spec 3 with no pods and no deletion creates one pod, then two, Ready at two
 // instants; with a deletion at the same time, Ready together. Spec 2 with 1 available and 2
