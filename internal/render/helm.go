@@ -43,9 +43,15 @@ func (r *Renderer) helm(dir string) rendered {
 		return rendered{failed: &manifest.Set{Files: 1, Problems: []manifest.Problem{{Source: manifest.Source{File: file},
 			Kind: manifest.Unparsable, Pos: pos, Message: msg}}}}
 	}
+	if err := checkChartFiles(dir); err != nil {
+		return fail(chartFile, manifest.Pos{}, fmt.Sprintf("helm: chart %s: %v", dir, err))
+	}
 	chrt, err := loader.Load(dir)
 	if err != nil {
 		return fail(chartFile, manifest.Pos{}, fmt.Sprintf("helm: load chart %s: %v", dir, err))
+	}
+	if err := checkSchemaRefs(dir, chrt); err != nil {
+		return fail(filepath.Join(dir, "values.schema.json"), manifest.Pos{}, "helm: "+err.Error())
 	}
 	if missing := missingDependencies(chrt); len(missing) > 0 {
 		line := keyLineIn(chartFile, "dependencies")
@@ -165,7 +171,7 @@ func apiVersions(opts Options) common.VersionSet {
 func mergeValues(opts Options) (map[string]any, error) {
 	base := map[string]any{}
 	for _, f := range opts.ValuesFiles {
-		raw, err := os.ReadFile(f)
+		raw, err := readInput(f)
 		if err != nil {
 			return nil, err
 		}
@@ -229,7 +235,7 @@ func missingDependencies(c *chart.Chart) []string {
 
 // keyLineIn returns the line of a top-level key in a file, or 1.
 func keyLineIn(file, key string) int {
-	data, err := os.ReadFile(file)
+	data, err := readInput(file)
 	if err != nil {
 		return 1
 	}
@@ -292,7 +298,7 @@ func schemaErrorPlace(dir string, err error) (string, manifest.Pos) {
 		return "", manifest.Pos{}
 	}
 	values := filepath.Join(dir, "values.yaml")
-	data, rerr := os.ReadFile(values)
+	data, rerr := readInput(values)
 	if rerr != nil {
 		return "", manifest.Pos{}
 	}
@@ -346,7 +352,7 @@ func subchartDir(chartDir, name string) (string, bool) {
 	var parent struct {
 		Dependencies []struct{ Name, Alias string } `json:"dependencies"`
 	}
-	if data, err := os.ReadFile(filepath.Join(chartDir, "Chart.yaml")); err == nil && sigsyaml.Unmarshal(data, &parent) == nil {
+	if data, err := readInput(filepath.Join(chartDir, "Chart.yaml")); err == nil && sigsyaml.Unmarshal(data, &parent) == nil {
 		for _, d := range parent.Dependencies {
 			if d.Alias == name && d.Name != "" {
 				real = d.Name
@@ -367,7 +373,7 @@ func subchartDir(chartDir, name string) (string, bool) {
 		var meta struct {
 			Name string `json:"name"`
 		}
-		data, err := os.ReadFile(filepath.Join(charts, e.Name(), "Chart.yaml"))
+		data, err := readInput(filepath.Join(charts, e.Name(), "Chart.yaml"))
 		if err == nil && sigsyaml.Unmarshal(data, &meta) == nil && meta.Name == real {
 			return filepath.Join(charts, e.Name()), true
 		}
@@ -551,7 +557,7 @@ func (o *helmOrigin) templateKeys(file string) ([][]keyLine, []string) {
 	if k, ok := o.keys[file]; ok {
 		return k, o.kinds[file]
 	}
-	data, err := os.ReadFile(file)
+	data, err := readInput(file)
 	var k [][]keyLine
 	var kinds []string
 	if err == nil {
