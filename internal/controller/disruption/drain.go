@@ -379,7 +379,7 @@ func (s *sim) drainNode(np *NodePlan) {
 				continue
 			}
 			v := Evict(p.pod, s.budgetsIn(p.pod.Namespace), s.wall(s.now))
-			e := Event{Pod: k, Budget: v.Budget, Code: v.Code, Message: v.Message, Cause: v.Cause}
+			e := Event{At: s.now, Pod: k, Budget: v.Budget, Code: v.Code, Message: v.Message, Cause: v.Cause}
 			switch {
 			case v.Approved():
 				if v.Decremented {
@@ -624,7 +624,7 @@ func (s *sim) terminateAfter(pod *v1.Pod) time.Duration {
 		return d
 	}
 	d, why := kernel.DeriveTerminateAfter(tpl)
-	s.notes[fmt.Sprintf("deleted pods run %s before they are removed (%s; --terminate-after to change)", d, why)] = true
+	s.notes[fmt.Sprintf("deleted pods run %s before they are removed (%s; --grace-period bounds it)", d, why)] = true
 	return d
 }
 
