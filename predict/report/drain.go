@@ -74,6 +74,9 @@ func drainLine(e disruption.Event) string {
 		return "cannot drain: " + e.Message
 	case disruption.EventEvict:
 		s := "evict " + e.Pod + owner + ": approved"
+		if e.Retried {
+			s = "evict " + e.Pod + owner + ": approved on the API server's retry after a conflict"
+		}
 		if e.Budget != "" {
 			if e.Allowed != nil {
 				s += fmt.Sprintf(" by budget %s (disruptionsAllowed now %d)", e.Budget, *e.Allowed)
@@ -85,6 +88,9 @@ func drainLine(e disruption.Event) string {
 	case disruption.EventDelete:
 		return "delete " + e.Pod + owner + " (--disable-eviction: no budget)"
 	case disruption.EventRefused:
+		if e.Retried {
+			return fmt.Sprintf("evict %s: refused %d on the API server's retry after a conflict, by budget %s: %s (retry in 5s)", e.Pod, e.Code, e.Budget, e.Cause)
+		}
 		return fmt.Sprintf("evict %s: refused %d by budget %s: %s (retry in 5s)", e.Pod, e.Code, e.Budget, e.Cause)
 	case disruption.EventFailed:
 		return fmt.Sprintf("evict %s: refused %d (budgets %s): %s (not retried)", e.Pod, e.Code, e.Budget, e.Message)

@@ -18,7 +18,8 @@ import (
 )
 
 // DefaultControllers are the kube-controller-manager controllers StartControllers runs when
-// ControllerOptions.Controllers is empty: the workload controllers, the garbage collector and
+// ControllerOptions.Controllers is empty: the workload controllers, the disruption controller
+// (PodDisruptionBudget status, which evictions read), the garbage collector and
 // namespace controller that clean up after them, the service-account controller (without it a
 // new namespace has no "default" service account and every pod is refused), and the
 // node-lifecycle controller, which lifts the node.kubernetes.io/not-ready taint the API server
@@ -31,6 +32,7 @@ var DefaultControllers = []string{
 	"job-controller",
 	"cronjob-controller",
 	"garbage-collector-controller",
+	"disruption-controller",
 	"namespace-controller",
 	"serviceaccount-controller",
 	"node-lifecycle-controller",

@@ -26,6 +26,10 @@ import (
 const (
 	// EvictRetryDelay is kubectl drain's EvictErrorRetryDelay: a 429 is retried after 5s.
 	EvictRetryDelay = 5 * time.Second
+	// EvictionConflictRetry is EvictionsRetry.Duration in pkg/registry/core/pod/storage: an
+	// eviction whose budget update conflicts with another eviction's is retried by the API
+	// server after 500ms (±10%), re-reading the budget.
+	EvictionConflictRetry = 500 * time.Millisecond
 	// DeletePollInterval is how often kubectl drain looks for an evicted pod to be gone
 	// (waitForDelete's interval).
 	DeletePollInterval = time.Second
@@ -95,6 +99,9 @@ type Event struct {
 	Allowed *int32 `json:"disruptionsAllowed,omitempty"`
 	// Count is how many times a repeated refusal round happens (EventRepeats).
 	Count int `json:"count,omitempty"`
+	// Retried: the eviction lost a budget update to another one at the same instant, and
+	// this is the API server's retry (EvictionConflictRetry later), which kubectl does not see.
+	Retried bool `json:"serverRetried,omitempty"`
 }
 
 // NodePlan is the drain of one node.
@@ -311,6 +318,7 @@ func (s *sim) drainNode(np *NodePlan) {
 		attemptAt[k] = start
 	}
 	failed := map[string]string{}
+	serverRetry := map[string]bool{}
 	waiting := map[string]time.Duration{} // evicted pods: when kubectl's poll finds them gone
 	if s.o.DisableEviction {
 		for _, k := range list.Pods() {
@@ -318,6 +326,8 @@ func (s *sim) drainNode(np *NodePlan) {
 		}
 	}
 	var lastRound []Event
+	// changed: something happened since the last round of evictions decided.
+	changed := true
 	for len(pending) > 0 || len(waiting) > 0 {
 		// The next moment anything happens.
 		next := time.Duration(math.MaxInt64)
@@ -336,25 +346,33 @@ func (s *sim) drainNode(np *NodePlan) {
 		}
 		// Nothing in the world will change and every pending pod was refused in the last
 		// round: the same refusals repeat every 5s.
-		if worldNext == time.Duration(math.MaxInt64) && len(waiting) == 0 && len(pending) > 0 && len(lastRound) > 0 {
+		if !changed && worldNext == time.Duration(math.MaxInt64) && len(waiting) == 0 && len(pending) > 0 && len(lastRound) > 0 {
 			np.Forever = s.o.Timeout == 0
 			if !np.Forever {
 				count := int((deadline - lastRound[0].At - 1) / EvictRetryDelay)
 				if count > 0 {
 					s.emit(Event{Kind: EventRepeats, Count: count, Message: fmt.Sprintf("the refusals repeat every %s", EvictRetryDelay)})
 				}
-				s.now = deadline
+				// kubectl notices the timeout when a retry wakes up after it.
+				s.now = lastRound[0].At + time.Duration(count+1)*EvictRetryDelay
 			} else {
 				s.emit(Event{Kind: EventRepeats, Count: -1, Message: fmt.Sprintf("the refusals repeat every %s, forever", EvictRetryDelay)})
 			}
 			break
 		}
 		if next >= deadline {
+			// Pods waiting to be deleted see the timeout at once; a pod between retries
+			// when its next retry wakes up.
 			s.now = deadline
+			for _, k := range pending {
+				s.now = max(s.now, attemptAt[k])
+			}
 			break
 		}
 		s.now = next
-		s.advanceWorld()
+		if s.advanceWorld() {
+			changed = true
+		}
 		for _, k := range sortedKeys(waiting) {
 			p := s.findAny(k, waiting[k])
 			if p != nil && p.goneAt >= 0 && pollAfter(waiting[k], p.goneAt) <= s.now {
@@ -370,16 +388,35 @@ func (s *sim) drainNode(np *NodePlan) {
 			}
 		}
 		if len(due) > 0 {
-			lastRound = nil
+			lastRound, changed = nil, false
 		}
+		// Evictions sent at the same instant all read their budget before any writes it: the
+		// first approval's update makes the others' conflict, and the API server retries
+		// them EvictionConflictRetry later, one after another (its jitter separates them).
+		allowedAtRead := map[*policy.PodDisruptionBudget]int32{}
+		for _, b := range s.w.Budgets {
+			allowedAtRead[b] = b.Status.DisruptionsAllowed
+		}
+		decremented := map[*policy.PodDisruptionBudget]bool{}
 		for _, k := range due {
 			p := s.find(k)
 			if p == nil { // gone already: NotFound ends the goroutine
 				pending = slices.DeleteFunc(pending, func(x string) bool { return x == k })
 				continue
 			}
-			v := Evict(p.pod, s.budgetsIn(p.pod.Namespace), s.wall(s.now))
-			e := Event{At: s.now, Pod: k, Budget: v.Budget, Code: v.Code, Message: v.Message, Cause: v.Cause}
+			retried := serverRetry[k]
+			delete(serverRetry, k)
+			budgets := s.budgetsIn(p.pod.Namespace)
+			if b := guarding(p.pod, budgets); !retried && b != nil && decremented[b] && allowedAtRead[b] > 0 && podReady(p.pod) {
+				serverRetry[k], changed = true, true
+				attemptAt[k] = s.now + EvictionConflictRetry
+				continue
+			}
+			v := Evict(p.pod, budgets, s.wall(s.now))
+			if v.Decremented {
+				decremented[s.budget(p.pod.Namespace, v.Budget)] = true
+			}
+			e := Event{At: s.now, Pod: k, Budget: v.Budget, Code: v.Code, Message: v.Message, Cause: v.Cause, Retried: retried}
 			switch {
 			case v.Approved():
 				if v.Decremented {
@@ -387,6 +424,7 @@ func (s *sim) drainNode(np *NodePlan) {
 					e.Allowed = &allowed
 				}
 				s.deletePod(p, EventEvict, e)
+				changed = true
 				waiting[k] = s.now
 				pending = slices.DeleteFunc(pending, func(x string) bool { return x == k })
 			case v.Code == 429:
@@ -412,7 +450,7 @@ func (s *sim) drainNode(np *NodePlan) {
 	}
 	left := append(append([]string{}, pending...), sortedKeys(waiting)...)
 	sort.Strings(left)
-	if s.now >= deadline && len(left) > 0 {
+	if s.o.Timeout > 0 && s.now >= deadline && len(left) > 0 {
 		s.emit(Event{Kind: EventTimeout, Message: fmt.Sprintf("global timeout reached: %s", s.o.Timeout)})
 		for _, k := range left {
 			p := s.find(k)
@@ -505,7 +543,7 @@ func (s *sim) nextTransition() time.Duration {
 
 // advanceWorld applies what happens at s.now: pods become Ready, deleted pods are removed and
 // their owners (a StatefulSet) recreate them.
-func (s *sim) advanceWorld() {
+func (s *sim) advanceWorld() bool {
 	changed := false
 	for _, p := range slices.Clone(s.pods) {
 		if p.readyAt == s.now {
@@ -525,6 +563,7 @@ func (s *sim) advanceWorld() {
 	if changed {
 		s.syncBudgets()
 	}
+	return changed
 }
 
 // deletePod marks p deleted now (the Eviction API's or kubectl's delete), and has its owner
@@ -709,6 +748,20 @@ func (s *sim) budgetFix(b *policy.PodDisruptionBudget, pod *v1.Pod) string {
 		return fmt.Sprintf("%s has %d healthy pods and needs %d: make the unready pods Ready, or set unhealthyPodEvictionPolicy: AlwaysAllow so unready pods can be evicted", name, st.CurrentHealthy, st.DesiredHealthy)
 	}
 	return fmt.Sprintf("%s allows %d disruptions: scale %s up so that its replacement pods give it room", name, st.DisruptionsAllowed, owner)
+}
+
+// guarding is the one budget that selects pod, nil for none or several.
+func guarding(pod *v1.Pod, budgets []*policy.PodDisruptionBudget) *policy.PodDisruptionBudget {
+	var found *policy.PodDisruptionBudget
+	for _, b := range budgets {
+		if len(PodsForBudget(b, []*v1.Pod{pod})) == 1 {
+			if found != nil {
+				return nil
+			}
+			found = b
+		}
+	}
+	return found
 }
 
 func podReady(p *v1.Pod) bool {

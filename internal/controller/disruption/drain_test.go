@@ -94,20 +94,36 @@ func TestDrain(t *testing.T) {
 		want  string
 	}{
 		{
-			name:  "minAvailable 2 of 3: one eviction per replacement",
+			name:  "minAvailable 2 of 3: the second eviction conflicts, is refused on the server's retry, and goes once the replacement is Ready",
 			world: with(func(w *World) { w.Budgets = []*policy.PodDisruptionBudget{budget("web", &two, nil, "web")} }),
 			opts:  Options{Nodes: []string{"n1"}, GracePeriodSeconds: -1},
 			want: `0s cordon 
 0s evict default/web-abc-0
 0s created default/web-abc-new1 on n3
-0s refused default/web-abc-1 429 The disruption budget web needs 2 healthy pods and has 2 currently
+500ms refused default/web-abc-1 429 The disruption budget web needs 2 healthy pods and has 2 currently
 2s ready default/web-abc-new1
 5s evicted default/web-abc-0
-5s evict default/web-abc-1
-5s created default/web-abc-new2 on n2
-7s ready default/web-abc-new2
-10s evicted default/web-abc-1
-drained=true forever=false end=10s error=
+5.5s evict default/web-abc-1
+5.5s created default/web-abc-new2 on n2
+7.5s ready default/web-abc-new2
+10.5s evicted default/web-abc-1
+drained=true forever=false end=10.5s error=
+`,
+		},
+		{
+			name:  "replacements Ready in 100ms: the server's retry after the conflict approves a second pod in the first round",
+			world: with(func(w *World) { w.Budgets = []*policy.PodDisruptionBudget{budget("web", &two, nil, "web")} }),
+			opts:  Options{Nodes: []string{"n1"}, GracePeriodSeconds: -1, ReadyAfter: 100 * time.Millisecond, TerminateAfter: 100 * time.Millisecond},
+			want: `0s cordon 
+0s evict default/web-abc-0
+0s created default/web-abc-new1 on n3
+100ms ready default/web-abc-new1
+500ms evict default/web-abc-1
+500ms created default/web-abc-new2 on n2
+600ms ready default/web-abc-new2
+1s evicted default/web-abc-0
+1.5s evicted default/web-abc-1
+drained=true forever=false end=1.5s error=
 `,
 		},
 		{
@@ -180,11 +196,11 @@ drained=true forever=false end=5s error=
 			want: `0s cordon 
 0s evict default/web-abc-0
 0s pending default/web-abc-new1
-0s refused default/web-abc-1 429 The disruption budget web needs 2 healthy pods and has 2 currently
+500ms refused default/web-abc-1 429 The disruption budget web needs 2 healthy pods and has 2 currently
 5s evicted default/web-abc-0
-5s refused default/web-abc-1 429 The disruption budget web needs 2 healthy pods and has 2 currently
-5s repeats  -1
-drained=false forever=true end=5s error=
+5.5s refused default/web-abc-1 429 The disruption budget web needs 2 healthy pods and has 2 currently
+5.5s repeats  -1
+drained=false forever=true end=5.5s error=
 drained=false forever=false end=0s error=never reached: the drain of n1 never ends
 `,
 		},
