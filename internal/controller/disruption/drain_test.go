@@ -127,6 +127,31 @@ drained=true forever=false end=1.5s error=
 `,
 		},
 		{
+			name: "a StatefulSet: its pod comes back under the same name once the old one is gone",
+			world: func() World {
+				one := intstr.FromInt32(1)
+				n := int32(2)
+				ss := &apps.StatefulSet{ObjectMeta: metav1.ObjectMeta{Name: "db", Namespace: "default", UID: "ss-uid"}, Spec: apps.StatefulSetSpec{Replicas: &n}}
+				ref := &metav1.OwnerReference{APIVersion: "apps/v1", Kind: "StatefulSet", Name: "db", UID: "ss-uid", Controller: ptr(true)}
+				return World{Nodes: nodes, StatefulSets: []*apps.StatefulSet{ss},
+					Pods:    []*v1.Pod{readyPod("db-0", "n1", map[string]string{"app": "db"}, ref), readyPod("db-1", "n1", map[string]string{"app": "db"}, ref)},
+					Budgets: []*policy.PodDisruptionBudget{budget("db", &one, nil, "db")}}
+			}(),
+			opts: Options{Nodes: []string{"n1"}, GracePeriodSeconds: -1},
+			want: `0s cordon 
+0s evict default/db-0
+500ms refused default/db-1 429 The disruption budget db needs 1 healthy pods and has 1 currently
+5s created default/db-0 on n2
+5s evicted default/db-0
+5.5s refused default/db-1 429 The disruption budget db needs 1 healthy pods and has 1 currently
+7s ready default/db-0
+10.5s evict default/db-1
+15.5s created default/db-1 on n3
+15.5s evicted default/db-1
+drained=true forever=false end=15.5s error=
+`,
+		},
+		{
 			name:  "minAvailable 3 of 3 with --timeout: refused until the timeout",
 			world: with(func(w *World) { w.Budgets = []*policy.PodDisruptionBudget{budget("web", &three, nil, "web")} }),
 			opts:  Options{Nodes: []string{"n2"}, GracePeriodSeconds: -1, Timeout: 30 * time.Second},
