@@ -294,7 +294,10 @@ func (s *sim) drainNode(np *NodePlan) {
 		return
 	}
 	if w := list.Warnings(); w != "" {
-		s.emit(Event{Kind: EventWarning, Node: np.Node, Message: w})
+		// Warnings joins its messages in map order; sorted, the plan is deterministic.
+		parts := strings.Split(w, "; ")
+		sort.Strings(parts)
+		s.emit(Event{Kind: EventWarning, Node: np.Node, Message: strings.Join(parts, "; ")})
 	}
 	var pending []string
 	for _, p := range list.Pods() {

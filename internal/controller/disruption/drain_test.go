@@ -201,7 +201,7 @@ drained=false forever=false end=0s error=cannot delete Pods that declare no cont
 			}),
 			opts: Options{Nodes: []string{"n2"}, GracePeriodSeconds: -1, Force: true, IgnoreDaemonSets: true},
 			want: `0s cordon 
-0s warning  ignoring DaemonSet-managed Pods: default/agent-x; deleting Pods that declare no controller: default/bare
+0s warning  deleting Pods that declare no controller: default/bare; ignoring DaemonSet-managed Pods: default/agent-x
 0s evict default/bare
 0s evict default/web-abc-2
 0s created default/web-abc-new1 on n3
