@@ -1,0 +1,229 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/kubectl-workload/kubectl-workload/predict"
+)
+
+// deleteObject is one object of a delete scenario as the test sees it: its id as the plan
+// names it, its UID and the UIDs of its owners.
+type deleteObject struct {
+	id     string
+	uid    types.UID
+	owners []types.UID
+}
+
+// TestPredictDeleteDifferential runs real kubectl delete deployment --cascade=background,
+// foreground and orphan (the shared kube-controller-manager runs the garbage collector)
+// and checks that predict delete, from a dump taken just before and from the cluster
+// itself, names the same objects deleted and orphaned. The pods stay Pending (a node
+// selector nothing matches), so they go without a grace period and the run takes seconds.
+func TestPredictDeleteDifferential(t *testing.T) {
+	c := sharedCluster(t)
+	sharedControllers(t)
+	cs, err := kubernetes.NewForConfig(c.RESTConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cascade := range []string{"background", "foreground", "orphan"} {
+		t.Run(cascade, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			ns := "delete-" + cascade
+			if err := c.EnsureNamespace(ctx, ns); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _, _ = c.Kubectl(context.Background(), "delete", "namespace", ns, "--wait=false") })
+			dir := t.TempDir()
+			app := fmt.Sprintf(`apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: %s}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      nodeSelector: {predict-delete-e2e: nowhere}
+      containers: [{name: web, image: nginx}]
+`, ns)
+			if err := os.WriteFile(filepath.Join(dir, "app.yaml"), []byte(app), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if out, err := c.Kubectl(ctx, "apply", "-f", filepath.Join(dir, "app.yaml")); err != nil {
+				t.Fatalf("apply: %v: %s", err, out)
+			}
+			err := waitFor(ctx, nil, time.Minute, "a ReplicaSet and 2 pods", func() (bool, error) {
+				objs, err := deleteWorld(ctx, cs, ns)
+				return len(objs) == 4, err
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			before, err := deleteWorld(ctx, cs, ns)
+			if err != nil {
+				t.Fatal(err)
+			}
+			state, err := c.Kubectl(ctx, "get", "deploy,rs,pods", "-n", ns, "-o", "yaml")
+			if err != nil {
+				t.Fatalf("dump: %v: %s", err, state)
+			}
+			statePath := filepath.Join(dir, "state.yaml")
+			if err := os.WriteFile(statePath, state, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			var out bytes.Buffer
+			o := predict.DeleteOptions{Filenames: []string{statePath}, Cascade: cascade, Output: "json", Namespace: ns,
+				IOStreams: genericiooptions.IOStreams{Out: &out, ErrOut: &bytes.Buffer{}}}
+			if err := predict.Delete(ctx, o, []string{"deployment/web"}); err != nil {
+				t.Fatalf("predict delete: %v", err)
+			}
+			plan := deletePlanSets(t, out.Bytes())
+			live := genericclioptions.NewConfigFlags(false)
+			live.KubeConfig = &c.Kubeconfig
+			out.Reset()
+			o.Filenames, o.Getter = nil, live
+			if err := predict.Delete(ctx, o, []string{"deployment/web"}); err != nil {
+				t.Fatalf("predict delete from the cluster: %v", err)
+			}
+			if livePlan := deletePlanSets(t, out.Bytes()); !reflect.DeepEqual(livePlan, plan) {
+				t.Errorf("predict delete from the cluster = %v, from the dump %v", livePlan, plan)
+			}
+
+			if out, err := c.Kubectl(ctx, "delete", "deployment/web", "-n", ns, "--cascade="+cascade); err != nil {
+				t.Fatalf("kubectl delete: %v: %s", err, out)
+			}
+			// The collector is done when no remaining object is deleting or points at an owner
+			// that is gone.
+			var after []deleteObject
+			err = waitFor(ctx, nil, time.Minute, "the garbage collector to settle", func() (bool, error) {
+				var err error
+				if after, err = deleteWorldSettled(ctx, cs, ns); err != nil || after == nil {
+					return false, err
+				}
+				return true, nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			real := realDeleteSets(before, after)
+			t.Logf("real kubectl delete --cascade=%s: %v", cascade, real)
+			if !reflect.DeepEqual(plan, real) {
+				t.Errorf("predict delete --cascade=%s = %v, real %v", cascade, plan, real)
+			}
+		})
+	}
+}
+
+// deleteWorld lists the namespace's Deployments, ReplicaSets and pods.
+func deleteWorld(ctx context.Context, cs kubernetes.Interface, ns string) ([]deleteObject, error) {
+	objs, _, err := deleteWorldMeta(ctx, cs, ns)
+	return objs, err
+}
+
+// deleteWorldSettled is deleteWorld once no object is deleting nor owned by a missing
+// owner; nil before.
+func deleteWorldSettled(ctx context.Context, cs kubernetes.Interface, ns string) ([]deleteObject, error) {
+	objs, deleting, err := deleteWorldMeta(ctx, cs, ns)
+	if err != nil || deleting {
+		return nil, err
+	}
+	uids := map[types.UID]bool{}
+	for _, o := range objs {
+		uids[o.uid] = true
+	}
+	for _, o := range objs {
+		for _, u := range o.owners {
+			if !uids[u] {
+				return nil, nil
+			}
+		}
+	}
+	return append([]deleteObject{}, objs...), nil
+}
+
+func deleteWorldMeta(ctx context.Context, cs kubernetes.Interface, ns string) (objs []deleteObject, deleting bool, err error) {
+	add := func(kind string, m metav1.ObjectMeta) {
+		o := deleteObject{id: kind + "/" + m.Namespace + "/" + m.Name, uid: m.UID}
+		for _, r := range m.OwnerReferences {
+			o.owners = append(o.owners, r.UID)
+		}
+		objs = append(objs, o)
+		deleting = deleting || m.DeletionTimestamp != nil
+	}
+	ds, err := cs.AppsV1().Deployments(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, false, err
+	}
+	for _, d := range ds.Items {
+		add("Deployment", d.ObjectMeta)
+	}
+	rss, err := cs.AppsV1().ReplicaSets(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, false, err
+	}
+	for _, rs := range rss.Items {
+		add("ReplicaSet", rs.ObjectMeta)
+	}
+	pods, err := cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, false, err
+	}
+	for _, p := range pods.Items {
+		add("Pod", p.ObjectMeta)
+	}
+	return objs, deleting, nil
+}
+
+// realDeleteSets compares the objects before and after: deleted are those whose UID is
+// gone, orphaned those still there that lost an ownerReference.
+func realDeleteSets(before, after []deleteObject) map[string][]string {
+	now := map[types.UID]deleteObject{}
+	for _, o := range after {
+		now[o.uid] = o
+	}
+	sets := map[string][]string{"deleted": {}, "orphaned": {}}
+	for _, o := range before {
+		a, ok := now[o.uid]
+		switch {
+		case !ok:
+			sets["deleted"] = append(sets["deleted"], o.id)
+		case len(a.owners) < len(o.owners):
+			sets["orphaned"] = append(sets["orphaned"], o.id)
+		}
+	}
+	for _, l := range sets {
+		sort.Strings(l)
+	}
+	return sets
+}
+
+// deletePlanSets reads the deleted and orphaned objects of a predict delete -o json plan;
+// a plan with anything waiting or recreated fails the test (the scenario has neither).
+func deletePlanSets(t *testing.T, out []byte) map[string][]string {
+	t.Helper()
+	var p struct{ Deleted, Orphaned, Waiting, Recreated []string }
+	if err := json.Unmarshal(out, &p); err != nil {
+		t.Fatalf("predict delete -o json: %v: %s", err, out)
+	}
+	if len(p.Waiting)+len(p.Recreated) > 0 {
+		t.Errorf("predict delete: waiting %v, recreated %v; want none", p.Waiting, p.Recreated)
+	}
+	return map[string][]string{"deleted": p.Deleted, "orphaned": p.Orphaned}
+}
