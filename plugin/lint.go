@@ -53,6 +53,7 @@ type LintOptions struct {
 	ConfigFile       string
 	NoConfig         bool
 	NoIgnore         bool
+	CRDs             []string
 	liveFlags
 	renderFlags renderFlags
 
@@ -112,6 +113,7 @@ or tool errors (such as a path that does not exist).`,
 	cmd.Flags().BoolVar(&o.NoConfig, "no-config", false, "do not read a configuration file")
 	cmd.Flags().BoolVar(&o.NoIgnore, "no-ignore-annotations", false, "disregard the objects' "+lint.AnnotationIgnore+" annotations")
 	cmd.Flags().StringVar(&o.Explain, "explain", "", "print the documentation of a rule, then exit")
+	cmd.Flags().StringArrayVar(&o.CRDs, "crds", nil, "CustomResourceDefinitions to check custom resources against: file, directory or chart (its crds/) (repeatable)")
 	o.liveFlags.add(cmd)
 	o.renderFlags.add(cmd)
 	return cmd
@@ -226,7 +228,7 @@ func (o *LintOptions) Run(cmd *cobra.Command) error {
 	}
 	defer renderer.Close()
 	res := linter.Run(cmd.Context(), lint.Options{Paths: o.paths, Stdin: stdin, Namespace: namespace, Renderer: renderer,
-		Settings: o.settings, NoIgnoreAnnotations: o.NoIgnore, Baseline: baseline})
+		Settings: o.settings, NoIgnoreAnnotations: o.NoIgnore, Baseline: baseline, CRDPaths: o.CRDs})
 	for _, w := range res.Warnings {
 		fmt.Fprintf(o.ErrOut, "warning: %s\n", w)
 	}

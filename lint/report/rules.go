@@ -37,8 +37,11 @@ func builtinTiers() []rules.Rule {
 	}
 	for _, id := range apicheck.Rules() {
 		sev := rules.SeverityError
-		if id == apicheck.RuleWarning {
+		switch id {
+		case apicheck.RuleWarning:
 			sev = rules.SeverityWarning
+		case apicheck.RuleCRDMissing:
+			sev = rules.SeverityInfo
 		}
 		out = append(out, rules.Rule{ID: id, Severity: sev, Title: "The API server's own validation (v1.37)"})
 	}
