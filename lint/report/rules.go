@@ -36,14 +36,14 @@ func builtinTiers() []rules.Rule {
 		{ID: podsecurity.RuleAudit, Severity: rules.SeverityWarning, Title: "The namespace's Pod Security audit label records a violation"},
 	}
 	for _, id := range apicheck.Rules() {
-		sev := rules.SeverityError
+		sev, title := rules.SeverityError, "The API server's own validation (v1.37)"
 		switch id {
 		case apicheck.RuleWarning:
 			sev = rules.SeverityWarning
 		case apicheck.RuleCRDMissing:
-			sev = rules.SeverityInfo
+			sev, title = rules.SeverityInfo, "Custom resource whose CustomResourceDefinition is nowhere in sight: not checked"
 		}
-		out = append(out, rules.Rule{ID: id, Severity: sev, Title: "The API server's own validation (v1.37)"})
+		out = append(out, rules.Rule{ID: id, Severity: sev, Title: title})
 	}
 	return out
 }
