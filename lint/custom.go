@@ -10,6 +10,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/kubectl-workload/kubectl-workload/internal/admissionpolicy"
 	"github.com/kubectl-workload/kubectl-workload/internal/apicheck"
 	"github.com/kubectl-workload/kubectl-workload/internal/manifest"
 )
@@ -20,10 +21,11 @@ import (
 // custom resource: a run of built-in kinds pays nothing for it.
 
 // keepCustom keeps, past the first pass, the parsed object of a custom
-// resource or a CRD: custom resources are checked when every CRD of the run
+// resource, a CRD or a ValidatingAdmissionPolicy or binding (policies.go): custom resources are checked when every CRD of the run
 // is known, after the files are loaded.
 func keepCustom(c *checked, obj *manifest.Object) {
-	if apicheck.IsCRD(obj.APIVersion, obj.Kind) || apicheck.CustomResource(obj.APIVersion, obj.Kind) {
+	if apicheck.IsCRD(obj.APIVersion, obj.Kind) || apicheck.CustomResource(obj.APIVersion, obj.Kind) ||
+		admissionpolicy.IsPolicy(obj.APIVersion, obj.Kind) {
 		c.custom = obj
 	}
 }
@@ -82,18 +84,17 @@ func crdPaths(paths []string) []string {
 // holds its stored version (--against-live, --base-ref), updated, where
 // the CRD's transition rules (oldSelf) run. A kind whose CRD is nowhere in
 // sight gets one info, on its first object.
-func (l *Linter) checkCustomResources(ctx context.Context, all []*checked, opts Options, res *Result) {
+//
+// It returns the run's CRDs, or nil when the run holds no custom resource.
+func (l *Linter) checkCustomResources(ctx context.Context, all []*checked, opts Options, res *Result) *apicheck.CRDs {
 	var customs []*checked
 	for _, c := range all {
-		if c.custom != nil && !apicheck.IsCRD(c.custom.APIVersion, c.custom.Kind) {
+		if c.custom != nil && apicheck.CustomResource(c.custom.APIVersion, c.custom.Kind) {
 			customs = append(customs, c)
 		}
 	}
 	if len(customs) == 0 {
-		for _, c := range all {
-			c.custom = nil
-		}
-		return
+		return nil
 	}
 	crds := crdSources(opts, all, res)
 	missing := map[schema.GroupKind][]*checked{}
@@ -135,9 +136,7 @@ func (l *Linter) checkCustomResources(ctx context.Context, all []*checked, opts 
 		first.findings = append(first.findings, first.customAt(apicheck.RuleCRDMissing, SeverityInfo, "apiVersion",
 			missingCRDMessage(gk, len(objs), opts.Baseline)))
 	}
-	for _, c := range all {
-		c.custom = nil
-	}
+	return crds
 }
 
 // missingCRDMessage says that nothing checked a kind's objects and which

@@ -65,6 +65,10 @@ type Options struct {
 	// besides the input's own CRDs; a chart directory stands for its
 	// crds/ folder.
 	CRDPaths []string
+	// PolicyPaths are files and directories of ValidatingAdmissionPolicies
+	// and their bindings (--policies-from), evaluated on every object
+	// besides the input's own.
+	PolicyPaths []string
 	// Baseline holds the objects that already exist (live cluster mode,
 	// --base-ref); nil for offline lint. See live.go.
 	Baseline *Baseline
@@ -328,7 +332,11 @@ func (l *Linter) Run(ctx context.Context, opts Options) *Result {
 	baseline := l.checkBaseline(ctx, opts, res, keep)
 	parallel(ctx, len(baseline), func(i int) { l.firstPass(ctx, baseline[i], local, opts, known) })
 	all = append(all, baseline...)
-	l.checkCustomResources(ctx, all, opts, res)
+	crds := l.checkCustomResources(ctx, all, opts, res)
+	l.checkPolicies(ctx, inputs, perFile, all, crds, opts, res)
+	for _, c := range all {
+		c.custom = nil
+	}
 
 	res.Timings.Load = time.Since(start)
 	extra := opts.Baseline.contextInputs(all)

@@ -55,6 +55,9 @@ type Baseline struct {
 	// could not be read (RBAC), for the message on a kind left unchecked.
 	CRDs    []*manifest.Object
 	CRDNote string
+	// Policies are the cluster's ValidatingAdmissionPolicies and bindings,
+	// evaluated on the input's objects besides the input's own.
+	Policies []*manifest.Object
 
 	once   sync.Once
 	stored map[*manifest.Object]bool
