@@ -261,6 +261,11 @@ func (s *CRDs) check(ctx context.Context, obj Object, old *Object, opts Options)
 	if prev.GetGeneration() == 0 {
 		prev.SetGeneration(1)
 	}
+	if prev.GetResourceVersion() == "" {
+		// An object made stored from a file (--base-ref): the server's
+		// would have one, and the update carries it (optimistic locking).
+		prev.SetResourceVersion("1")
+	}
 	u.SetResourceVersion(prev.GetResourceVersion())
 	u.SetGeneration(prev.GetGeneration())
 	ctx = genericapirequest.WithRequestInfo(ctx, requestInfo(gvk, plural, "update", ns, u.GetName()))
