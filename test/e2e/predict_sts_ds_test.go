@@ -16,14 +16,12 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/util/retry"
-	"k8s.io/kubernetes/pkg/api/legacyscheme"
-	_ "k8s.io/kubernetes/pkg/apis/apps/install"
-	_ "k8s.io/kubernetes/pkg/apis/core/install"
-	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-workload/kubectl-workload/internal/controller/daemon"
 	"github.com/kubectl-workload/kubectl-workload/internal/controller/kernel"
 	"github.com/kubectl-workload/kubectl-workload/internal/controller/statefulset"
+
+	"github.com/kubectl-workload/kubectl-workload/internal/testkit"
 )
 
 // How the StatefulSet and DaemonSet differential tests compare the real controllers with the
@@ -125,6 +123,11 @@ var stsScenarios = []stsScenario{
 	{name: "parallel-two-phase-live-pods", livePods: true, runs: 4,
 		old:  stsManifest(5, "nginx:1", parallelStrategy, ""),
 		next: stsManifest(5, "nginx:2", parallelStrategy, "")},
+	// OnDelete scaled 3→5 with an image change (issue 35): web-3 and web-4 are created at the
+	// new revision, one after the other, and the plan waits for deletions instead of stalling.
+	{name: "ondelete-scale-3-to-5-and-update",
+		old:  stsManifest(3, "nginx:1", "  updateStrategy:\n    type: OnDelete", ""),
+		next: stsManifest(5, "nginx:2", "  updateStrategy:\n    type: OnDelete", "")},
 	{name: "ordered-broken", broken: true,
 		old:  stsManifest(3, "nginx:1", "", ""),
 		next: stsManifest(3, "nginx:2", "", "      nodeSelector:\n        no-such-node: \"true\"\n")},
@@ -271,6 +274,19 @@ func runStatefulSet(t *testing.T, c *Cluster, cs kubernetes.Interface, sc stsSce
 			t.Errorf("broken revision: plan completed %v, controller updated %d ready %d; want both stuck",
 				plan.Summary.Completed, final.Status.UpdatedReplicas, final.Status.ReadyReplicas)
 		}
+	} else if plan.Summary.WaitsForDeletion {
+		// OnDelete: the scaling completes, every pod is Ready, and only the pods the plan
+		// leaves at the old revision are not updated.
+		updated := int32(0)
+		for _, r := range plan.Final {
+			if r.Name == plan.TargetRevision {
+				updated = r.Replicas
+			}
+		}
+		if final.Status.ReadyReplicas != *final.Spec.Replicas || final.Status.UpdatedReplicas != updated {
+			t.Errorf("OnDelete: controller ready %d updated %d, plan ends with %d ready and %d updated",
+				final.Status.ReadyReplicas, final.Status.UpdatedReplicas, *final.Spec.Replicas, updated)
+		}
 	} else if !plan.Summary.Completed {
 		t.Errorf("plan did not complete: %s", plan.Summary.StallReason)
 	}
@@ -280,11 +296,8 @@ func runStatefulSet(t *testing.T, c *Cluster, cs kubernetes.Interface, sc stsSce
 func decodeStatefulSet(t *testing.T, manifest, ns string) *appsv1.StatefulSet {
 	t.Helper()
 	set := &appsv1.StatefulSet{}
-	if err := yaml.UnmarshalStrict([]byte(manifest), set); err != nil {
-		t.Fatalf("decode statefulset: %v", err)
-	}
+	testkit.Decode(t, manifest, set)
 	set.Namespace = ns
-	legacyscheme.Scheme.Default(set)
 	return set
 }
 
@@ -620,11 +633,8 @@ func runDaemonSet(t *testing.T, c *Cluster, cs kubernetes.Interface, sc dsScenar
 func decodeDaemonSet(t *testing.T, manifest, ns string) *appsv1.DaemonSet {
 	t.Helper()
 	ds := &appsv1.DaemonSet{}
-	if err := yaml.UnmarshalStrict([]byte(manifest), ds); err != nil {
-		t.Fatalf("decode daemonset: %v", err)
-	}
+	testkit.Decode(t, manifest, ds)
 	ds.Namespace = ns
-	legacyscheme.Scheme.Default(ds)
 	return ds
 }
 

@@ -10,12 +10,10 @@ import (
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
-	"k8s.io/kubernetes/pkg/api/legacyscheme"
-	_ "k8s.io/kubernetes/pkg/apis/apps/install"
-	_ "k8s.io/kubernetes/pkg/apis/core/install"
-	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-workload/kubectl-workload/internal/controller/kernel"
+
+	"github.com/kubectl-workload/kubectl-workload/internal/testkit"
 )
 
 var epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -46,10 +44,7 @@ spec:
         image: %s
 `, replicas, extra, image)
 	set := &apps.StatefulSet{}
-	if err := yaml.UnmarshalStrict([]byte(m), set); err != nil {
-		t.Fatalf("decode statefulset: %v", err)
-	}
-	legacyscheme.Scheme.Default(set)
+	testkit.Decode(t, m, set)
 	return set
 }
 
@@ -430,6 +425,32 @@ func TestOnDelete(t *testing.T) {
 	}
 	if last := p.Steps[0].Revisions; last[1].Replicas != 1 || last[0].Replicas != 3 {
 		t.Errorf("sizes = %+v, want 3 old and 1 new", last)
+	}
+}
+
+// TestOnDeleteScaleUpWaitsForDeletion: an OnDelete StatefulSet scaled 3→5 with an image change
+// creates web-3 and web-4 at the new revision (OrderedReady waits for web-3 first) and then
+// only waits for the old pods to be deleted: the controller is not blocked on web-4, which is
+// Ready, so the plan is not a stall (a real v1.37.1 cluster ends with 5/5 Ready).
+func TestOnDeleteScaleUpWaitsForDeletion(t *testing.T) {
+	old := webSet(t, 3, "nginx:1", "  updateStrategy:\n    type: OnDelete")
+	set := webSet(t, 5, "nginx:2", "  updateStrategy:\n    type: OnDelete")
+	p := simulate(t, Input{StatefulSet: set, Old: old, Timing: timing})
+	if got, want := timedSteps(p), []string{"0s create web-3", "10s create web-4"}; !equal(got, want) {
+		t.Fatalf("steps = %v, want %v", got, want)
+	}
+	s := p.Summary
+	if s.Completed || !s.WaitsForDeletion {
+		t.Errorf("Completed, WaitsForDeletion = %v, %v, want false, true", s.Completed, s.WaitsForDeletion)
+	}
+	if strings.Contains(s.StallReason, "waiting for pod") {
+		t.Errorf("StallReason = %q, want no pod the controller waits for", s.StallReason)
+	}
+	if last := p.Steps[len(p.Steps)-1].Revisions; last[0].Replicas != 3 || last[1].Replicas != 2 {
+		t.Errorf("sizes = %+v, want 3 old and 2 new", last)
+	}
+	if p.Final == nil || p.Final[0].Available+p.Final[1].Available != 5 {
+		t.Errorf("Final = %+v, want 5 available", p.Final)
 	}
 }
 
