@@ -31,8 +31,22 @@ func TestDifferentialAdmissionPolicies(t *testing.T) {
 	if out, err := c.Kubectl(ctx, "apply", "-f", policies); err != nil {
 		t.Fatalf("create the policies: %v\n%s", err, out)
 	}
+	// The cluster is shared: the policies go when the test ends (their bindings select
+	// only this test's Namespaces meanwhile).
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		for _, args := range [][]string{
+			{"validatingadmissionpolicybindings", "replica-limit-test", "team-label", "registry-warn", "no-latest", "job-parallelism"},
+			{"validatingadmissionpolicies", "replica-limit", "team-label", "registry", "no-latest", "job-parallelism"},
+		} {
+			if out, err := c.Kubectl(ctx, append([]string{"delete", "--ignore-not-found"}, args...)...); err != nil {
+				t.Errorf("delete the policies: %v\n%s", err, out)
+			}
+		}
+	})
 	// No service account controller runs: a Pod needs its account as in a real cluster.
-	for _, ns := range []string{"default", "vap-test", "vap-prod"} {
+	for _, ns := range []string{"vap-default", "vap-test", "vap-prod"} {
 		if err := c.EnsureNamespace(ctx, ns, "default"); err != nil {
 			t.Fatal(err)
 		}
