@@ -181,6 +181,12 @@ func (o *PredictOptions) Run(cmd *cobra.Command, args []string) error {
 		if c, err = liveClient(ctx, o.configFlags, o.ErrOut); err != nil {
 			return err
 		}
+		// Charts render as helm install renders them on this cluster.
+		if vs, err := c.APIVersions(ctx); err != nil {
+			fmt.Fprintf(o.ErrOut, "note: charts are rendered for the API versions of a v1.37 cluster: %v\n", err)
+		} else {
+			renderer.SetClusterAPIVersions(vs)
+		}
 	}
 	outcome, err := p.Run(ctx, c, o.Out)
 	if err != nil {
