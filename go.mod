@@ -69,6 +69,7 @@ replace k8s.io/sample-controller => k8s.io/sample-controller v0.37.1
 replace k8s.io/streaming => k8s.io/streaming v0.37.1
 
 require (
+	github.com/gobwas/glob v1.0.0
 	github.com/open-policy-agent/opa v1.22.2
 	github.com/robfig/cron/v3 v3.0.1
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
@@ -135,7 +136,6 @@ require (
 	github.com/go-openapi/swag/stringutils v0.28.0 // indirect
 	github.com/go-openapi/swag/typeutils v0.28.0 // indirect
 	github.com/go-openapi/swag/yamlutils v0.28.0 // indirect
-	github.com/gobwas/glob v1.0.0 // indirect
 	github.com/goccy/go-json v0.10.6 // indirect
 	github.com/golang/protobuf v1.5.4 // indirect
 	github.com/google/btree v1.1.3 // indirect
