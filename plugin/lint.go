@@ -101,7 +101,7 @@ or tool errors (such as a path that does not exist).`,
 	cmd.Flags().StringSliceVarP(&o.Filenames, "filename", "f", nil, "file, directory or - to lint (repeatable; same as a positional argument)")
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "text", "output format: "+strings.Join(report.Formats, ", "))
 	cmd.Flags().StringVar(&o.FailOn, "fail-on", "error", "exit 1 when a finding is at or above this severity: error, warning or info")
-	cmd.Flags().BoolVarP(&o.Verbose, "verbose", "v", false, "also name the documents skipped because they are not Kubernetes objects")
+	cmd.Flags().BoolVar(&o.Verbose, "verbose", false, "also name the documents skipped because they are not Kubernetes objects (-v is kubectl's log level)")
 	cmd.Flags().StringArrayVar(&o.Policies, "policy", nil, "user Rego policy file or directory, conftest style (repeatable)")
 	cmd.Flags().StringArrayVar(&o.PolicyNamespaces, "policy-namespace", nil,
 		"Rego package whose deny/violation/warn rules are read (repeatable; default main; conftest's --namespace, renamed because -n/--namespace is kubectl's)")
@@ -149,7 +149,7 @@ func (o *LintOptions) Complete(cmd *cobra.Command, args []string) error {
 // Validate checks the flags.
 func (o *LintOptions) Validate() error {
 	if o.ListRules || o.Explain != "" {
-		return nil
+		return report.CheckRulesOutput(o.ListRules, o.Explain, o.Output)
 	}
 	if o.PolicyTimeout <= 0 {
 		return fmt.Errorf("--policy-timeout must be positive, got %s", o.PolicyTimeout)
@@ -159,6 +159,11 @@ func (o *LintOptions) Validate() error {
 	}
 	if len(o.paths) == 0 && !o.Live {
 		return fmt.Errorf("no input: name files, directories or - for standard input")
+	}
+	if !o.Live {
+		if err := lint.ObjectRefHint(o.paths); err != nil {
+			return err
+		}
 	}
 	if slices.Contains(report.Formats, o.Output) {
 		return nil

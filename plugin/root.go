@@ -60,6 +60,7 @@ step by step, how a rollout will proceed, with the controllers' own arithmetic.`
 	cmd.SetOut(streams.Out)
 	cmd.SetErr(streams.ErrOut)
 	configFlags.AddFlags(cmd.PersistentFlags())
+	addLogLevel(cmd, streams.ErrOut)
 	cmd.AddCommand(NewCmdLint(configFlags, streams))
 	cmd.AddCommand(NewCmdPredict(configFlags, streams))
 	cmd.AddCommand(NewCmdVersion(streams))

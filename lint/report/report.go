@@ -110,7 +110,7 @@ func summary(res *lint.Result, opts Options) string {
 		read = plural(res.Objects, "object", "objects") // lint --live: objects from the cluster
 	}
 	if n := len(res.Skipped); n > 0 {
-		hint := "; -v names them"
+		hint := "; --verbose names them"
 		if opts.Verbose {
 			hint = ""
 		}
