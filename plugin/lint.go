@@ -245,7 +245,7 @@ func (o *LintOptions) Run(cmd *cobra.Command) error {
 	if err != nil && len(res.Errors) == 0 {
 		return fmt.Errorf("built-in rules: %w", err)
 	}
-	if err := report.WriteOptions(o.Out, o.Output, res, builtins, version.Get().Kubernetes, report.Options{Verbose: o.Verbose}); err != nil {
+	if err := report.WriteOptions(o.Out, o.Output, res, builtins, version.Get().Kubernetes, report.Options{Verbose: o.Verbose, FailOn: o.failOn}); err != nil {
 		return err
 	}
 	if o.Verbose {

@@ -213,6 +213,14 @@ type (
 		Help                 sarifMultiformat   `json:"help"`
 		HelpURI              string             `json:"helpUri,omitempty"`
 		DefaultConfiguration sarifConfiguration `json:"defaultConfiguration"`
+		Properties           *sarifRuleProps    `json:"properties,omitempty"`
+	}
+	// sarifRuleProps are what GitHub code scanning reads from a rule: a
+	// "security" tag and a security-severity (a CVSS-like score as a
+	// string) make its alerts security alerts, ranked by that score.
+	sarifRuleProps struct {
+		Tags             []string `json:"tags,omitempty"`
+		SecuritySeverity string   `json:"security-severity,omitempty"`
 	}
 	sarifMessage struct {
 		Text string `json:"text"`
@@ -242,7 +250,11 @@ type (
 		// kustomization, where it stands in the rendered output.
 		RelatedLocations []sarifRelatedLocation `json:"relatedLocations,omitempty"`
 		Suppressions     []sarifSuppression     `json:"suppressions,omitempty"`
-		Properties       *sarifResultProps      `json:"properties,omitempty"`
+		// PartialFingerprints identify a result across runs and commits, so
+		// that code scanning keeps one alert for a finding whose line moves
+		// (see fingerprints).
+		PartialFingerprints map[string]string `json:"partialFingerprints"`
+		Properties          *sarifResultProps `json:"properties,omitempty"`
 	}
 	sarifLocation struct {
 		PhysicalLocation sarifPhysicalLocation  `json:"physicalLocation"`
@@ -358,6 +370,7 @@ func descriptor(r rules.Rule, helpURI string) sarifRuleDescriptor {
 		Help:                 sarifMultiformat{Text: r.Remediation, Markdown: md},
 		HelpURI:              helpURI,
 		DefaultConfiguration: sarifConfiguration{Level: sarifLevel(r.Severity)},
+		Properties:           securityProps(r.ID),
 	}
 }
 
@@ -427,7 +440,8 @@ func SARIF(w io.Writer, res *lint.Result, catalogue []rules.Rule, kubernetesVers
 		run.Invocations[0].ToolExecutionNotifications = append(run.Invocations[0].ToolExecutionNotifications,
 			sarifNotification{Level: "error", Message: sarifMessage{Text: err.Error()}})
 	}
-	for _, f := range res.Findings {
+	prints := fingerprints(res.Findings)
+	for i, f := range res.Findings {
 		msg := f.Message
 		loc := sarifLocation{PhysicalLocation: sarifPhysicalLocation{
 			ArtifactLocation: artifactURI(f.File),
@@ -439,9 +453,10 @@ func SARIF(w io.Writer, res *lint.Result, catalogue []rules.Rule, kubernetesVers
 		}
 		r := sarifResult{
 			RuleID: f.Rule, RuleIndex: index[f.Rule], Level: sarifLevel(f.Severity.String()),
-			Message:    sarifMessage{Text: msg},
-			Locations:  []sarifLocation{loc},
-			Properties: &sarifResultProps{Field: f.Field, Document: f.Document, Related: f.Related},
+			Message:             sarifMessage{Text: msg},
+			Locations:           []sarifLocation{loc},
+			PartialFingerprints: map[string]string{fingerprintKey: prints[i]},
+			Properties:          &sarifResultProps{Field: f.Field, Document: f.Document, Related: f.Related},
 		}
 		if rd := f.Rendered; rd != nil {
 			r.RelatedLocations = []sarifRelatedLocation{{ID: 1, PhysicalLocation: sarifPhysicalLocation{
