@@ -35,11 +35,15 @@ func isWorkloadType(s string) bool {
 	return workloadTypes[s]
 }
 
-// ObjectRefHint returns an error for the first path argument that does not exist
-// and reads as kubectl's TYPE/NAME or TYPE (deployment/web, "deployment web"):
-// the user meant the cluster's object, which --live reads. Without the hint
-// the error is a bare "no such file or directory".
-func ObjectRefHint(paths []string) error {
+// ObjectRefHint returns an error for the first path argument of an offline run
+// (live false) that does not exist and reads as kubectl's TYPE/NAME or TYPE
+// (deployment/web, "deployment web"): the user meant the cluster's object,
+// which --live reads. Without the hint the error is a bare "no such file or
+// directory".
+func ObjectRefHint(live bool, paths []string) error {
+	if live {
+		return nil
+	}
 	for i, p := range paths {
 		if p == "-" {
 			continue

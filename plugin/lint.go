@@ -13,6 +13,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-workload/kubectl-workload/internal/config"
+	"github.com/kubectl-workload/kubectl-workload/internal/progress"
 	"github.com/kubectl-workload/kubectl-workload/internal/version"
 	"github.com/kubectl-workload/kubectl-workload/lint"
 	"github.com/kubectl-workload/kubectl-workload/lint/report"
@@ -160,10 +161,8 @@ func (o *LintOptions) Validate() error {
 	if len(o.paths) == 0 && !o.Live {
 		return fmt.Errorf("no input: name files, directories or - for standard input")
 	}
-	if !o.Live {
-		if err := lint.ObjectRefHint(o.paths); err != nil {
-			return err
-		}
+	if err := lint.ObjectRefHint(o.Live, o.paths); err != nil {
+		return err
 	}
 	if slices.Contains(report.Formats, o.Output) {
 		return nil
@@ -196,6 +195,7 @@ func (o *LintOptions) Run(cmd *cobra.Command) error {
 		fmt.Fprintf(o.ErrOut, "warning: %s\n", w)
 	}
 	stdin := o.In
+	prog := progress.New(o.ErrOut, o.Output)
 	var baseline *lint.Baseline
 	namespace := o.namespace
 	if o.Live || o.AgainstLive || o.BaseRef != "" {
@@ -219,6 +219,7 @@ func (o *LintOptions) Run(cmd *cobra.Command) error {
 			if src.Cluster, err = liveClient(cmd.Context(), o.configFlags, o.ErrOut); err != nil {
 				return err
 			}
+			src.Cluster.Progress = prog.Listing
 		}
 		if baseline, namespace, err = lint.ReadBaseline(cmd.Context(), src); err != nil {
 			return err
@@ -231,7 +232,8 @@ func (o *LintOptions) Run(cmd *cobra.Command) error {
 	}
 	defer renderer.Close()
 	res := linter.Run(cmd.Context(), lint.Options{Paths: o.paths, Stdin: stdin, Namespace: namespace, Renderer: renderer,
-		Settings: o.settings, NoIgnoreAnnotations: o.NoIgnore, Baseline: baseline})
+		Settings: o.settings, NoIgnoreAnnotations: o.NoIgnore, Baseline: baseline, Progress: prog.Files})
+	prog.Done()
 	for _, w := range res.Warnings {
 		fmt.Fprintf(o.ErrOut, "warning: %s\n", w)
 	}
