@@ -131,7 +131,7 @@ func Explain(w io.Writer, catalogue []rules.Rule, id string) error {
 			_, err := fmt.Fprintf(w, "%s (%s)\n\n%s\n\n%s\n\nRemediation: %s\n", r.ID, r.Severity, r.Title, h.description, h.remediation)
 			return err
 		}
-		_, err := fmt.Fprintf(w, "%s (%s)\n\n%s. Findings carry the API server's own message; see the README's rule table.\n", r.ID, r.Severity, r.Title)
+		_, err := fmt.Fprintf(w, "%s (%s)\n\n%s. Findings carry the API server's own message; see the rule table of docs/lint.md.\n", r.ID, r.Severity, r.Title)
 		return err
 	}
 	ids := make([]string, 0, len(catalogue))

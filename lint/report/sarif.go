@@ -37,8 +37,8 @@ func ruleDocURL(id string) string {
 }
 
 // readmeRulesURL documents the input/*, ignore/* and api/* rules, which have
-// no page of their own: the README's rule table.
-const readmeRulesURL = repositoryURL + "/blob/main/README.md#rules"
+// no page of their own: the rule table of docs/lint.md.
+const readmeRulesURL = repositoryURL + "/blob/main/docs/lint.md#rules"
 
 // tierHelp is the title, description and remediation of a rule that is Go,
 // not Rego, so has no METADATA to read them from. An empty title keeps the
