@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -143,6 +144,27 @@ func TestMatchOutput(t *testing.T) {
 	for _, tt := range tests {
 		if ok := matchOutput(tt.want, got); ok != tt.ok {
 			t.Errorf("matchOutput(%q, %q) = %v, want %v", tt.want, got, ok, tt.ok)
+		}
+	}
+}
+
+// TestREADMEFrontDoor: the README shows the picture (a file that exists) and a
+// GitHub Actions workflow that uploads SARIF to code scanning.
+func TestREADMEFrontDoor(t *testing.T) {
+	data, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := string(data)
+	img := regexp.MustCompile(`!\[[^\]]+\]\((docs/img/[^)]+\.png)\)`).FindStringSubmatch(readme)
+	if img == nil {
+		t.Errorf("README.md shows no picture from docs/img")
+	} else if _, err := os.Stat("../" + img[1]); err != nil {
+		t.Errorf("README.md shows %s: %v", img[1], err)
+	}
+	for _, want := range []string{"github/codeql-action/upload-sarif", "lint -o sarif", "security-events: write", "reports:\n      junit:", "id: workload-lint"} {
+		if !strings.Contains(readme, want) {
+			t.Errorf("README.md lacks %q (the CI examples)", want)
 		}
 	}
 }
