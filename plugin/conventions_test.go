@@ -139,3 +139,19 @@ func TestAPIRuleTitlesDistinct(t *testing.T) {
 		t.Errorf("--list-rules lists %d api/* rules, want them all", len(seen))
 	}
 }
+
+// TestWhatIfNeedsABaseline: --image (or another what-if) on -f without --from, --state,
+// --base-ref or --live is refused, not predicted as a creation; with a baseline it runs.
+func TestWhatIfNeedsABaseline(t *testing.T) {
+	_, errOut, code := run(t, "", "predict", "-f", "../examples/predict/checkout-v2.yaml", "--image", "checkout=nginx:2")
+	if code != ExitError || !strings.Contains(errOut, "there is no baseline") || !strings.Contains(errOut, "--from OLD") {
+		t.Errorf("predict -f FILE --image without a baseline = exit %d, stderr %q; want exit 2 naming the baselines", code, errOut)
+	}
+	out, errOut, code := run(t, "", "predict", "-f", "../examples/predict/checkout-v2.yaml", "--from", "../examples/predict/checkout-v1.yaml", "--image", "checkout=nginx:2")
+	if code == ExitError || !strings.Contains(out, "checkout-v1.yaml (assumed fully rolled out and available)") {
+		t.Errorf("predict with --from and --image = exit %d, stderr %q:\n%s", code, errOut, out)
+	}
+	if out, _, code := run(t, "", "predict", "-f", "../examples/predict/checkout-v2.yaml"); code == ExitError || !strings.Contains(out, "none: the Deployment is created") {
+		t.Errorf("predict -f FILE without a change = exit %d:\n%s\nwant the creation", code, out)
+	}
+}
