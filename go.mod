@@ -75,8 +75,8 @@ require (
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	github.com/spf13/cobra v1.10.2
 	github.com/spf13/pflag v1.0.10
+	go.yaml.in/yaml/v3 v3.0.5
 	golang.org/x/term v0.47.0
-	gopkg.in/yaml.v3 v3.0.1
 	// render/: Helm v4.3.1 is the current major version, built against k8s.io/* v0.37.1 (the
 	// pinned release); kustomize/api v0.21.2, since v0.21.3 declares go 1.27 and the
 	// toolchain is Go 1.26 (GOTOOLCHAIN=local). Their CLIs, for render's comparison test,
@@ -200,7 +200,6 @@ require (
 	go.uber.org/multierr v1.11.0 // indirect
 	go.uber.org/zap v1.27.1 // indirect
 	go.yaml.in/yaml/v2 v2.4.4 // indirect
-	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/crypto v0.58.0 // indirect
 	golang.org/x/exp v0.0.0-20260410095643-746e56fc9e2f // indirect
 	golang.org/x/net v0.60.0 // indirect
