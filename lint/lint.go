@@ -441,6 +441,9 @@ func (l *Linter) checkObject(ctx context.Context, obj *manifest.Object, opts Opt
 			fmt.Sprintf("%s has metadata.generateName %q and no name: kubectl apply refuses it (\"cannot use generate name with apply\"); create it with kubectl create, which lets the API server pick the name",
 				obj.Kind, obj.GenerateName)))
 	}
+	if f, ok := c.objectSize(); ok {
+		c.findings = append(c.findings, f)
+	}
 	for _, d := range obj.Duplicates {
 		f := c.at(RuleDuplicateKey, SeverityError, d.Field,
 			fmt.Sprintf("%s: duplicate key: it is already set at line %d, and kubectl silently keeps only this last value", d.Field, d.First.Line))

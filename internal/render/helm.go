@@ -41,9 +41,15 @@ func (r *Renderer) helm(dir string) rendered {
 		return rendered{failed: &manifest.Set{Files: 1, Problems: []manifest.Problem{{Source: manifest.Source{File: file},
 			Kind: manifest.Unparsable, Pos: pos, Message: msg}}}}
 	}
+	if err := checkChartFiles(dir); err != nil {
+		return fail(chartFile, manifest.Pos{}, fmt.Sprintf("helm: chart %s: %v", dir, err))
+	}
 	chrt, err := loader.Load(dir)
 	if err != nil {
 		return fail(chartFile, manifest.Pos{}, fmt.Sprintf("helm: load chart %s: %v", dir, err))
+	}
+	if err := checkSchemaRefs(dir, chrt); err != nil {
+		return fail(filepath.Join(dir, "values.schema.json"), manifest.Pos{}, "helm: "+err.Error())
 	}
 	if missing := missingDependencies(chrt); len(missing) > 0 {
 		line := keyLineIn(chartFile, "dependencies")
@@ -125,7 +131,7 @@ func renderChart(chrt *chart.Chart, vals map[string]any, name, namespace string,
 func mergeValues(opts Options) (map[string]any, error) {
 	base := map[string]any{}
 	for _, f := range opts.ValuesFiles {
-		raw, err := os.ReadFile(f)
+		raw, err := readInput(f)
 		if err != nil {
 			return nil, err
 		}
@@ -189,7 +195,7 @@ func missingDependencies(c *chart.Chart) []string {
 
 // keyLineIn returns the line of a top-level key in a file, or 1.
 func keyLineIn(file, key string) int {
-	data, err := os.ReadFile(file)
+	data, err := readInput(file)
 	if err != nil {
 		return 1
 	}
@@ -252,7 +258,7 @@ func schemaErrorPlace(dir string, err error) (string, manifest.Pos) {
 		return "", manifest.Pos{}
 	}
 	values := filepath.Join(dir, "values.yaml")
-	data, rerr := os.ReadFile(values)
+	data, rerr := readInput(values)
 	if rerr != nil {
 		return "", manifest.Pos{}
 	}
@@ -306,7 +312,7 @@ func subchartDir(chartDir, name string) (string, bool) {
 	var parent struct {
 		Dependencies []struct{ Name, Alias string } `json:"dependencies"`
 	}
-	if data, err := os.ReadFile(filepath.Join(chartDir, "Chart.yaml")); err == nil && sigsyaml.Unmarshal(data, &parent) == nil {
+	if data, err := readInput(filepath.Join(chartDir, "Chart.yaml")); err == nil && sigsyaml.Unmarshal(data, &parent) == nil {
 		for _, d := range parent.Dependencies {
 			if d.Alias == name && d.Name != "" {
 				real = d.Name
@@ -327,7 +333,7 @@ func subchartDir(chartDir, name string) (string, bool) {
 		var meta struct {
 			Name string `json:"name"`
 		}
-		data, err := os.ReadFile(filepath.Join(charts, e.Name(), "Chart.yaml"))
+		data, err := readInput(filepath.Join(charts, e.Name(), "Chart.yaml"))
 		if err == nil && sigsyaml.Unmarshal(data, &meta) == nil && meta.Name == real {
 			return filepath.Join(charts, e.Name()), true
 		}
@@ -456,7 +462,7 @@ func (o *helmOrigin) templateKeys(file string) [][]keyLine {
 	if k, ok := o.keys[file]; ok {
 		return k
 	}
-	data, err := os.ReadFile(file)
+	data, err := readInput(file)
 	var k [][]keyLine
 	if err == nil {
 		k = scanKeys(string(data))

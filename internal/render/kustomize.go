@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 	sigsyaml "sigs.k8s.io/yaml"
 
+	"github.com/kubectl-workload/kubectl-workload/internal/boundedread"
 	"github.com/kubectl-workload/kubectl-workload/internal/manifest"
 )
 
@@ -27,7 +28,7 @@ var kustomizationNames = []string{"kustomization.yaml", "kustomization.yml", "Ku
 func readKust(dir string) (string, *types.Kustomization, error) {
 	for _, n := range kustomizationNames {
 		f := filepath.Join(dir, n)
-		data, err := os.ReadFile(f)
+		data, err := readInput(f)
 		if err != nil {
 			continue
 		}
@@ -91,6 +92,11 @@ type originFS struct {
 }
 
 func (f originFS) ReadFile(path string) ([]byte, error) {
+	// A FIFO or a device among the resources would hang the build or
+	// fill memory: only regular files within the limit are read.
+	if err := boundedread.Check(path, manifest.MaxFileSize); err != nil {
+		return nil, err
+	}
 	data, err := f.FileSystem.ReadFile(path)
 	if err != nil || filepath.Clean(path) != f.root {
 		return data, err
@@ -177,7 +183,7 @@ var quoted = regexp.MustCompile(`'([^'\s]+)'`)
 // errorLine returns the line of the kustomization that names something a
 // build error quotes (a missing resource), or 1.
 func errorLine(kf, msg string) int {
-	data, err := os.ReadFile(kf)
+	data, err := readInput(kf)
 	if err != nil {
 		return 1
 	}
@@ -193,7 +199,7 @@ func errorLine(kf, msg string) int {
 
 // lineOf returns the first line of file holding s, or 1.
 func lineOf(file, s string) int {
-	data, err := os.ReadFile(file)
+	data, err := readInput(file)
 	if err != nil {
 		return 1
 	}
@@ -288,7 +294,7 @@ func collectPatches(dir string, seen map[string]bool) []kustPatch {
 // file line before the first line of its inline patch text (0 for an item
 // without one).
 func inlinePatchLines(file string) []int {
-	data, err := os.ReadFile(file)
+	data, err := readInput(file)
 	if err != nil {
 		return nil
 	}
@@ -322,7 +328,7 @@ func inlinePatchLines(file string) []int {
 // and replicas lists.
 func entryLines(file string) map[string][]int {
 	out := map[string][]int{}
-	data, err := os.ReadFile(file)
+	data, err := readInput(file)
 	if err != nil {
 		return out
 	}
@@ -345,7 +351,7 @@ func entryLines(file string) map[string][]int {
 // isJSONPatch reports whether a patch file holds a JSON 6902 patch (a list
 // of operations) rather than a strategic merge patch (an object).
 func isJSONPatch(file string) bool {
-	data, err := os.ReadFile(file)
+	data, err := readInput(file)
 	if err != nil {
 		return false
 	}
@@ -418,7 +424,7 @@ func resourceObject(d kustDoc) *manifest.Object {
 	if d.file == "" {
 		return nil
 	}
-	data, err := os.ReadFile(d.file)
+	data, err := readInput(d.file)
 	if err != nil {
 		return nil
 	}
@@ -466,7 +472,7 @@ func (o *kustOrigin) inPatch(p kustPatch, d kustDoc, field string, inResource bo
 		}
 		return manifest.Location{File: p.file, Pos: manifest.Pos{Line: p.entryLine, Column: 3}}, true
 	}
-	data, err := os.ReadFile(p.file)
+	data, err := readInput(p.file)
 	if p.inline != "" {
 		data, err = []byte(p.inline), nil
 	}
