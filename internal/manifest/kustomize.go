@@ -71,13 +71,16 @@ func (idx *patchIndex) addDir(dir string) {
 		for _, p := range k.Patches {
 			add(p.Path)
 		}
+		//lint:ignore SA1019 users' kustomizations still use the deprecated keys, and kustomize still reads them
 		for _, p := range k.PatchesStrategicMerge {
 			add(string(p))
 		}
+		//lint:ignore SA1019 users' kustomizations still use the deprecated keys, and kustomize still reads them
 		for _, p := range k.PatchesJson6902 {
 			add(p.Path)
 		}
 		// Bases are deprecated resources, still read by kustomize.
+		//lint:ignore SA1019 users' kustomizations still use the deprecated keys, and kustomize still reads them
 		for _, r := range slices.Concat(k.Resources, k.Bases, k.Components) {
 			if r == "" || filepath.IsAbs(r) {
 				continue // a URL or an absolute path: not followed

@@ -58,6 +58,7 @@ func findRemote(dir string, seen map[string]bool) (file, ref string) {
 	if err != nil {
 		return "", ""
 	}
+	//lint:ignore SA1019 users' kustomizations still use the deprecated keys, and kustomize still reads them
 	for _, r := range concat(k.Resources, k.Bases, k.Components) {
 		local := filepath.Join(dir, r)
 		if _, err := os.Stat(local); err == nil {
@@ -250,6 +251,7 @@ func collectPatches(dir string, seen map[string]bool) []kustPatch {
 		return nil
 	}
 	var out []kustPatch
+	//lint:ignore SA1019 users' kustomizations still use the deprecated keys, and kustomize still reads them
 	for _, r := range concat(k.Resources, k.Bases, k.Components) {
 		sub := filepath.Join(dir, r)
 		if info, err := os.Stat(sub); err == nil && info.IsDir() {
@@ -268,11 +270,13 @@ func collectPatches(dir string, seen map[string]bool) []kustPatch {
 				json: strings.HasPrefix(strings.TrimSpace(p.Patch), "-") || strings.HasPrefix(strings.TrimSpace(p.Patch), "[")})
 		}
 	}
+	//lint:ignore SA1019 users' kustomizations still use the deprecated keys, and kustomize still reads them
 	for _, psm := range k.PatchesStrategicMerge {
 		if p := string(psm); !strings.Contains(p, "\n") && !strings.Contains(p, ":") {
 			out = append(out, kustPatch{file: filepath.Join(dir, p)})
 		}
 	}
+	//lint:ignore SA1019 users' kustomizations still use the deprecated keys, and kustomize still reads them
 	for _, p := range k.PatchesJson6902 {
 		if p.Path != "" {
 			out = append(out, kustPatch{file: filepath.Join(dir, p.Path), target: p.Target, json: true})
