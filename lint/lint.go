@@ -227,6 +227,11 @@ type checked struct {
 	nsLabels map[string]string
 	// refs are the objects its pod spec needs (references.go).
 	refs []reference
+	// hookJob is set on a hook Job, which may create Secrets;
+	// producesSecret is the Secret a controller makes for this custom
+	// resource (references.go).
+	hookJob        bool
+	producesSecret string
 }
 
 // Run loads opts.Paths and lints every object found, in two passes:
@@ -460,6 +465,11 @@ func (l *Linter) checkObject(ctx context.Context, obj *manifest.Object, opts Opt
 			obj.Namespace, opts.Namespace, obj.Namespace)))
 	}
 	res := l.checkAPI(ctx, obj, ref, opts)
+	var annotations map[string]string
+	if m, err := meta.Accessor(res.Versioned); res.Versioned != nil && err == nil {
+		annotations = m.GetAnnotations()
+	}
+	c.readSecretSource(obj, annotations)
 	for _, is := range res.Issues {
 		sev := SeverityError
 		if is.Warning {

@@ -209,18 +209,22 @@ func (o *LintOptions) Run(cmd *cobra.Command) error {
 		src := lint.Source{Live: o.Live, Resources: o.resourceArgs, AllNamespaces: o.AllNamespaces, AgainstLive: o.AgainstLive,
 			BaseRef: o.BaseRef, Paths: o.paths, Stdin: data, Namespace: o.namespace,
 			Notes: func(msg string) { fmt.Fprintf(o.ErrOut, "note: %s\n", msg) }}
+		if o.Live || o.AgainstLive {
+			if src.Cluster, err = liveClient(cmd.Context(), o.configFlags, o.ErrOut); err != nil {
+				return err
+			}
+			src.Cluster.Progress = prog.Listing
+			// Charts render as helm install renders them on this cluster.
+			if o.renderFlags.clusterAPIVersions, err = src.Cluster.APIVersions(cmd.Context()); err != nil {
+				fmt.Fprintf(o.ErrOut, "note: charts are rendered for the API versions of a v1.37 cluster: %v\n", err)
+			}
+		}
 		baseRenderer, err := o.renderFlags.renderer(o.namespace)
 		if err != nil {
 			return err
 		}
 		defer baseRenderer.Close()
 		src.Renderer = baseRenderer
-		if o.Live || o.AgainstLive {
-			if src.Cluster, err = liveClient(cmd.Context(), o.configFlags, o.ErrOut); err != nil {
-				return err
-			}
-			src.Cluster.Progress = prog.Listing
-		}
 		if baseline, namespace, err = lint.ReadBaseline(cmd.Context(), src); err != nil {
 			return err
 		}

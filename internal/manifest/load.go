@@ -130,6 +130,14 @@ func expandAll(paths []string, stdin io.Reader, r Renderer) ([]Input, []Problem)
 	for _, d := range kustomizationDirs(files, listed) {
 		patches.addDir(d)
 	}
+	// The kustomizations the run renders name their patches too, wherever
+	// those are (../../common/patch.yaml, a sibling of the overlay), and
+	// whether or not the render succeeds.
+	for _, in := range inputs {
+		if in.kind == Kustomization {
+			patches.addDir(in.Name)
+		}
+	}
 	for i := range inputs {
 		if inputs[i].stdin || inputs[i].kind != "" {
 			continue

@@ -18,6 +18,7 @@ import (
 
 	"github.com/kubectl-workload/kubectl-workload/internal/boundedread"
 	"github.com/kubectl-workload/kubectl-workload/internal/manifest"
+	"github.com/kubectl-workload/kubectl-workload/internal/render/helper"
 )
 
 // kustomizationNames are the file names kustomize reads in a directory, in
@@ -143,7 +144,11 @@ func (r *Renderer) kustomize(dir string) rendered {
 	}
 	absKF, _ := filepath.Abs(kf)
 	fs := originFS{FileSystem: filesys.MakeFsOnDisk(), root: filepath.Clean(absKF)}
-	m, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(fs, abs)
+	kopts := krusty.MakeDefaultOptions()
+	if r.opts.LoadRestrictor == helper.LoadRestrictionsNone {
+		kopts.LoadRestrictions = types.LoadRestrictionsNone
+	}
+	m, err := krusty.MakeKustomizer(kopts).Run(fs, abs)
 	if err != nil {
 		return fail(kf, errorLine(kf, err.Error()), "kustomize: "+oneLine(err.Error()))
 	}
