@@ -10,6 +10,7 @@ import (
 	"io"
 	"strconv"
 
+	"github.com/spf13/cobra"
 	"k8s.io/klog/v2"
 )
 
@@ -52,4 +53,17 @@ func (l Level) Apply(errOut io.Writer) error {
 	}
 	klog.SetOutput(errOut)
 	return nil
+}
+
+// AddFlag adds -v/--v to cmd's persistent flags and applies it, to errOut, before any
+// subcommand runs; without -v klog keeps its defaults and logs nothing.
+func AddFlag(cmd *cobra.Command, errOut io.Writer) {
+	var level Level
+	cmd.PersistentFlags().VarP(&level, Flag, Flag, Usage)
+	cmd.PersistentPreRunE = func(c *cobra.Command, _ []string) error {
+		if f := c.Flags().Lookup(Flag); f != nil && f.Changed {
+			return level.Apply(errOut)
+		}
+		return nil
+	}
 }
