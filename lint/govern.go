@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/kubectl-workload/kubectl-workload/internal/admissionpolicy"
 	"github.com/kubectl-workload/kubectl-workload/internal/apicheck"
 	"github.com/kubectl-workload/kubectl-workload/internal/config"
 	"github.com/kubectl-workload/kubectl-workload/internal/nearest"
@@ -43,6 +44,9 @@ func (l *Linter) knownRules() map[string]bool {
 		known[id] = true
 	}
 	for _, id := range apicheck.Rules() {
+		known[id] = true
+	}
+	for _, id := range admissionpolicy.Rules() {
 		known[id] = true
 	}
 	// An engine that failed to build fails every evaluation of the run,

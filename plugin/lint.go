@@ -54,6 +54,8 @@ type LintOptions struct {
 	ConfigFile       string
 	NoConfig         bool
 	NoIgnore         bool
+	CRDs             []string
+	PoliciesFrom     []string
 	liveFlags
 	renderFlags renderFlags
 
@@ -113,6 +115,8 @@ or tool errors (such as a path that does not exist).`,
 	cmd.Flags().BoolVar(&o.NoConfig, "no-config", false, "do not read a configuration file")
 	cmd.Flags().BoolVar(&o.NoIgnore, "no-ignore-annotations", false, "disregard the objects' "+lint.AnnotationIgnore+" annotations")
 	cmd.Flags().StringVar(&o.Explain, "explain", "", "print the documentation of a rule, then exit")
+	cmd.Flags().StringArrayVar(&o.CRDs, "crds", nil, "CustomResourceDefinitions to check custom resources against: file, directory or chart (its crds/) (repeatable)")
+	cmd.Flags().StringArrayVar(&o.PoliciesFrom, "policies-from", nil, "ValidatingAdmissionPolicies and bindings to evaluate on every object: file or directory (repeatable)")
 	o.liveFlags.add(cmd)
 	o.renderFlags.add(cmd)
 	return cmd
@@ -236,7 +240,8 @@ func (o *LintOptions) Run(cmd *cobra.Command) error {
 	}
 	defer renderer.Close()
 	res := linter.Run(cmd.Context(), lint.Options{Paths: o.paths, Stdin: stdin, Namespace: namespace, Renderer: renderer,
-		Settings: o.settings, NoIgnoreAnnotations: o.NoIgnore, Baseline: baseline, Progress: prog.Files})
+		Settings: o.settings, NoIgnoreAnnotations: o.NoIgnore, Baseline: baseline, CRDPaths: o.CRDs, PolicyPaths: o.PoliciesFrom,
+		Progress: prog.Files})
 	prog.Done()
 	for _, w := range res.Warnings {
 		fmt.Fprintf(o.ErrOut, "warning: %s\n", w)
