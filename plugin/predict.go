@@ -12,6 +12,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-workload/kubectl-workload/internal/live"
+	"github.com/kubectl-workload/kubectl-workload/internal/progress"
 	"github.com/kubectl-workload/kubectl-workload/predict"
 )
 
@@ -155,6 +156,7 @@ func (o *PredictOptions) Run(cmd *cobra.Command, args []string) error {
 	opts := o.Options
 	opts.Args, opts.Stdin, opts.Clock = args, o.In, o.clock
 	opts.Notes = func(msg string) { fmt.Fprintf(o.ErrOut, "note: %s\n", msg) }
+	opts.Progress = progress.New(o.ErrOut, o.Output).Runs // clears its line after the last run
 	opts.Changed, opts.FlagValues = map[string]bool{}, map[string]string{}
 	cmd.Flags().Visit(func(f *pflag.Flag) { opts.Changed[f.Name], opts.FlagValues[f.Name] = true, f.Value.String() })
 	// As kubectl: -n, else the namespace of the kubeconfig's context, else default.
