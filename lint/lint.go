@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unique"
 
@@ -60,9 +61,22 @@ type Options struct {
 	// NoIgnoreAnnotations makes lint disregard the objects' ignore
 	// annotations (--no-ignore-annotations), for platform teams.
 	NoIgnoreAnnotations bool
+	// CRDPaths are files and directories of CustomResourceDefinitions
+	// (--crds), against which the input's custom resources are checked
+	// besides the input's own CRDs; a chart directory stands for its
+	// crds/ folder.
+	CRDPaths []string
+	// PolicyPaths are files and directories of ValidatingAdmissionPolicies
+	// and their bindings (--policies-from), evaluated on every object
+	// besides the input's own.
+	PolicyPaths []string
 	// Baseline holds the objects that already exist (live cluster mode,
 	// --base-ref); nil for offline lint. See live.go.
 	Baseline *Baseline
+	// Progress, when set, is told after each input is read and its objects
+	// checked: the inputs done, of how many, and the objects so far. It is
+	// called from several goroutines at once.
+	Progress func(done, total, objects int)
 }
 
 // Result is everything a lint run found.
@@ -222,6 +236,9 @@ type checked struct {
 	nsLabels map[string]string
 	// refs are the objects its pod spec needs (references.go).
 	refs []reference
+	// custom is the parsed object of a custom resource or a CRD, kept
+	// until every CRD of the run is known (custom.go).
+	custom *manifest.Object
 	// hookJob is set on a hook Job, which may create Secrets;
 	// producesSecret is the Secret a controller makes for this custom
 	// resource (references.go).
@@ -287,6 +304,7 @@ func (l *Linter) Run(ctx context.Context, opts Options) *Result {
 			}
 		})
 	}
+	var inputsDone, objectsDone atomic.Int64
 	stopped := parallel(ctx, len(inputs), func(i int) {
 		release := l.rules.Hold() // see rules.Engine.Hold; released before each wait on the queue
 		set := inputs[i].Load()
@@ -301,6 +319,9 @@ func (l *Linter) Run(ctx context.Context, opts Options) *Result {
 		}
 		set.Objects = nil             // done with: what is left of each object is in cs
 		sets[i], perFile[i] = set, cs // each worker owns distinct indices
+		if opts.Progress != nil {
+			opts.Progress(int(inputsDone.Add(1)), len(inputs), int(objectsDone.Add(int64(len(cs)))))
+		}
 	})
 	close(queue)
 	regoWorkers.Wait()
@@ -325,6 +346,11 @@ func (l *Linter) Run(ctx context.Context, opts Options) *Result {
 	baseline := l.checkBaseline(ctx, opts, res, keep)
 	parallel(ctx, len(baseline), func(i int) { l.firstPass(ctx, baseline[i], local, opts, known) })
 	all = append(all, baseline...)
+	crds := l.checkCustomResources(ctx, all, opts, res)
+	l.checkPolicies(ctx, inputs, perFile, all, crds, opts, res)
+	for _, c := range all {
+		c.custom = nil
+	}
 
 	res.Timings.Load = time.Since(start)
 	extra := opts.Baseline.contextInputs(all)
@@ -432,6 +458,7 @@ func (l *Linter) checkObject(ctx context.Context, obj *manifest.Object, opts Opt
 		ref.Name = obj.GenerateName + "*"
 	}
 	c := &checked{obj: obj, file: obj.File, document: obj.Document, ref: ref, input: &rules.Object{JSON: obj.JSON, Namespace: ns, Keep: keep}}
+	keepCustom(c, obj)
 	if obj.Name == "" && obj.GenerateName != "" {
 		c.findings = append(c.findings, c.at(RuleGenerateName, SeverityInfo, "metadata.generateName",
 			fmt.Sprintf("%s has metadata.generateName %q and no name: kubectl apply refuses it (\"cannot use generate name with apply\"); create it with kubectl create, which lets the API server pick the name",

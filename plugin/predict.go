@@ -12,6 +12,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-workload/kubectl-workload/internal/live"
+	"github.com/kubectl-workload/kubectl-workload/internal/progress"
 	"github.com/kubectl-workload/kubectl-workload/predict"
 )
 
@@ -34,7 +35,7 @@ func NewCmdPredict(configFlags *genericclioptions.ConfigFlags, streams genericio
 	o := &PredictOptions{configFlags: configFlags, IOStreams: streams, clock: time.Now}
 	cmd := &cobra.Command{
 		Use:     "predict [-f FILE] [TYPE/NAME | TYPE NAME]",
-		Short:   predict.Short,
+		Short:   "Show step by step how a rollout will proceed, when a CronJob runs, how a Job ends, which pods a scale-down deletes",
 		Long:    predict.Help,
 		Example: predict.Example,
 		RunE:    func(cmd *cobra.Command, args []string) error { return o.Run(cmd, args) },
@@ -82,6 +83,7 @@ func (o *PredictOptions) Run(cmd *cobra.Command, args []string) error {
 	opts := o.Options
 	opts.Args, opts.Stdin, opts.Clock = args, o.In, o.clock
 	opts.Notes = func(msg string) { fmt.Fprintf(o.ErrOut, "note: %s\n", msg) }
+	opts.Progress = progress.New(o.ErrOut, o.Output).Runs // clears its line after the last run
 	opts.Changed, opts.FlagValues = map[string]bool{}, map[string]string{}
 	cmd.Flags().Visit(func(f *pflag.Flag) { opts.Changed[f.Name], opts.FlagValues[f.Name] = true, f.Value.String() })
 	// As kubectl: -n, else the namespace of the kubeconfig's context, else default.

@@ -1,9 +1,6 @@
 package predict
 
-// Short is the one-line help of `kubectl workload predict`.
-const Short = "Show step by step how a rollout will proceed, when a CronJob runs, how a Job ends, which pods a scale-down deletes"
-
-// Help is the long help of `kubectl workload predict`.
+// Help is `kubectl workload predict --help`'s long description: what predict models, its starting points and its exit status.
 const Help = `Predict a Deployment rollout with the Deployment controller's own v1.37 arithmetic:
 which ReplicaSet scales to what and when, the surge and availability bounds, how
 long it takes, and where it stalls when the new pods never become ready.
@@ -52,7 +49,7 @@ failed indexes), or a CronJob's missed schedule starts no Job (past
 startingDeadlineSeconds); 2 for usage or tool errors, a flag that applies to none of
 the kinds predicted included.`
 
-// Example is the example of `kubectl workload predict`.
+// Example is `kubectl workload predict --help`'s examples, in kubectl's indented form.
 const Example = `  # How will applying web.yaml roll out, starting from what web-v1.yaml deployed?
   kubectl workload predict -f examples/good/web.yaml --from examples/predict/web-v1.yaml
 

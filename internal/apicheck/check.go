@@ -53,7 +53,7 @@ var ruleByType = map[field.ErrorType]string{
 
 // Rules lists every rule id the API tier can report, sorted.
 func Rules() []string {
-	ids := []string{RuleUnknownField, RuleDecode, RuleRemovedVersion, RuleUnknownVersion, RuleUnknownKind, RuleWarning}
+	ids := []string{RuleUnknownField, RuleDecode, RuleRemovedVersion, RuleUnknownVersion, RuleUnknownKind, RuleWarning, RuleCRDMissing}
 	for _, id := range ruleByType {
 		ids = append(ids, id)
 	}
