@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -41,11 +42,18 @@ func TestPredictDeleteDifferential(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, cascade := range []string{"background", "foreground", "orphan"} {
-		t.Run(cascade, func(t *testing.T) {
+	for _, sc := range []struct{ name, target, cascade string }{
+		{name: "background", target: "deployment/web", cascade: "background"},
+		{name: "foreground", target: "deployment/web", cascade: "foreground"},
+		{name: "orphan", target: "deployment/web", cascade: "orphan"},
+		// The ReplicaSet under its Deployment: its pods go, and the Deployment creates it again.
+		{name: "replicaset", target: "replicaset", cascade: "background"},
+	} {
+		t.Run(sc.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
-			ns := "delete-" + cascade
+			cascade := sc.cascade
+			ns := "delete-" + sc.name
 			if err := c.EnsureNamespace(ctx, ns); err != nil {
 				t.Fatal(err)
 			}
@@ -80,6 +88,12 @@ spec:
 			if err != nil {
 				t.Fatal(err)
 			}
+			target := sc.target
+			for _, o := range before {
+				if target == "replicaset" && strings.HasPrefix(o.id, "ReplicaSet/") {
+					target = "replicaset/" + strings.TrimPrefix(o.id, "ReplicaSet/"+ns+"/")
+				}
+			}
 			state, err := c.Kubectl(ctx, "get", "deploy,rs,pods", "-n", ns, "-o", "yaml")
 			if err != nil {
 				t.Fatalf("dump: %v: %s", err, state)
@@ -91,7 +105,7 @@ spec:
 			var out bytes.Buffer
 			o := predict.DeleteOptions{Filenames: []string{statePath}, Cascade: cascade, Output: "json", Namespace: ns,
 				IOStreams: genericiooptions.IOStreams{Out: &out, ErrOut: &bytes.Buffer{}}}
-			if err := predict.Delete(ctx, o, []string{"deployment/web"}); err != nil {
+			if err := predict.Delete(ctx, o, []string{target}); err != nil {
 				t.Fatalf("predict delete: %v", err)
 			}
 			plan := deletePlanSets(t, out.Bytes())
@@ -99,14 +113,14 @@ spec:
 			live.KubeConfig = &c.Kubeconfig
 			out.Reset()
 			o.Filenames, o.Getter = nil, live
-			if err := predict.Delete(ctx, o, []string{"deployment/web"}); err != nil {
+			if err := predict.Delete(ctx, o, []string{target}); err != nil {
 				t.Fatalf("predict delete from the cluster: %v", err)
 			}
 			if livePlan := deletePlanSets(t, out.Bytes()); !reflect.DeepEqual(livePlan, plan) {
 				t.Errorf("predict delete from the cluster = %v, from the dump %v", livePlan, plan)
 			}
 
-			if out, err := c.Kubectl(ctx, "delete", "deployment/web", "-n", ns, "--cascade="+cascade); err != nil {
+			if out, err := c.Kubectl(ctx, "delete", target, "-n", ns, "--cascade="+cascade); err != nil {
 				t.Fatalf("kubectl delete: %v: %s", err, out)
 			}
 			// The collector is done when no remaining object is deleting or points at an owner
@@ -138,7 +152,7 @@ func deleteWorld(ctx context.Context, cs kubernetes.Interface, ns string) ([]del
 }
 
 // deleteWorldSettled is deleteWorld once no object is deleting nor owned by a missing
-// owner; nil before.
+// owner, and a remaining Deployment owns a ReplicaSet; nil before.
 func deleteWorldSettled(ctx context.Context, cs kubernetes.Interface, ns string) ([]deleteObject, error) {
 	objs, deleting, err := deleteWorldMeta(ctx, cs, ns)
 	if err != nil || deleting {
@@ -148,11 +162,20 @@ func deleteWorldSettled(ctx context.Context, cs kubernetes.Interface, ns string)
 	for _, o := range objs {
 		uids[o.uid] = true
 	}
+	owned := map[types.UID]bool{}
 	for _, o := range objs {
 		for _, u := range o.owners {
 			if !uids[u] {
 				return nil, nil
 			}
+			owned[u] = true
+		}
+	}
+	// A Deployment left standing has its ReplicaSet again (the Deployment controller has
+	// caught up).
+	for _, o := range objs {
+		if strings.HasPrefix(o.id, "Deployment/") && !owned[o.uid] {
+			return nil, nil
 		}
 	}
 	return append([]deleteObject{}, objs...), nil
@@ -192,18 +215,22 @@ func deleteWorldMeta(ctx context.Context, cs kubernetes.Interface, ns string) (o
 }
 
 // realDeleteSets compares the objects before and after: deleted are those whose UID is
-// gone, orphaned those still there that lost an ownerReference.
+// gone, orphaned those still there that lost an ownerReference, recreated those gone whose
+// name is back under a new UID.
 func realDeleteSets(before, after []deleteObject) map[string][]string {
-	now := map[types.UID]deleteObject{}
+	now, names := map[types.UID]deleteObject{}, map[string]bool{}
 	for _, o := range after {
-		now[o.uid] = o
+		now[o.uid], names[o.id] = o, true
 	}
-	sets := map[string][]string{"deleted": {}, "orphaned": {}}
+	sets := map[string][]string{"deleted": {}, "orphaned": {}, "recreated": {}}
 	for _, o := range before {
 		a, ok := now[o.uid]
 		switch {
 		case !ok:
 			sets["deleted"] = append(sets["deleted"], o.id)
+			if names[o.id] {
+				sets["recreated"] = append(sets["recreated"], o.id)
+			}
 		case len(a.owners) < len(o.owners):
 			sets["orphaned"] = append(sets["orphaned"], o.id)
 		}
@@ -214,16 +241,24 @@ func realDeleteSets(before, after []deleteObject) map[string][]string {
 	return sets
 }
 
-// deletePlanSets reads the deleted and orphaned objects of a predict delete -o json plan;
-// a plan with anything waiting or recreated fails the test (the scenario has neither).
+// deletePlanSets reads the deleted, orphaned and recreated objects of a predict delete -o
+// json plan (recreated: those that come back under the same name; pods replaced under new
+// names are not compared); a plan with anything waiting fails the test (no scenario has a
+// finalizer).
 func deletePlanSets(t *testing.T, out []byte) map[string][]string {
 	t.Helper()
 	var p struct{ Deleted, Orphaned, Waiting, Recreated []string }
 	if err := json.Unmarshal(out, &p); err != nil {
 		t.Fatalf("predict delete -o json: %v: %s", err, out)
 	}
-	if len(p.Waiting)+len(p.Recreated) > 0 {
-		t.Errorf("predict delete: waiting %v, recreated %v; want none", p.Waiting, p.Recreated)
+	if len(p.Waiting) > 0 {
+		t.Errorf("predict delete: waiting %v; want none", p.Waiting)
 	}
-	return map[string][]string{"deleted": p.Deleted, "orphaned": p.Orphaned}
+	sameName := []string{}
+	for _, id := range p.Recreated {
+		if !strings.HasPrefix(id, "Pod/") {
+			sameName = append(sameName, id)
+		}
+	}
+	return map[string][]string{"deleted": p.Deleted, "orphaned": p.Orphaned, "recreated": sameName}
 }
