@@ -60,6 +60,10 @@ type Plan struct {
 const (
 	finalizerOrphan     = metav1.FinalizerOrphanDependents
 	finalizerForeground = metav1.FinalizerDeleteDependents
+	// finalizerPVCProtection is the pvc-protection controller's
+	// (pkg/controller/volume/pvcprotection): it lifts it once no pod uses the claim, and the
+	// claim's pods are deleted in the same walk.
+	finalizerPVCProtection = "kubernetes.io/pvc-protection"
 )
 
 type node struct {
@@ -133,7 +137,7 @@ func (g *graph) step(order int, n *node, action, reason string) {
 func otherFinalizers(n *node) []string {
 	var out []string
 	for _, f := range n.obj.GetFinalizers() {
-		if f != finalizerOrphan && f != finalizerForeground {
+		if f != finalizerOrphan && f != finalizerForeground && f != finalizerPVCProtection {
 			out = append(out, f)
 		}
 	}
@@ -195,6 +199,9 @@ func (g *graph) deleteBackground(n *node, order int, why string) {
 		return
 	}
 	n.gone, n.order = true, order
+	if hasFinalizer(n, finalizerPVCProtection) {
+		why += "; " + finalizerPVCProtection + " lets it go once no pod uses it"
+	}
 	g.step(order, n, ActionDeleted, why)
 	for _, d := range n.dependents {
 		g.attemptToDelete(d, n, order+1)
