@@ -43,6 +43,8 @@ func TestPredictGolden(t *testing.T) {
 		{name: "predict-cronjob-down.json", args: []string{"-f", dir + "cronjob.yaml", "--now", "2026-03-09T05:40:00Z",
 			"--down", "2026-03-09T05:10:00Z,2026-03-09T08:00:00Z", "-o", "json"}, wantExit: 1},
 		{name: "predict-cronjob-concurrency.txt", args: []string{"-f", dir + "cronjob.yaml", "--now", "2026-03-09T05:40:00Z", "--run-for", "35m"}, wantExit: 0},
+		// successfulJobsHistoryLimit 2: each Job's end from the third on deletes the oldest.
+		{name: "predict-cronjob-history.txt", args: []string{"-f", dir + "cronjob-history.yaml", "--now", "2026-03-09T05:40:00Z", "--run-for", "4m", "--next", "5"}, wantExit: 0},
 		{name: "predict-cronjob-concurrency.yaml", args: []string{"-f", dir + "cronjob.yaml", "--now", "2026-03-09T05:40:00Z", "--run-for", "35m", "-o", "yaml"}, wantExit: 0},
 		// Jobs.
 		{name: "predict-job.txt", args: []string{"-f", dir + "job.yaml"}, wantExit: 0},

@@ -122,6 +122,10 @@ func writeConcurrency(b *strings.Builder, s *runner.ScheduleResult) {
 		for _, e := range r.Events {
 			fmt.Fprintf(b, "        %s %s: %s\n", e.Type, e.Reason, e.Message)
 		}
+		if !r.HistoryDeletedAt.IsZero() {
+			fmt.Fprintf(b, "        deleted at +%s by successfulJobsHistoryLimit %d (Normal SuccessfulDelete: Deleted job %s)\n",
+				seconds(r.HistoryDeletedAt.Sub(r.Scheduled)), c.SuccessfulJobsHistoryLimit, r.Job)
+		}
 	}
 	fmt.Fprintf(b, "  (STARTS and ENDS are after the scheduled time; RUNNING counts the Jobs running once it started)\n")
 	fmt.Fprintf(b, "  at most %d %s at once\n\n", c.MaxConcurrent, plural(c.MaxConcurrent, "Job runs", "Jobs run"))
@@ -217,9 +221,10 @@ type missedDoc struct {
 }
 
 type concurrency struct {
-	Policy        string   `json:"policy"`
-	MaxConcurrent int      `json:"maxConcurrent"`
-	Runs          []runDoc `json:"runs"`
+	Policy                     string   `json:"policy"`
+	MaxConcurrent              int      `json:"maxConcurrent"`
+	SuccessfulJobsHistoryLimit int32    `json:"successfulJobsHistoryLimit"`
+	Runs                       []runDoc `json:"runs"`
 }
 
 type runDoc struct {
@@ -231,6 +236,8 @@ type runDoc struct {
 	ReplacedJob string     `json:"replacedJob,omitempty"`
 	Concurrent  int        `json:"concurrent"`
 	Events      []eventDoc `json:"events"`
+	// HistoryDeletedAt is when successfulJobsHistoryLimit deletes the finished Job.
+	HistoryDeletedAt string `json:"historyDeletedAt,omitempty"`
 }
 
 func toEvents(events []cronjob.Event) []eventDoc {
@@ -278,12 +285,15 @@ func toSchedule(s *runner.ScheduleResult) *scheduleDoc {
 		d.DownFrom, d.DownTo, d.Downtime = stamp(s.DownFrom), stamp(s.DownTo), toMissed(s.Downtime)
 	}
 	if c := s.Concurrency; c != nil {
-		d.Concurrency = &concurrency{Policy: string(c.Policy), MaxConcurrent: c.MaxConcurrent, Runs: []runDoc{}}
+		d.Concurrency = &concurrency{Policy: string(c.Policy), MaxConcurrent: c.MaxConcurrent, SuccessfulJobsHistoryLimit: c.SuccessfulJobsHistoryLimit, Runs: []runDoc{}}
 		for _, r := range c.Runs {
 			rd := runDoc{Scheduled: stamp(r.Scheduled), Outcome: string(r.Outcome), Job: r.Job, ReplacedJob: r.ReplacedJob,
 				Concurrent: r.Concurrent, Events: toEvents(r.Events)}
 			if r.Job != "" {
 				rd.StartedAt, rd.EndsAt = stamp(r.StartedAt.In(loc)), stamp(r.EndsAt.In(loc))
+			}
+			if !r.HistoryDeletedAt.IsZero() {
+				rd.HistoryDeletedAt = stamp(r.HistoryDeletedAt.In(loc))
 			}
 			d.Concurrency.Runs = append(d.Concurrency.Runs, rd)
 		}

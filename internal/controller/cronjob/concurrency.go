@@ -2,6 +2,7 @@ package cronjob
 
 import (
 	"fmt"
+	"sort"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -45,6 +46,9 @@ type Run struct {
 	Concurrent int
 	// Events are the controller's events for this time, in order.
 	Events []Event
+	// HistoryDeletedAt is when successfulJobsHistoryLimit deletes the finished Job (zero:
+	// kept within the predicted times).
+	HistoryDeletedAt time.Time
 }
 
 // ConcurrencyResult is the outcome of n scheduled times with Jobs that each run RunFor.
@@ -53,6 +57,41 @@ type ConcurrencyResult struct {
 	Runs   []Run
 	// MaxConcurrent is the most Jobs that ran at once.
 	MaxConcurrent int
+	// SuccessfulJobsHistoryLimit is the limit the history cleanup keeps to (the API
+	// server's default 3 when the spec has none).
+	SuccessfulJobsHistoryLimit int32
+}
+
+// DefaultSuccessfulJobsHistoryLimit and DefaultFailedJobsHistoryLimit are what the API
+// server's SetDefaults_CronJob (pkg/apis/batch/v1/defaults.go) stores when the spec has none.
+const (
+	DefaultSuccessfulJobsHistoryLimit int32 = 3
+	DefaultFailedJobsHistoryLimit     int32 = 1
+)
+
+// removeOldestJobs mirrors ControllerV2.removeOldestJobs, called from cleanupFinishedJobs
+// (pkg/controller/cronjob/cronjob_controllerv2.go) at every sync: of the finished Jobs
+// (indexes into runs), the oldest by start time (byJobStartTime: then by name) beyond
+// maxJobs are deleted at now. It returns the Jobs kept.
+//
+// For example, with maxJobs 3 and Jobs started at 10:00, 10:01, 10:02 and 10:03 all finished
+// at the sync of 10:03's end, 4-3 = 1 is deleted: the Job of 10:00.
+func removeOldestJobs(runs []Run, finished []int, maxJobs int32, now time.Time) []int {
+	numToDelete := len(finished) - int(maxJobs)
+	if numToDelete <= 0 {
+		return finished
+	}
+	sort.SliceStable(finished, func(a, b int) bool {
+		ra, rb := runs[finished[a]], runs[finished[b]]
+		if !ra.StartedAt.Equal(rb.StartedAt) {
+			return ra.StartedAt.Before(rb.StartedAt)
+		}
+		return ra.Job < rb.Job
+	})
+	for _, i := range finished[:numToDelete] {
+		runs[i].HistoryDeletedAt = now
+	}
+	return append([]int{}, finished[numToDelete:]...)
 }
 
 type activeJob struct {
@@ -72,6 +111,9 @@ type activeJob struct {
 //     startingDeadlineSeconds; earlier unmet times are lost.
 //   - Replace: the active Job is deleted and the new one starts.
 //
+// At each sync the finished Jobs beyond successfulJobsHistoryLimit are deleted, oldest first
+// (removeOldestJobs), so each Run tells when its Job goes (HistoryDeletedAt).
+//
 // A suspended CronJob starts nothing: every time is Suspended.
 func Concurrency(cj *batchv1.CronJob, from time.Time, runFor time.Duration, n int) (ConcurrencyResult, error) {
 	times, err := NextTimes(cj, from, n)
@@ -82,7 +124,10 @@ func Concurrency(cj *batchv1.CronJob, from time.Time, runFor time.Duration, n in
 	if policy == "" {
 		policy = batchv1.AllowConcurrent
 	}
-	res := ConcurrencyResult{Policy: policy}
+	res := ConcurrencyResult{Policy: policy, SuccessfulJobsHistoryLimit: DefaultSuccessfulJobsHistoryLimit}
+	if cj.Spec.SuccessfulJobsHistoryLimit != nil {
+		res.SuccessfulJobsHistoryLimit = *cj.Spec.SuccessfulJobsHistoryLimit
+	}
 	runs := make([]Run, len(times))
 	// Keyed by the instant, not by time.Time: NextTimes and MissedSchedule each load the
 	// timeZone, and two time.Times of the same instant with different *Location pointers are
@@ -105,6 +150,9 @@ func Concurrency(cj *batchv1.CronJob, from time.Time, runFor time.Duration, n in
 	horizon := times[len(times)-1]
 	last := from
 	var active []activeJob
+	// finished are the runs whose Jobs completed and are not yet deleted (Jobs here always
+	// succeed: failedJobsHistoryLimit has nothing to remove).
+	var finished []int
 
 	// Sync points on the kernel clock: every scheduled time, and every Job end, earliest
 	// first. A Job's end is caused by its creation, so a Job that runs exactly one interval is
@@ -137,9 +185,14 @@ func Concurrency(cj *batchv1.CronJob, from time.Time, runFor time.Duration, n in
 		for _, j := range active {
 			if j.endsAt.After(at) {
 				stillActive = append(stillActive, j)
+			} else {
+				finished = append(finished, j.run)
 			}
 		}
 		active = stillActive
+		// A Job's end is a sync (the controller watches its Jobs), and every sync ends with
+		// cleanupFinishedJobs.
+		finished = removeOldestJobs(runs, finished, res.SuccessfulJobsHistoryLimit, now)
 
 		lastCopy := last
 		m, err := MissedSchedule(cj, &lastCopy, now)

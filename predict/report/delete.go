@@ -1,0 +1,42 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/kubectl-workload/kubectl-workload/internal/controller/garbagecollector"
+)
+
+// DeleteText writes a delete plan: the steps in order (steps of one number happen
+// together), then the deleted, orphaned, kept, waiting and recreated objects.
+func DeleteText(w io.Writer, p *garbagecollector.Plan) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "kubectl delete %s --cascade=%s:\n", p.Target, p.Propagation)
+	for _, s := range p.Steps {
+		fmt.Fprintf(&b, "  %2d  %-22s %s: %s\n", s.Order, s.Action, s.Object, s.Reason)
+	}
+	b.WriteString("\n")
+	for _, l := range []struct {
+		name string
+		ids  []string
+	}{{"Deleted", p.Deleted}, {"Orphaned", p.Orphaned}, {"Kept", p.Kept}, {"Waiting", p.Waiting}, {"Recreated", p.Recreated}} {
+		if len(l.ids) == 0 {
+			continue
+		}
+		fmt.Fprintf(&b, "%s (%d): %s\n", l.name, len(l.ids), strings.Join(l.ids, ", "))
+	}
+	for _, a := range p.Assumptions {
+		fmt.Fprintf(&b, "Assumed: %s.\n", a)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// DeleteJSON writes a delete plan as indented JSON.
+func DeleteJSON(w io.Writer, p *garbagecollector.Plan) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(p)
+}
