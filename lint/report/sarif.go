@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/kubectl-workload/kubectl-workload/internal/admissionpolicy"
 	"github.com/kubectl-workload/kubectl-workload/internal/apicheck"
 	"github.com/kubectl-workload/kubectl-workload/internal/podsecurity"
 	"github.com/kubectl-workload/kubectl-workload/internal/version"
@@ -104,6 +105,18 @@ var tierHelps = map[string]tierHelp{
 		title:       "Unknown field, rejected by strict decoding",
 		description: "Strict decoding (kubectl's default --validate=strict) rejects a field the API does not define, such as a misspelled replicas. Like the API server, lint reports no validation findings for the object until the field is fixed.",
 		remediation: "Fix the field's spelling or indentation, or remove it.",
+	},
+	admissionpolicy.RuleDeny: {
+		description: "A ValidatingAdmissionPolicy bound with validationActions Deny refuses the object, evaluated with the API server's own admission code (match constraints, selectors, match conditions, params, variables, message expressions): kubectl apply would fail with this message, word for word.",
+		remediation: "Change the object as the message says, or, if the policy is wrong, the policy or its binding.",
+	},
+	admissionpolicy.RuleWarn: {
+		description: "A ValidatingAdmissionPolicy bound with validationActions Warn fails on the object: the API server accepts it and returns this message as a warning to kubectl.",
+		remediation: "Change the object as the message says, or, if the policy is wrong, the policy or its binding.",
+	},
+	admissionpolicy.RuleAudit: {
+		description: "A ValidatingAdmissionPolicy bound with validationActions Audit fails on the object: the API server accepts it and records the failure in its audit log.",
+		remediation: "Change the object as the message says, or, if the policy is wrong, the policy or its binding.",
 	},
 	apicheck.RuleCRDMissing: {
 		title:       "Custom resource whose CustomResourceDefinition is nowhere in sight",
@@ -397,7 +410,7 @@ func sarifRules(res *lint.Result, catalogue []rules.Rule) []sarifRuleDescriptor 
 			r.Title = help.title
 		}
 		r.Description, r.Remediation = help.description, help.remediation
-		byID[r.ID] = descriptor(r, readmeRulesURL)
+		byID[r.ID] = descriptor(r, tierDocURL(r.ID))
 	}
 	for _, f := range res.Findings { // sorted, so the first finding of an id decides
 		if _, ok := byID[f.Rule]; ok {
@@ -481,4 +494,15 @@ func SARIF(w io.Writer, res *lint.Result, catalogue []rules.Rule, kubernetesVers
 		return fmt.Errorf("write SARIF report: %w", err)
 	}
 	return nil
+}
+
+// tierDocURL is the help page of a Go tier rule: its own page under
+// docs/api-rules/ when it has one (the admission policies, api/crd-missing),
+// else the rule table of docs/lint.md.
+func tierDocURL(id string) string {
+	switch id {
+	case admissionpolicy.RuleDeny, admissionpolicy.RuleWarn, admissionpolicy.RuleAudit, apicheck.RuleCRDMissing:
+		return repositoryURL + "/blob/main/docs/api-rules/" + strings.ReplaceAll(id, "/", "-") + ".md"
+	}
+	return readmeRulesURL
 }
