@@ -94,10 +94,12 @@ func (s *shallowIndex) exact(path string) (manifest.Pos, bool) {
 // on first use: a run without objects prepares nothing.
 type localRules struct {
 	// off names the built-in rules the run leaves out (Linter.off).
-	off  func(id string) bool
-	once sync.Once
-	run  *rules.Run
-	err  error
+	off func(id string) bool
+	// goRules are the run's Go rules; nil when every rule runs in Rego.
+	goRules *rules.GoRunner
+	once    sync.Once
+	run     *rules.Run
+	err     error
 }
 
 func (lr *localRules) get(ctx context.Context, e *rules.Engine) (*rules.Run, error) {
@@ -128,6 +130,9 @@ func (l *Linter) firstPass(ctx context.Context, c *checked, local *localRules, o
 		found, err = run.EvalInput(ctx, in)
 		c.addRuleFindings(found)
 	}
+	if local.goRules != nil {
+		c.addRuleFindings(l.goFirstPass(c, local.goRules))
+	}
 	release = l.rules.Hold()
 	defer release()
 	if err != nil {
@@ -145,6 +150,19 @@ func (l *Linter) firstPass(ctx context.Context, c *checked, local *localRules, o
 	}
 	c.obj = nil
 	c.input = nil
+}
+
+// goFirstPass runs the per-object Go rules on c's object, and reads its
+// Go inventory entry.
+func (l *Linter) goFirstPass(c *checked, run *rules.GoRunner) []rules.Finding {
+	c.entry = rules.NewEntry(*c.input)
+	if c.input.Rejected || c.input.Versioned == nil {
+		return nil
+	}
+	c.goCross = c.entry != nil
+	return run.Eval(&rules.ObjectContext{Object: c.input.Versioned, JSON: c.input.JSON, Kind: c.ref.Kind,
+		APIVersion: c.ref.APIVersion, Name: c.ref.Name, Namespace: c.ref.Namespace, Key: rules.Key(c.ref.Kind, c.ref.Name),
+		Deployment: rules.DeploymentFactsOf(c.input.Facts)})
 }
 
 // addRuleFindings adds the Rego tier's findings, placed at their fields.
@@ -172,7 +190,7 @@ func (c *checked) addRuleFindings(found []rules.Finding) {
 // namespace, if larger): what the second pass holds is the inventory of a
 // batch, not of the run's, and that is what each collection marks. A run
 // of up to batchObjects objects is one batch.
-func (l *Linter) secondPass(ctx context.Context, all []*checked, extra []rules.Object, off func(id string) bool, timings *Timings) error {
+func (l *Linter) secondPass(ctx context.Context, all []*checked, extra []rules.Object, off func(id string) bool, goRules *rules.GoRunner, timings *Timings) error {
 	if len(all) == 0 || !l.rules.HasCrossResource() {
 		return nil
 	}
@@ -180,6 +198,7 @@ func (l *Linter) secondPass(ctx context.Context, all []*checked, extra []rules.O
 	type namespace struct {
 		objects []*checked
 		sums    []rules.Summary
+		entries []*rules.Entry
 	}
 	byName := map[string]*namespace{}
 	var names []string
@@ -196,11 +215,15 @@ func (l *Linter) secondPass(ctx context.Context, all []*checked, extra []rules.O
 		ns := get(c.ref.Namespace) // the namespace of its summary and of its rules' input
 		ns.objects = append(ns.objects, c)
 		ns.sums = append(ns.sums, c.summary)
+		ns.entries = append(ns.entries, c.entry)
 		c.summary = rules.Summary{}
 	}
 	for _, o := range extra {
 		ns := get(o.Namespace)
 		ns.sums = append(ns.sums, rules.Summarize(o))
+		if goRules != nil {
+			ns.entries = append(ns.entries, rules.NewEntry(o))
+		}
 	}
 	// Namespaces with nothing to evaluate (only context objects) are left
 	// out.
@@ -208,15 +231,17 @@ func (l *Linter) secondPass(ctx context.Context, all []*checked, extra []rules.O
 	for first := 0; first < len(names); {
 		var objects []*checked
 		var sums []rules.Summary
+		var entries []*rules.Entry
 		next := first
 		for ; next < len(names) && (next == first || len(sums)+len(byName[names[next]].sums) <= batchObjects); next++ {
 			ns := byName[names[next]]
 			objects = append(objects, ns.objects...)
 			sums = append(sums, ns.sums...)
+			entries = append(entries, ns.entries...)
 			byName[names[next]] = nil // the batch's lists hold them now
 		}
 		first = next
-		if err := l.crossBatch(ctx, objects, sums, off, timings); err != nil {
+		if err := l.crossBatch(ctx, objects, sums, entries, off, goRules, timings); err != nil {
 			return err
 		}
 	}
@@ -233,17 +258,26 @@ var batchObjects = 1024
 
 // crossBatch runs the cross-resource rules on objects, against the
 // inventory of sums (their namespaces' summaries).
-func (l *Linter) crossBatch(ctx context.Context, objects []*checked, sums []rules.Summary, off func(id string) bool, timings *Timings) error {
+func (l *Linter) crossBatch(ctx context.Context, objects []*checked, sums []rules.Summary, entries []*rules.Entry,
+	off func(id string) bool, goRules *rules.GoRunner, timings *Timings) error {
 	start := time.Now()
 	run, err := l.rules.PrepareCross(ctx, rules.NewInventoryOf(sums), off)
 	if err != nil {
 		return err
+	}
+	var index *rules.Index
+	if goRules != nil {
+		index = rules.NewIndex(entries)
 	}
 	timings.Inventory += time.Since(start)
 	start = time.Now()
 	defer func() { timings.Rules += time.Since(start) }()
 	if stopped := parallel(ctx, len(objects), func(i int) {
 		c := objects[i]
+		if index != nil && c.goCross && goRules.ReportsAcross(c.entry.Kind) {
+			c.addRuleFindings(goRules.EvalCross(&rules.CrossContext{Self: c.entry, NS: index.Namespace(c.entry.Namespace)}))
+		}
+		c.entry = nil
 		if c.cross.IsZero() {
 			return
 		}
