@@ -5,8 +5,14 @@ package rules
 // in Meta.Kinds the kinds it reports on. One rule per file,
 // cross_<category>_<name>.go; see README.md.
 var crossRules = []GoRule{
+	availabilityNoPdbRule,
 	availabilitySingleReplicaRule,
 	hpaReplicasSetRule,
+	hpaTargetMissingRule,
+	jobManualSelectorRule,
+	networkpolicyNotIsolatedRule,
+	networkpolicySelectsNothingRule,
+	rolloutDowntimeRule,
 	statefulsetServiceMissingRule,
 	statefulsetServiceNotHeadlessRule,
 }

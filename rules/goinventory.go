@@ -2,6 +2,7 @@ package rules
 
 import (
 	"encoding/json"
+	"fmt"
 	"sort"
 	"strconv"
 	"strings"
@@ -555,4 +556,135 @@ func FormatSelector(sel *metav1.LabelSelector) string {
 	}
 	sort.Strings(exprs)
 	return strings.Join(append(pairs, exprs...), ",")
+}
+
+// PodsSelectedBy returns the Pods whose labels sel selects, sorted by key.
+func (ns *Namespace) PodsSelectedBy(sel *metav1.LabelSelector) []*Entry {
+	if sel == nil {
+		return nil
+	}
+	s, err := metav1.LabelSelectorAsSelector(sel)
+	if err != nil {
+		return nil
+	}
+	var out []*Entry
+	for _, e := range ns.byKind["Pod"] {
+		if s.Matches(labels.Set(e.Labels)) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// AllWorkloadsSelectedBy returns every workload whose pod template sel
+// selects and every Pod it selects, sorted by key
+// (xref.all_workloads_selected_by).
+func (ns *Namespace) AllWorkloadsSelectedBy(sel *metav1.LabelSelector) []*Entry {
+	var out []*Entry
+	for _, e := range ns.TemplatesSelectedBy(sel) {
+		if templateWorkloadKinds[e.Kind] {
+			out = append(out, e)
+		}
+	}
+	out = append(out, ns.PodsSelectedBy(sel)...)
+	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
+	return out
+}
+
+// except returns es without the entry of key.
+func except(es []*Entry, key string) []*Entry {
+	var out []*Entry
+	for _, e := range es {
+		if e.Key != key {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// SelectsWorkload reports whether sel selects the pods of a workload or a
+// Pod of the namespace (xref.selects_workload).
+func (ns *Namespace) SelectsWorkload(sel *metav1.LabelSelector) bool {
+	return len(ns.AllWorkloadsSelectedBy(sel)) > 0
+}
+
+// shownIntended is how many intended workloads a message names.
+const shownIntended = 3
+
+// Intended returns the workloads a selector that selects nothing was
+// probably written for (xref.intended): those named like the selecting
+// object, and the near misses, whose pod template carries every pair of
+// match (two or more) but one. It returns the first shownIntended keys,
+// sorted, and how many there are.
+func (ns *Namespace) Intended(match map[string]string, name string) (shown []string, count int) {
+	keys := map[string]bool{}
+	for kind := range podKinds {
+		if ns.Get(Key(kind, name)) != nil {
+			keys[Key(kind, name)] = true
+		}
+	}
+	for _, e := range ns.NearMisses(match) {
+		keys[e.Key] = true
+	}
+	all := sortedKeys(keys)
+	return all[:min(len(all), shownIntended)], len(all)
+}
+
+// NearMisses returns the workloads (not Pods) whose pod template carries
+// every pair of match but one, when match has two pairs or more, sorted by
+// key (xref.near_misses).
+func (ns *Namespace) NearMisses(match map[string]string) []*Entry {
+	if len(match) < 2 {
+		return nil
+	}
+	var out []*Entry
+	for _, e := range ns.templateHolders() {
+		if !templateWorkloadKinds[e.Kind] {
+			continue
+		}
+		have := 0
+		for k, v := range match {
+			if got, ok := e.TemplateLabels[k]; ok && got == v {
+				have++
+			}
+		}
+		if have == len(match)-1 {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// templateHolders are the entries with pod template labels, sorted by key.
+func (ns *Namespace) templateHolders() []*Entry {
+	var out []*Entry
+	for _, k := range sortedKeys(ns.objects) {
+		if e := ns.objects[k]; e.TemplateLabels != nil {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// DescribeIntended renders Intended's answer: each workload with its pod
+// template labels (a Pod's own labels), and how many more there are
+// (xref.describe_intended).
+func (ns *Namespace) DescribeIntended(shown []string, count int) string {
+	parts := make([]string, 0, len(shown)+1)
+	for _, k := range shown {
+		e := ns.Get(k)
+		parts = append(parts, fmt.Sprintf("%s (%s %s)", Describe(k), labelsWord(k), FormatLabels(e.PodLabels())))
+	}
+	if count > shownIntended {
+		parts = append(parts, fmt.Sprintf("and %d more", count-shownIntended))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// labelsWord names the labels of a key's pods (xref.labels_word).
+func labelsWord(key string) string {
+	if strings.HasPrefix(key, "Pod/") {
+		return "labels"
+	}
+	return "pod template labels"
 }
