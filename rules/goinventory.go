@@ -313,8 +313,13 @@ type Namespace struct {
 	// byTemplateLabel lists, for k=v, the entries whose pod template
 	// carries it, sorted by key.
 	byTemplateLabel map[string][]*Entry
-	// selectors are the entries with a selector, sorted by key.
-	selectors []*Entry
+	// bySelectorLabel lists each selector with matchLabels under one of
+	// its pairs, the one the fewest selectors of the namespace share (a
+	// selector selects a label set only if the set carries every pair);
+	// selectorsNoLabels are the selectors without matchLabels. Sorted by
+	// key.
+	bySelectorLabel   map[string][]*Entry
+	selectorsNoLabels []*Entry
 	// byScaleTarget lists, for Kind/name, the autoscalers whose
 	// scaleTargetRef names it, sorted by key.
 	byScaleTarget map[string][]*Entry
@@ -359,6 +364,15 @@ func (ns *Namespace) index() {
 	ns.byKind = map[string][]*Entry{}
 	ns.byTemplateLabel = map[string][]*Entry{}
 	ns.byScaleTarget = map[string][]*Entry{}
+	ns.bySelectorLabel = map[string][]*Entry{}
+	pairs := map[string]int{}
+	for _, e := range ns.objects {
+		if e.Selector != nil {
+			for k, v := range e.Selector.MatchLabels {
+				pairs[k+"="+v]++
+			}
+		}
+	}
 	keys := make([]string, 0, len(ns.objects))
 	for k := range ns.objects {
 		keys = append(keys, k)
@@ -371,7 +385,18 @@ func (ns *Namespace) index() {
 			ns.byTemplateLabel[lk+"="+lv] = append(ns.byTemplateLabel[lk+"="+lv], e)
 		}
 		if e.Selector != nil {
-			ns.selectors = append(ns.selectors, e)
+			rarest, n := "", 0
+			for k, v := range e.Selector.MatchLabels {
+				p := k + "=" + v
+				if c := pairs[p]; rarest == "" || c < n || (c == n && p < rarest) {
+					rarest, n = p, c
+				}
+			}
+			if rarest == "" {
+				ns.selectorsNoLabels = append(ns.selectorsNoLabels, e)
+			} else {
+				ns.bySelectorLabel[rarest] = append(ns.bySelectorLabel[rarest], e)
+			}
 		}
 		if hpa, ok := e.Object.(*autoscalingv2.HorizontalPodAutoscaler); ok {
 			ref := hpa.Spec.ScaleTargetRef
@@ -410,14 +435,18 @@ func (ns *Namespace) Workloads() int {
 // none are given) whose selector selects set, sorted by key.
 func (ns *Namespace) SelectorsMatching(set map[string]string, kinds ...string) []*Entry {
 	var out []*Entry
-	for _, e := range ns.selectors {
-		if len(kinds) > 0 && !contains(kinds, e.Kind) {
-			continue
-		}
-		if e.Selects(set) {
-			out = append(out, e)
+	add := func(es []*Entry) {
+		for _, e := range es {
+			if (len(kinds) == 0 || contains(kinds, e.Kind)) && e.Selects(set) {
+				out = append(out, e)
+			}
 		}
 	}
+	for k, v := range set {
+		add(ns.bySelectorLabel[k+"="+v])
+	}
+	add(ns.selectorsNoLabels)
+	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
 	return out
 }
 
