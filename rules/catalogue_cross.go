@@ -17,6 +17,10 @@ var crossRules = []GoRule{
 	pdbNoMatchingWorkloadRule,
 	pdbOverlapRule,
 	rolloutDowntimeRule,
+	selectorBarePodAdoptedRule,
+	selectorOverlapRule,
+	serviceNoMatchingWorkloadRule,
+	serviceTargetPortNotExposedRule,
 	statefulsetServiceMissingRule,
 	statefulsetServiceNotHeadlessRule,
 }

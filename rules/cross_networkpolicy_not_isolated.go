@@ -39,7 +39,7 @@ func networkpolicyNotIsolated(c *CrossContext) []Finding {
 	if !podKinds[c.Self.Kind] || ownedByController(c.Self) {
 		return nil
 	}
-	policies := c.NS.OfKind("NetworkPolicy")
+	policies := c.NS.KeysOfKind("NetworkPolicy")
 	if len(policies) == 0 {
 		return nil
 	}
@@ -61,7 +61,7 @@ func networkpolicyNotIsolated(c *CrossContext) []Finding {
 	return []Finding{{
 		Message: fmt.Sprintf("no NetworkPolicy of namespace %s selects the pods of %s %s (%s %s) for ingress, so any pod of the cluster may connect to them; the namespace's %s: %s",
 			c.NS.Name, c.Self.Kind, displayName(c.Self), labelsWord(c.Self.Key), FormatLabels(podLabels),
-			Quantity(int64(len(policies)), "NetworkPolicy"), DescribeList(KeysOf(policies))),
+			Quantity(int64(len(policies)), "NetworkPolicy"), DescribeList(policies)),
 		Path: path,
 	}}
 }

@@ -147,9 +147,9 @@ func NewEntry(o Object) *Entry {
 	if o.Defaulted != nil {
 		e.Written = decodeTyped(r.Kind, o.JSON)
 	}
-	if e.Object == nil && newTyped(r.Kind) != nil {
-		return nil // an inventory kind that does not decode: Summarize leaves it out too
-	}
+	// An object whose JSON does not decode into its type (a field of the
+	// wrong type, which the API tier reports) is kept with its metadata
+	// alone: it still counts among its namespace's objects.
 	e.read()
 	e.Object = withoutPodSpec(e.Object)
 	e.Written = withoutPodSpec(e.Written)
@@ -308,8 +308,12 @@ func withoutPodSpec(obj runtime.Object) runtime.Object {
 type Namespace struct {
 	Name    string
 	objects map[string]*Entry
-	// byKind lists each kind's entries, sorted by key.
-	byKind map[string][]*Entry
+	// byKind lists each kind's entries, sorted by key; keysByKind each
+	// kind's keys, sorted, once per object of the run: an object written
+	// twice (one Kind/name in two files) is counted twice, as the Rego
+	// inventory counts it, while the index holds the last.
+	byKind     map[string][]*Entry
+	keysByKind map[string][]string
 	// byTemplateLabel lists, for k=v, the entries whose pod template
 	// carries it, sorted by key.
 	byTemplateLabel map[string][]*Entry
@@ -344,6 +348,10 @@ func NewIndex(entries []*Entry) *Index {
 			idx.namespaces[e.Namespace] = ns
 		}
 		ns.objects[e.Key] = e
+		if ns.keysByKind == nil {
+			ns.keysByKind = map[string][]string{}
+		}
+		ns.keysByKind[e.Kind] = append(ns.keysByKind[e.Kind], e.Key)
 	}
 	for _, ns := range idx.namespaces {
 		ns.index()
@@ -362,6 +370,9 @@ func (idx *Index) Namespace(name string) *Namespace {
 
 func (ns *Namespace) index() {
 	ns.byKind = map[string][]*Entry{}
+	for _, l := range ns.keysByKind {
+		sort.Strings(l)
+	}
 	ns.byTemplateLabel = map[string][]*Entry{}
 	ns.byScaleTarget = map[string][]*Entry{}
 	ns.bySelectorLabel = map[string][]*Entry{}
@@ -414,16 +425,22 @@ func (ns *Namespace) Get(key string) *Entry { return ns.objects[key] }
 // OfKind returns the entries of a kind, sorted by key.
 func (ns *Namespace) OfKind(kind string) []*Entry { return ns.byKind[kind] }
 
-// Count is how many objects of kind the namespace holds.
-func (ns *Namespace) Count(kind string) int { return len(ns.byKind[kind]) }
+// KeysOfKind returns the keys of the objects of kind, sorted, a key
+// written twice twice (xref.keys_of_kind).
+func (ns *Namespace) KeysOfKind(kind string) []string { return ns.keysByKind[kind] }
+
+// Count is how many objects of kind the run holds in the namespace (a
+// Kind/name written twice counts twice).
+func (ns *Namespace) Count(kind string) int { return len(ns.keysByKind[kind]) }
 
 // Has reports whether the namespace holds an object of kind.
-func (ns *Namespace) Has(kind string) bool { return len(ns.byKind[kind]) > 0 }
+func (ns *Namespace) Has(kind string) bool { return len(ns.keysByKind[kind]) > 0 }
 
-// Workloads is how many objects that run pods the namespace holds.
+// Workloads is how many objects that run pods the run holds in the
+// namespace (xref.workload_count).
 func (ns *Namespace) Workloads() int {
 	n := 0
-	for k, l := range ns.byKind {
+	for k, l := range ns.keysByKind {
 		if podKinds[k] {
 			n += len(l)
 		}
