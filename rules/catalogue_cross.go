@@ -16,6 +16,8 @@ var crossRules = []GoRule{
 	networkpolicySelectsNothingRule,
 	pdbNoMatchingWorkloadRule,
 	pdbOverlapRule,
+	pdbZeroDisruptionsRule,
+	probesReadinessMissingRule,
 	rolloutDowntimeRule,
 	selectorBarePodAdoptedRule,
 	selectorOverlapRule,
