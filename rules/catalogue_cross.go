@@ -5,8 +5,22 @@ package rules
 // in Meta.Kinds the kinds it reports on. One rule per file,
 // cross_<category>_<name>.go; see README.md.
 var crossRules = []GoRule{
+	availabilityNoPdbRule,
 	availabilitySingleReplicaRule,
 	hpaReplicasSetRule,
+	hpaTargetMissingRule,
+	ingressBackendMissingRule,
+	ingressBackendPortMissingRule,
+	jobManualSelectorRule,
+	networkpolicyNotIsolatedRule,
+	networkpolicySelectsNothingRule,
+	pdbNoMatchingWorkloadRule,
+	pdbOverlapRule,
+	rolloutDowntimeRule,
+	selectorBarePodAdoptedRule,
+	selectorOverlapRule,
+	serviceNoMatchingWorkloadRule,
+	serviceTargetPortNotExposedRule,
 	statefulsetServiceMissingRule,
 	statefulsetServiceNotHeadlessRule,
 }

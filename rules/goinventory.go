@@ -2,6 +2,7 @@ package rules
 
 import (
 	"encoding/json"
+	"fmt"
 	"sort"
 	"strconv"
 	"strings"
@@ -146,9 +147,9 @@ func NewEntry(o Object) *Entry {
 	if o.Defaulted != nil {
 		e.Written = decodeTyped(r.Kind, o.JSON)
 	}
-	if e.Object == nil && newTyped(r.Kind) != nil {
-		return nil // an inventory kind that does not decode: Summarize leaves it out too
-	}
+	// An object whose JSON does not decode into its type (a field of the
+	// wrong type, which the API tier reports) is kept with its metadata
+	// alone: it still counts among its namespace's objects.
 	e.read()
 	e.Object = withoutPodSpec(e.Object)
 	e.Written = withoutPodSpec(e.Written)
@@ -307,13 +308,22 @@ func withoutPodSpec(obj runtime.Object) runtime.Object {
 type Namespace struct {
 	Name    string
 	objects map[string]*Entry
-	// byKind lists each kind's entries, sorted by key.
-	byKind map[string][]*Entry
+	// byKind lists each kind's entries, sorted by key; keysByKind each
+	// kind's keys, sorted, once per object of the run: an object written
+	// twice (one Kind/name in two files) is counted twice, as the Rego
+	// inventory counts it, while the index holds the last.
+	byKind     map[string][]*Entry
+	keysByKind map[string][]string
 	// byTemplateLabel lists, for k=v, the entries whose pod template
 	// carries it, sorted by key.
 	byTemplateLabel map[string][]*Entry
-	// selectors are the entries with a selector, sorted by key.
-	selectors []*Entry
+	// bySelectorLabel lists each selector with matchLabels under one of
+	// its pairs, the one the fewest selectors of the namespace share (a
+	// selector selects a label set only if the set carries every pair);
+	// selectorsNoLabels are the selectors without matchLabels. Sorted by
+	// key.
+	bySelectorLabel   map[string][]*Entry
+	selectorsNoLabels []*Entry
 	// byScaleTarget lists, for Kind/name, the autoscalers whose
 	// scaleTargetRef names it, sorted by key.
 	byScaleTarget map[string][]*Entry
@@ -338,6 +348,10 @@ func NewIndex(entries []*Entry) *Index {
 			idx.namespaces[e.Namespace] = ns
 		}
 		ns.objects[e.Key] = e
+		if ns.keysByKind == nil {
+			ns.keysByKind = map[string][]string{}
+		}
+		ns.keysByKind[e.Kind] = append(ns.keysByKind[e.Kind], e.Key)
 	}
 	for _, ns := range idx.namespaces {
 		ns.index()
@@ -356,8 +370,20 @@ func (idx *Index) Namespace(name string) *Namespace {
 
 func (ns *Namespace) index() {
 	ns.byKind = map[string][]*Entry{}
+	for _, l := range ns.keysByKind {
+		sort.Strings(l)
+	}
 	ns.byTemplateLabel = map[string][]*Entry{}
 	ns.byScaleTarget = map[string][]*Entry{}
+	ns.bySelectorLabel = map[string][]*Entry{}
+	pairs := map[string]int{}
+	for _, e := range ns.objects {
+		if e.Selector != nil {
+			for k, v := range e.Selector.MatchLabels {
+				pairs[k+"="+v]++
+			}
+		}
+	}
 	keys := make([]string, 0, len(ns.objects))
 	for k := range ns.objects {
 		keys = append(keys, k)
@@ -370,7 +396,18 @@ func (ns *Namespace) index() {
 			ns.byTemplateLabel[lk+"="+lv] = append(ns.byTemplateLabel[lk+"="+lv], e)
 		}
 		if e.Selector != nil {
-			ns.selectors = append(ns.selectors, e)
+			rarest, n := "", 0
+			for k, v := range e.Selector.MatchLabels {
+				p := k + "=" + v
+				if c := pairs[p]; rarest == "" || c < n || (c == n && p < rarest) {
+					rarest, n = p, c
+				}
+			}
+			if rarest == "" {
+				ns.selectorsNoLabels = append(ns.selectorsNoLabels, e)
+			} else {
+				ns.bySelectorLabel[rarest] = append(ns.bySelectorLabel[rarest], e)
+			}
 		}
 		if hpa, ok := e.Object.(*autoscalingv2.HorizontalPodAutoscaler); ok {
 			ref := hpa.Spec.ScaleTargetRef
@@ -388,16 +425,22 @@ func (ns *Namespace) Get(key string) *Entry { return ns.objects[key] }
 // OfKind returns the entries of a kind, sorted by key.
 func (ns *Namespace) OfKind(kind string) []*Entry { return ns.byKind[kind] }
 
-// Count is how many objects of kind the namespace holds.
-func (ns *Namespace) Count(kind string) int { return len(ns.byKind[kind]) }
+// KeysOfKind returns the keys of the objects of kind, sorted, a key
+// written twice twice (xref.keys_of_kind).
+func (ns *Namespace) KeysOfKind(kind string) []string { return ns.keysByKind[kind] }
+
+// Count is how many objects of kind the run holds in the namespace (a
+// Kind/name written twice counts twice).
+func (ns *Namespace) Count(kind string) int { return len(ns.keysByKind[kind]) }
 
 // Has reports whether the namespace holds an object of kind.
-func (ns *Namespace) Has(kind string) bool { return len(ns.byKind[kind]) > 0 }
+func (ns *Namespace) Has(kind string) bool { return len(ns.keysByKind[kind]) > 0 }
 
-// Workloads is how many objects that run pods the namespace holds.
+// Workloads is how many objects that run pods the run holds in the
+// namespace (xref.workload_count).
 func (ns *Namespace) Workloads() int {
 	n := 0
-	for k, l := range ns.byKind {
+	for k, l := range ns.keysByKind {
 		if podKinds[k] {
 			n += len(l)
 		}
@@ -409,14 +452,18 @@ func (ns *Namespace) Workloads() int {
 // none are given) whose selector selects set, sorted by key.
 func (ns *Namespace) SelectorsMatching(set map[string]string, kinds ...string) []*Entry {
 	var out []*Entry
-	for _, e := range ns.selectors {
-		if len(kinds) > 0 && !contains(kinds, e.Kind) {
-			continue
-		}
-		if e.Selects(set) {
-			out = append(out, e)
+	add := func(es []*Entry) {
+		for _, e := range es {
+			if (len(kinds) == 0 || contains(kinds, e.Kind)) && e.Selects(set) {
+				out = append(out, e)
+			}
 		}
 	}
+	for k, v := range set {
+		add(ns.bySelectorLabel[k+"="+v])
+	}
+	add(ns.selectorsNoLabels)
+	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
 	return out
 }
 
@@ -555,4 +602,135 @@ func FormatSelector(sel *metav1.LabelSelector) string {
 	}
 	sort.Strings(exprs)
 	return strings.Join(append(pairs, exprs...), ",")
+}
+
+// PodsSelectedBy returns the Pods whose labels sel selects, sorted by key.
+func (ns *Namespace) PodsSelectedBy(sel *metav1.LabelSelector) []*Entry {
+	if sel == nil {
+		return nil
+	}
+	s, err := metav1.LabelSelectorAsSelector(sel)
+	if err != nil {
+		return nil
+	}
+	var out []*Entry
+	for _, e := range ns.byKind["Pod"] {
+		if s.Matches(labels.Set(e.Labels)) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// AllWorkloadsSelectedBy returns every workload whose pod template sel
+// selects and every Pod it selects, sorted by key
+// (xref.all_workloads_selected_by).
+func (ns *Namespace) AllWorkloadsSelectedBy(sel *metav1.LabelSelector) []*Entry {
+	var out []*Entry
+	for _, e := range ns.TemplatesSelectedBy(sel) {
+		if templateWorkloadKinds[e.Kind] {
+			out = append(out, e)
+		}
+	}
+	out = append(out, ns.PodsSelectedBy(sel)...)
+	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
+	return out
+}
+
+// except returns es without the entry of key.
+func except(es []*Entry, key string) []*Entry {
+	var out []*Entry
+	for _, e := range es {
+		if e.Key != key {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// SelectsWorkload reports whether sel selects the pods of a workload or a
+// Pod of the namespace (xref.selects_workload).
+func (ns *Namespace) SelectsWorkload(sel *metav1.LabelSelector) bool {
+	return len(ns.AllWorkloadsSelectedBy(sel)) > 0
+}
+
+// shownIntended is how many intended workloads a message names.
+const shownIntended = 3
+
+// Intended returns the workloads a selector that selects nothing was
+// probably written for (xref.intended): those named like the selecting
+// object, and the near misses, whose pod template carries every pair of
+// match (two or more) but one. It returns the first shownIntended keys,
+// sorted, and how many there are.
+func (ns *Namespace) Intended(match map[string]string, name string) (shown []string, count int) {
+	keys := map[string]bool{}
+	for kind := range podKinds {
+		if ns.Get(Key(kind, name)) != nil {
+			keys[Key(kind, name)] = true
+		}
+	}
+	for _, e := range ns.NearMisses(match) {
+		keys[e.Key] = true
+	}
+	all := sortedKeys(keys)
+	return all[:min(len(all), shownIntended)], len(all)
+}
+
+// NearMisses returns the workloads (not Pods) whose pod template carries
+// every pair of match but one, when match has two pairs or more, sorted by
+// key (xref.near_misses).
+func (ns *Namespace) NearMisses(match map[string]string) []*Entry {
+	if len(match) < 2 {
+		return nil
+	}
+	var out []*Entry
+	for _, e := range ns.templateHolders() {
+		if !templateWorkloadKinds[e.Kind] {
+			continue
+		}
+		have := 0
+		for k, v := range match {
+			if got, ok := e.TemplateLabels[k]; ok && got == v {
+				have++
+			}
+		}
+		if have == len(match)-1 {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// templateHolders are the entries with pod template labels, sorted by key.
+func (ns *Namespace) templateHolders() []*Entry {
+	var out []*Entry
+	for _, k := range sortedKeys(ns.objects) {
+		if e := ns.objects[k]; e.TemplateLabels != nil {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// DescribeIntended renders Intended's answer: each workload with its pod
+// template labels (a Pod's own labels), and how many more there are
+// (xref.describe_intended).
+func (ns *Namespace) DescribeIntended(shown []string, count int) string {
+	parts := make([]string, 0, len(shown)+1)
+	for _, k := range shown {
+		e := ns.Get(k)
+		parts = append(parts, fmt.Sprintf("%s (%s %s)", Describe(k), labelsWord(k), FormatLabels(e.PodLabels())))
+	}
+	if count > shownIntended {
+		parts = append(parts, fmt.Sprintf("and %d more", count-shownIntended))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// labelsWord names the labels of a key's pods (xref.labels_word).
+func labelsWord(key string) string {
+	if strings.HasPrefix(key, "Pod/") {
+		return "labels"
+	}
+	return "pod template labels"
 }

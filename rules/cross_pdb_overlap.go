@@ -1,0 +1,94 @@
+package rules
+
+import (
+	"fmt"
+	"strings"
+
+	policyv1 "k8s.io/api/policy/v1"
+)
+
+// pdbOverlapRule is pdb/overlap.
+var pdbOverlapRule = GoRule{
+	Meta: Rule{
+		ID:       "pdb/overlap",
+		Title:    "Pods covered by two PodDisruptionBudgets",
+		Severity: SeverityError,
+		Kinds:    []string{"PodDisruptionBudget"},
+		File:     "cross_pdb_overlap.go",
+		Description: `The eviction API refuses to evict a pod that more than one
+PodDisruptionBudget selects ("This pod has more than one
+PodDisruptionBudget, which the eviction subresource does not support.",
+k8s.io/kubernetes pkg/registry/core/pod/storage/eviction.go), so kubectl
+drain and the cluster autoscaler can never move those pods, and node
+drains hang. Reported on each budget whose selector selects the pod
+template (or a Pod) of a workload that another budget of the namespace
+selects too. A budget that shares more than 5 workloads with other
+budgets gets one finding that counts them and names the first 5 (the
+count is the finding's related count in JSON and SARIF), and a message
+names at most 5 other budgets, so n alike budgets give n findings, not
+n².`,
+		Remediation: "Make the budgets' selectors disjoint, so that each pod has at most one PodDisruptionBudget.",
+	},
+	Cross: pdbOverlap,
+}
+
+// maxRelatedNamed is how many related objects a bounded message names,
+// beyond which one finding counts them (maxRelated in bounded.go).
+const maxRelatedNamed = maxRelated
+
+// pdbOverlap reports the workloads a budget shares with other budgets: one
+// finding per workload, naming up to five others, or, beyond five
+// workloads, one finding that counts them.
+func pdbOverlap(c *CrossContext) []Finding {
+	pdb, ok := c.Self.Written.(*policyv1.PodDisruptionBudget)
+	if !ok || pdb.Spec.Selector == nil {
+		return nil
+	}
+	type shared struct {
+		key    string
+		others []string // names, sorted
+	}
+	var ws []shared
+	for _, w := range c.NS.AllWorkloadsSelectedBy(pdb.Spec.Selector) {
+		var names []string
+		for _, o := range c.NS.SelectorsMatching(w.PodLabels(), "PodDisruptionBudget") {
+			if o.Key != c.Self.Key {
+				names = append(names, o.Name)
+			}
+		}
+		if len(names) > 0 {
+			ws = append(ws, shared{w.Key, names})
+		}
+	}
+	othersText := func(s shared) string {
+		if len(s.others) <= maxRelatedNamed {
+			return strings.Join(s.others, ", ")
+		}
+		return fmt.Sprintf("%s and %d more", strings.Join(s.others[:maxRelatedNamed], ", "), len(s.others)-maxRelatedNamed)
+	}
+	if len(ws) > maxRelatedNamed {
+		parts := make([]string, maxRelatedNamed)
+		for i, s := range ws[:maxRelatedNamed] {
+			parts[i] = fmt.Sprintf("%s (also %s)", Describe(s.key), othersText(s))
+		}
+		return []Finding{{
+			Message: fmt.Sprintf("PodDisruptionBudget %s selects the pods of %d workloads that other budgets select too: %s and %d more. The eviction API refuses to evict a pod with more than one budget, so node drains never move them",
+				c.Self.Name, len(ws), strings.Join(parts, "; "), len(ws)-maxRelatedNamed),
+			Path:    "spec.selector",
+			Related: len(ws),
+		}}
+	}
+	var out []Finding
+	for _, s := range ws {
+		f := Finding{
+			Message: fmt.Sprintf("PodDisruptionBudget %s and %s both select the pods of %s: the eviction API refuses to evict a pod with more than one budget, so node drains never move them",
+				c.Self.Name, othersText(s), Describe(s.key)),
+			Path: "spec.selector",
+		}
+		if len(s.others) > maxRelatedNamed {
+			f.Related = len(s.others)
+		}
+		out = append(out, f)
+	}
+	return out
+}
