@@ -3,7 +3,6 @@ package plugin
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -14,10 +13,9 @@ import (
 
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/kubectl-workload/kubectl-workload/internal/testkit"
 	"github.com/kubectl-workload/kubectl-workload/rules/compiled"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
 
 // run executes the root command as main would, returning stdout, stderr and
 // the exit code.
@@ -37,20 +35,7 @@ func run(t *testing.T, stdin string, args ...string) (string, string, int) {
 // golden compares got with testdata/golden/name, or rewrites it with -update.
 func golden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", "golden", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("read golden file (run go test ./plugin -update to create it): %v", err)
-	}
-	if got != string(want) {
-		t.Errorf("output differs from %s (run with -update to accept):\n--- got\n%s\n--- want\n%s", path, got, want)
-	}
+	testkit.Golden(t, filepath.Join("testdata", "golden", name), got)
 }
 
 func TestLintGolden(t *testing.T) {

@@ -16,14 +16,12 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/util/retry"
-	"k8s.io/kubernetes/pkg/api/legacyscheme"
-	_ "k8s.io/kubernetes/pkg/apis/apps/install"
-	_ "k8s.io/kubernetes/pkg/apis/core/install"
-	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-workload/kubectl-workload/internal/controller/daemon"
 	"github.com/kubectl-workload/kubectl-workload/internal/controller/kernel"
 	"github.com/kubectl-workload/kubectl-workload/internal/controller/statefulset"
+
+	"github.com/kubectl-workload/kubectl-workload/internal/testkit"
 )
 
 // How the StatefulSet and DaemonSet differential tests compare the real controllers with the
@@ -280,11 +278,8 @@ func runStatefulSet(t *testing.T, c *Cluster, cs kubernetes.Interface, sc stsSce
 func decodeStatefulSet(t *testing.T, manifest, ns string) *appsv1.StatefulSet {
 	t.Helper()
 	set := &appsv1.StatefulSet{}
-	if err := yaml.UnmarshalStrict([]byte(manifest), set); err != nil {
-		t.Fatalf("decode statefulset: %v", err)
-	}
+	testkit.Decode(t, manifest, set)
 	set.Namespace = ns
-	legacyscheme.Scheme.Default(set)
 	return set
 }
 
@@ -620,11 +615,8 @@ func runDaemonSet(t *testing.T, c *Cluster, cs kubernetes.Interface, sc dsScenar
 func decodeDaemonSet(t *testing.T, manifest, ns string) *appsv1.DaemonSet {
 	t.Helper()
 	ds := &appsv1.DaemonSet{}
-	if err := yaml.UnmarshalStrict([]byte(manifest), ds); err != nil {
-		t.Fatalf("decode daemonset: %v", err)
-	}
+	testkit.Decode(t, manifest, ds)
 	ds.Namespace = ns
-	legacyscheme.Scheme.Default(ds)
 	return ds
 }
 

@@ -9,12 +9,10 @@ import (
 	apps "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/kubernetes/pkg/api/legacyscheme"
-	_ "k8s.io/kubernetes/pkg/apis/apps/install"
-	_ "k8s.io/kubernetes/pkg/apis/core/install"
-	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-workload/kubectl-workload/internal/controller/kernel"
+
+	"github.com/kubectl-workload/kubectl-workload/internal/testkit"
 )
 
 var epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -45,10 +43,7 @@ spec:
         image: %s
 %s`, strategy, image, podExtra)
 	ds := &apps.DaemonSet{}
-	if err := yaml.UnmarshalStrict([]byte(m), ds); err != nil {
-		t.Fatalf("decode daemonset: %v", err)
-	}
-	legacyscheme.Scheme.Default(ds)
+	testkit.Decode(t, m, ds)
 	return ds
 }
 

@@ -10,10 +10,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
-	"k8s.io/kubernetes/pkg/api/legacyscheme"
-	_ "k8s.io/kubernetes/pkg/apis/apps/install"
-	_ "k8s.io/kubernetes/pkg/apis/core/install"
-	"sigs.k8s.io/yaml"
+
+	"github.com/kubectl-workload/kubectl-workload/internal/testkit"
 )
 
 // Timestamps for fixtures, oldest first.
@@ -64,10 +62,7 @@ func fixtureDeployment(replicas int32, maxSurge, maxUnavailable *intstr.IntOrStr
 func decodeDeployment(t testing.TB, manifest string) *apps.Deployment {
 	t.Helper()
 	d := &apps.Deployment{}
-	if err := yaml.UnmarshalStrict([]byte(manifest), d); err != nil {
-		t.Fatalf("decode deployment: %v", err)
-	}
-	legacyscheme.Scheme.Default(d)
+	testkit.Decode(t, manifest, d)
 	return d
 }
 

@@ -7,10 +7,8 @@ import (
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
-	"k8s.io/kubernetes/pkg/api/legacyscheme"
-	_ "k8s.io/kubernetes/pkg/apis/batch/install"
-	_ "k8s.io/kubernetes/pkg/apis/core/install"
-	"sigs.k8s.io/yaml"
+
+	"github.com/kubectl-workload/kubectl-workload/internal/testkit"
 )
 
 // newJob decodes a Job with the given spec fields (indented under spec:) and defaults it.
@@ -30,10 +28,7 @@ spec:
         image: busybox
 `, spec, restartPolicy)
 	j := &batchv1.Job{}
-	if err := yaml.UnmarshalStrict([]byte(m), j); err != nil {
-		t.Fatalf("decode job: %v", err)
-	}
-	legacyscheme.Scheme.Default(j)
+	testkit.Decode(t, m, j)
 	return j
 }
 

@@ -10,12 +10,10 @@ import (
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
-	"k8s.io/kubernetes/pkg/api/legacyscheme"
-	_ "k8s.io/kubernetes/pkg/apis/apps/install"
-	_ "k8s.io/kubernetes/pkg/apis/core/install"
-	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-workload/kubectl-workload/internal/controller/kernel"
+
+	"github.com/kubectl-workload/kubectl-workload/internal/testkit"
 )
 
 var epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -46,10 +44,7 @@ spec:
         image: %s
 `, replicas, extra, image)
 	set := &apps.StatefulSet{}
-	if err := yaml.UnmarshalStrict([]byte(m), set); err != nil {
-		t.Fatalf("decode statefulset: %v", err)
-	}
-	legacyscheme.Scheme.Default(set)
+	testkit.Decode(t, m, set)
 	return set
 }
 
