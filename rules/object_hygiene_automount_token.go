@@ -29,7 +29,7 @@ automountServiceAccountToken false.`,
 // automountServiceAccountToken false, unless a controller owns the object.
 func checkAutomountToken(c *ObjectContext) []Finding {
 	spec, specPath := podSpecOf(c.Object)
-	if spec == nil || ownedByController(c.Object) {
+	if spec == nil || hasControllerOwner(c.Object) {
 		return nil
 	}
 	if spec.AutomountServiceAccountToken != nil && !*spec.AutomountServiceAccountToken {

@@ -34,7 +34,7 @@ var (
 // reference).
 func checkSecretInEnv(c *ObjectContext) []Finding {
 	spec, specPath := podSpecOf(c.Object)
-	if spec == nil || ownedByController(c.Object) {
+	if spec == nil || hasControllerOwner(c.Object) {
 		return nil
 	}
 	kind := c.Object.GetObjectKind().GroupVersionKind().Kind

@@ -26,7 +26,7 @@ every container image without one.`,
 // checkDigestRequired reports each container image without a digest.
 func checkDigestRequired(c *ObjectContext) []Finding {
 	spec, specPath := podSpecOf(c.Object)
-	if spec == nil || ownedByController(c.Object) {
+	if spec == nil || hasControllerOwner(c.Object) {
 		return nil
 	}
 	var out []Finding

@@ -39,7 +39,7 @@ var movingTags = map[string]bool{"main": true, "master": true, "develop": true, 
 // written or defaulted by SetDefaults_Container, is IfNotPresent.
 func checkPullPolicyMutableTag(c *ObjectContext) []Finding {
 	spec, specPath := podSpecOf(c.Object)
-	if spec == nil || ownedByController(c.Object) {
+	if spec == nil || hasControllerOwner(c.Object) {
 		return nil
 	}
 	var out []Finding

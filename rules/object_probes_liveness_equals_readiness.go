@@ -33,7 +33,7 @@ readinessProbe are equal as written.`,
 // different probes with default timings equal).
 func checkLivenessEqualsReadiness(c *ObjectContext) []Finding {
 	spec, specPath := podSpecOf(c.Object)
-	if spec == nil || ownedByController(c.Object) {
+	if spec == nil || hasControllerOwner(c.Object) {
 		return nil
 	}
 	written, _ := podSpecOf(c.Written())

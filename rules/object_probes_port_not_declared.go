@@ -52,7 +52,7 @@ var probeFailure = map[string]string{
 // purpose).
 func checkProbePortNotDeclared(c *ObjectContext) []Finding {
 	spec, specPath := podSpecOf(c.Object)
-	if spec == nil || ownedByController(c.Object) {
+	if spec == nil || hasControllerOwner(c.Object) {
 		return nil
 	}
 	pcs := podContainers(spec, specPath)

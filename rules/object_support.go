@@ -96,10 +96,10 @@ func (pc podContainer) segments(specPath []string) []any {
 	return append(out, pc.field, pc.index)
 }
 
-// ownedByController is true for objects whose owner is linted instead: a
+// hasControllerOwner is true for objects whose owner is linted instead: a
 // Deployment's ReplicaSets, a CronJob's Jobs, a controller's Pods
 // (metav1.GetControllerOfNoCopy).
-func ownedByController(obj runtime.Object) bool {
+func hasControllerOwner(obj runtime.Object) bool {
 	m, ok := obj.(metav1.Object)
 	return ok && metav1.GetControllerOfNoCopy(m) != nil
 }
@@ -197,7 +197,7 @@ func hasQuantity(l corev1.ResourceList, name corev1.ResourceName) bool {
 // unless a controller owns the object.
 func eachContainer(c *ObjectContext, check func(podContainer, []string) *Finding) []Finding {
 	spec, specPath := podSpecOf(c.Object)
-	if spec == nil || ownedByController(c.Object) {
+	if spec == nil || hasControllerOwner(c.Object) {
 		return nil
 	}
 	var out []Finding
