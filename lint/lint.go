@@ -172,6 +172,9 @@ type Linter struct {
 	// regoOnly evaluates every built-in rule in Rego, those written in Go
 	// too: lint's differential test compares both.
 	regoOnly bool
+	// policies is set when the configuration gives user policies
+	// (--policy), which run in Rego.
+	policies bool
 }
 
 // New builds a Linter. It fails when a user policy does not compile.
@@ -181,7 +184,7 @@ func New(cfg Config) (*Linter, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Linter{api: apicheck.New(), rules: engine}, nil
+	return &Linter{api: apicheck.New(), rules: engine, policies: len(cfg.Policies) > 0}, nil
 }
 
 // PoliciesNotRun says which packages of the user policies hold rules that
@@ -277,7 +280,7 @@ func (l *Linter) Run(ctx context.Context, opts Options) *Result {
 		goRules = rules.NewGoRunner(off)
 		regoOff = func(id string) bool { return off(id) || rules.InGo(id) }
 	}
-	local := &localRules{off: regoOff, goRules: goRules}
+	local := &localRules{off: regoOff, goRules: goRules, rego: l.needsRego()}
 	keep := rules.NewKeep() // what each object keeps for the second pass
 	sets := make([]*manifest.Set, len(inputs))
 	perFile := make([][]*checked, len(inputs))
@@ -338,7 +341,7 @@ func (l *Linter) Run(ctx context.Context, opts Options) *Result {
 
 	res.Timings.Load = time.Since(start)
 	extra := opts.Baseline.contextInputs(all)
-	if err := l.secondPass(ctx, all, extra, regoOff, goRules, &res.Timings); err != nil {
+	if err := l.secondPass(ctx, all, extra, regoOff, goRules, local.rego, &res.Timings); err != nil {
 		res.Errors = append(res.Errors, err)
 	}
 	if err := joinErrs(all); err != nil {
@@ -367,6 +370,26 @@ func (l *Linter) Run(ctx context.Context, opts Options) *Result {
 	SortFindings(res.Findings)
 	manifest.SortSkipped(res.Skipped)
 	return res
+}
+
+// needsRego reports whether a run evaluates anything in Rego: user
+// policies, or a built-in rule not written in Go (or every one, with
+// regoOnly). Without, the run neither waits for the Rego compile nor
+// builds the Rego inputs and inventory.
+func (l *Linter) needsRego() bool {
+	if l.regoOnly || l.policies {
+		return true
+	}
+	builtins, err := l.rules.Metadata()
+	if err != nil {
+		return true // the Rego tier reports it
+	}
+	for _, r := range builtins {
+		if !rules.InGo(r.ID) {
+			return true
+		}
+	}
+	return false
 }
 
 // parallel calls fn(0..n-1) on one worker per CPU: a producer, N workers,

@@ -97,9 +97,12 @@ type localRules struct {
 	off func(id string) bool
 	// goRules are the run's Go rules; nil when every rule runs in Rego.
 	goRules *rules.GoRunner
-	once    sync.Once
-	run     *rules.Run
-	err     error
+	// rego is set when the run evaluates anything in Rego
+	// (Linter.needsRego).
+	rego bool
+	once sync.Once
+	run  *rules.Run
+	err  error
 }
 
 func (lr *localRules) get(ctx context.Context, e *rules.Engine) (*rules.Run, error) {
@@ -116,14 +119,16 @@ func (l *Linter) firstPass(ctx context.Context, c *checked, local *localRules, o
 	// policy evaluates alone (rules.Engine.Hold); EvalInput holds it itself
 	// for the built-in rules.
 	release := l.rules.Hold()
-	c.summary = rules.Summarize(*c.input)
+	if local.rego {
+		c.summary = rules.Summarize(*c.input)
+	}
 	in, err := rules.NewInput(*c.input)
 	var run *rules.Run
-	if err == nil {
+	if err == nil && local.rego {
 		run, err = local.get(ctx, l.rules)
 	}
 	release()
-	if err == nil {
+	if err == nil && run != nil {
 		var found []rules.Finding
 		// A policy the sandbox stopped is an error; the other rules'
 		// findings on the object still count.
@@ -143,8 +148,10 @@ func (l *Linter) firstPass(ctx context.Context, c *checked, local *localRules, o
 		c.nameContainers()
 	}
 	if in != nil && !in.Rejected() {
-		if cross := in.Cross(); l.rules.ReportsAcross(cross.Kind()) {
-			c.cross = cross
+		if cross := in.Cross(); (local.rego && l.rules.ReportsAcross(cross.Kind())) || (local.goRules != nil && local.goRules.ReportsAcross(cross.Kind())) {
+			if local.rego {
+				c.cross = cross
+			}
 			c.shallow = newShallowIndex(c.obj.Start, in.ShallowPaths(), c.obj.Position, c.input.Keep)
 		}
 	}
@@ -190,8 +197,9 @@ func (c *checked) addRuleFindings(found []rules.Finding) {
 // namespace, if larger): what the second pass holds is the inventory of a
 // batch, not of the run's, and that is what each collection marks. A run
 // of up to batchObjects objects is one batch.
-func (l *Linter) secondPass(ctx context.Context, all []*checked, extra []rules.Object, off func(id string) bool, goRules *rules.GoRunner, timings *Timings) error {
-	if len(all) == 0 || !l.rules.HasCrossResource() {
+func (l *Linter) secondPass(ctx context.Context, all []*checked, extra []rules.Object, off func(id string) bool, goRules *rules.GoRunner,
+	rego bool, timings *Timings) error {
+	if len(all) == 0 || !(goRules != nil || (rego && l.rules.HasCrossResource())) {
 		return nil
 	}
 	// Each namespace's objects and summaries, in input order.
@@ -220,7 +228,9 @@ func (l *Linter) secondPass(ctx context.Context, all []*checked, extra []rules.O
 	}
 	for _, o := range extra {
 		ns := get(o.Namespace)
-		ns.sums = append(ns.sums, rules.Summarize(o))
+		if rego {
+			ns.sums = append(ns.sums, rules.Summarize(o))
+		}
 		if goRules != nil {
 			ns.entries = append(ns.entries, rules.NewEntry(o))
 		}
@@ -241,7 +251,7 @@ func (l *Linter) secondPass(ctx context.Context, all []*checked, extra []rules.O
 			byName[names[next]] = nil // the batch's lists hold them now
 		}
 		first = next
-		if err := l.crossBatch(ctx, objects, sums, entries, off, goRules, timings); err != nil {
+		if err := l.crossBatch(ctx, objects, sums, entries, off, goRules, rego, timings); err != nil {
 			return err
 		}
 	}
@@ -259,11 +269,14 @@ var batchObjects = 1024
 // crossBatch runs the cross-resource rules on objects, against the
 // inventory of sums (their namespaces' summaries).
 func (l *Linter) crossBatch(ctx context.Context, objects []*checked, sums []rules.Summary, entries []*rules.Entry,
-	off func(id string) bool, goRules *rules.GoRunner, timings *Timings) error {
+	off func(id string) bool, goRules *rules.GoRunner, rego bool, timings *Timings) error {
 	start := time.Now()
-	run, err := l.rules.PrepareCross(ctx, rules.NewInventoryOf(sums), off)
-	if err != nil {
-		return err
+	var run *rules.Run
+	if rego {
+		var err error
+		if run, err = l.rules.PrepareCross(ctx, rules.NewInventoryOf(sums), off); err != nil {
+			return err
+		}
 	}
 	var index *rules.Index
 	if goRules != nil {
@@ -278,7 +291,8 @@ func (l *Linter) crossBatch(ctx context.Context, objects []*checked, sums []rule
 			c.addRuleFindings(goRules.EvalCross(&rules.CrossContext{Self: c.entry, NS: index.Namespace(c.entry.Namespace)}))
 		}
 		c.entry = nil
-		if c.cross.IsZero() {
+		if run == nil || c.cross.IsZero() {
+			c.cross = rules.CrossInput{}
 			return
 		}
 		found, err := run.EvalCross(ctx, &c.cross)

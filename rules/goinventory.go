@@ -13,6 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -151,9 +152,25 @@ func NewEntry(o Object) *Entry {
 	// wrong type, which the API tier reports) is kept with its metadata
 	// alone: it still counts among its namespace's objects.
 	e.read()
-	e.Object = withoutPodSpec(e.Object)
-	e.Written = withoutPodSpec(e.Written)
+	e.Object = compact(e.Object)
+	if o.Defaulted != nil {
+		e.Written = compact(e.Written)
+	} else {
+		e.Written = e.Object
+	}
 	return e
+}
+
+// compact returns obj as the inventory keeps it until the second pass:
+// without its pod specs, annotations and managed fields, which no
+// cross-resource rule reads (a run keeps an entry per object).
+func compact(obj runtime.Object) runtime.Object {
+	obj = withoutPodSpec(obj)
+	if m, err := meta.Accessor(obj); err == nil {
+		m.SetAnnotations(nil)
+		m.SetManagedFields(nil)
+	}
+	return obj
 }
 
 // read sets the entry's template labels, selector and pod summary from its
