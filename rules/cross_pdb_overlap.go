@@ -46,19 +46,26 @@ func pdbOverlap(c *CrossContext) []Finding {
 	}
 	type shared struct {
 		key    string
-		others []string // names, sorted
+		others []string // names, sorted; only for the workloads a message names
 	}
+	// The workloads another budget selects too; the other budgets' names
+	// are read only for the first maxRelatedNamed of them, so that n alike
+	// budgets over n workloads cost n², not n³.
 	var ws []shared
 	for _, w := range c.NS.AllWorkloadsSelectedBy(pdb.Spec.Selector) {
-		var names []string
-		for _, o := range c.NS.SelectorsMatching(w.PodLabels(), "PodDisruptionBudget") {
-			if o.Key != c.Self.Key {
-				names = append(names, o.Name)
+		budgets := c.NS.SelectorsMatching(w.PodLabels(), "PodDisruptionBudget")
+		if len(budgets) == 0 || (len(budgets) == 1 && budgets[0].Key == c.Self.Key) {
+			continue
+		}
+		s := shared{key: w.Key}
+		if len(ws) < maxRelatedNamed {
+			for _, o := range budgets {
+				if o.Key != c.Self.Key {
+					s.others = append(s.others, o.Name)
+				}
 			}
 		}
-		if len(names) > 0 {
-			ws = append(ws, shared{w.Key, names})
-		}
+		ws = append(ws, s)
 	}
 	othersText := func(s shared) string {
 		if len(s.others) <= maxRelatedNamed {

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
@@ -344,6 +345,26 @@ type Namespace struct {
 	// byScaleTarget lists, for Kind/name, the autoscalers whose
 	// scaleTargetRef names it, sorted by key.
 	byScaleTarget map[string][]*Entry
+	// memo holds the answers to selector questions, by question: a
+	// namespace of n alike objects asks each of them n times (the cost
+	// the Rego inventory's relations avoided), and the rules run on every
+	// CPU. Answers are shared: callers must not change them.
+	memo sync.Map
+}
+
+// memoized returns the answer to the question key, computing it once.
+func (ns *Namespace) memoized(key string, answer func() []*Entry) []*Entry {
+	if v, ok := ns.memo.Load(key); ok {
+		return v.([]*Entry)
+	}
+	v, _ := ns.memo.LoadOrStore(key, answer())
+	return v.([]*Entry)
+}
+
+// questionKey renders a selector question as a memo key.
+func questionKey(question string, v any, kinds []string) string {
+	js, _ := json.Marshal(v)
+	return question + "\x00" + string(js) + "\x00" + strings.Join(kinds, ",")
 }
 
 // Index is the Go inventory of a run (or of a batch of its namespaces).
@@ -468,6 +489,10 @@ func (ns *Namespace) Workloads() int {
 // SelectorsMatching returns the entries of the given kinds (any kind when
 // none are given) whose selector selects set, sorted by key.
 func (ns *Namespace) SelectorsMatching(set map[string]string, kinds ...string) []*Entry {
+	return ns.memoized(questionKey("selecting", set, kinds), func() []*Entry { return ns.selectorsMatching(set, kinds) })
+}
+
+func (ns *Namespace) selectorsMatching(set map[string]string, kinds []string) []*Entry {
 	var out []*Entry
 	add := func(es []*Entry) {
 		for _, e := range es {
@@ -491,6 +516,10 @@ func (ns *Namespace) TemplatesSelectedBy(sel *metav1.LabelSelector) []*Entry {
 	if sel == nil {
 		return nil
 	}
+	return ns.memoized(questionKey("templates", sel, nil), func() []*Entry { return ns.templatesSelectedBy(sel) })
+}
+
+func (ns *Namespace) templatesSelectedBy(sel *metav1.LabelSelector) []*Entry {
 	s, err := metav1.LabelSelectorAsSelector(sel)
 	if err != nil {
 		return nil
@@ -643,6 +672,13 @@ func (ns *Namespace) PodsSelectedBy(sel *metav1.LabelSelector) []*Entry {
 // selects and every Pod it selects, sorted by key
 // (xref.all_workloads_selected_by).
 func (ns *Namespace) AllWorkloadsSelectedBy(sel *metav1.LabelSelector) []*Entry {
+	if sel == nil {
+		return nil
+	}
+	return ns.memoized(questionKey("workloads", sel, nil), func() []*Entry { return ns.allWorkloadsSelectedBy(sel) })
+}
+
+func (ns *Namespace) allWorkloadsSelectedBy(sel *metav1.LabelSelector) []*Entry {
 	var out []*Entry
 	for _, e := range ns.TemplatesSelectedBy(sel) {
 		if templateWorkloadKinds[e.Kind] {
