@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/kubectl-workload/kubectl-workload/internal/admissionpolicy"
 	"github.com/kubectl-workload/kubectl-workload/internal/apicheck"
 	"github.com/kubectl-workload/kubectl-workload/internal/config"
 	"github.com/kubectl-workload/kubectl-workload/internal/podsecurity"
@@ -34,12 +35,15 @@ const (
 
 // knownRules returns every rule id lint can report (policy/* aside).
 func (l *Linter) knownRules() map[string]bool {
-	known := map[string]bool{RuleUnparsable: true, RuleDuplicateKey: true, RuleLimitExceeded: true, RuleGenerateName: true,
+	known := map[string]bool{RuleUnparsable: true, RuleDuplicateKey: true, RuleLimitExceeded: true, RuleGenerateName: true, RuleObjectSize: true,
 		RuleIgnoreMisplaced: true, RuleIgnoreUnknownRule: true, RuleIgnoreNoReason: true, RuleIgnoreEnforced: true, RuleNamespaceMismatch: true, RuleReferenceMissing: true, RuleCronJobNeverFires: true}
 	for _, id := range podsecurity.Rules() {
 		known[id] = true
 	}
 	for _, id := range apicheck.Rules() {
+		known[id] = true
+	}
+	for _, id := range admissionpolicy.Rules() {
 		known[id] = true
 	}
 	// An engine that failed to build fails every evaluation of the run,

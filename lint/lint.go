@@ -60,6 +60,15 @@ type Options struct {
 	// NoIgnoreAnnotations makes lint disregard the objects' ignore
 	// annotations (--no-ignore-annotations), for platform teams.
 	NoIgnoreAnnotations bool
+	// CRDPaths are files and directories of CustomResourceDefinitions
+	// (--crds), against which the input's custom resources are checked
+	// besides the input's own CRDs; a chart directory stands for its
+	// crds/ folder.
+	CRDPaths []string
+	// PolicyPaths are files and directories of ValidatingAdmissionPolicies
+	// and their bindings (--policies-from), evaluated on every object
+	// besides the input's own.
+	PolicyPaths []string
 	// Baseline holds the objects that already exist (live cluster mode,
 	// --base-ref); nil for offline lint. See live.go.
 	Baseline *Baseline
@@ -232,6 +241,14 @@ type checked struct {
 	nsLabels map[string]string
 	// refs are the objects its pod spec needs (references.go).
 	refs []reference
+	// custom is the parsed object of a custom resource or a CRD, kept
+	// until every CRD of the run is known (custom.go).
+	custom *manifest.Object
+	// hookJob is set on a hook Job, which may create Secrets;
+	// producesSecret is the Secret a controller makes for this custom
+	// resource (references.go).
+	hookJob        bool
+	producesSecret string
 }
 
 // Run loads opts.Paths and lints every object found, in two passes:
@@ -338,6 +355,11 @@ func (l *Linter) Run(ctx context.Context, opts Options) *Result {
 	baseline := l.checkBaseline(ctx, opts, res, keep)
 	parallel(ctx, len(baseline), func(i int) { l.firstPass(ctx, baseline[i], local, opts, known) })
 	all = append(all, baseline...)
+	crds := l.checkCustomResources(ctx, all, opts, res)
+	l.checkPolicies(ctx, inputs, perFile, all, crds, opts, res)
+	for _, c := range all {
+		c.custom = nil
+	}
 
 	res.Timings.Load = time.Since(start)
 	extra := opts.Baseline.contextInputs(all)
@@ -465,10 +487,14 @@ func (l *Linter) checkObject(ctx context.Context, obj *manifest.Object, opts Opt
 		ref.Name = obj.GenerateName + "*"
 	}
 	c := &checked{obj: obj, file: obj.File, document: obj.Document, ref: ref, input: &rules.Object{JSON: obj.JSON, Namespace: ns, Keep: keep}}
+	keepCustom(c, obj)
 	if obj.Name == "" && obj.GenerateName != "" {
 		c.findings = append(c.findings, c.at(RuleGenerateName, SeverityInfo, "metadata.generateName",
 			fmt.Sprintf("%s has metadata.generateName %q and no name: kubectl apply refuses it (\"cannot use generate name with apply\"); create it with kubectl create, which lets the API server pick the name",
 				obj.Kind, obj.GenerateName)))
+	}
+	if f, ok := c.objectSize(); ok {
+		c.findings = append(c.findings, f)
 	}
 	for _, d := range obj.Duplicates {
 		f := c.at(RuleDuplicateKey, SeverityError, d.Field,
@@ -486,6 +512,11 @@ func (l *Linter) checkObject(ctx context.Context, obj *manifest.Object, opts Opt
 			obj.Namespace, opts.Namespace, obj.Namespace)))
 	}
 	res := l.checkAPI(ctx, obj, ref, opts)
+	var annotations map[string]string
+	if m, err := meta.Accessor(res.Versioned); res.Versioned != nil && err == nil {
+		annotations = m.GetAnnotations()
+	}
+	c.readSecretSource(obj, annotations)
 	for _, is := range res.Issues {
 		sev := SeverityError
 		if is.Warning {

@@ -49,6 +49,15 @@ type Baseline struct {
 	// input Namespace's labels would. A Namespace of the input replaces
 	// the cluster's.
 	NamespaceLabels map[string]map[string]string
+	// CRDs are the cluster's CustomResourceDefinitions, against which the
+	// input's custom resources are checked (an input CRD of the same group
+	// and kind replaces the cluster's). CRDNote, when set, says why they
+	// could not be read (RBAC), for the message on a kind left unchecked.
+	CRDs    []*manifest.Object
+	CRDNote string
+	// Policies are the cluster's ValidatingAdmissionPolicies and bindings,
+	// evaluated on the input's objects besides the input's own.
+	Policies []*manifest.Object
 
 	once   sync.Once
 	stored map[*manifest.Object]bool

@@ -2,6 +2,7 @@ package lint
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -290,6 +291,91 @@ spec:
 			}
 			if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
 				t.Errorf("findings =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
+			}
+		})
+	}
+}
+
+// TestReferencesMissingSecretMakers: kube-root-ca.crt is in every namespace;
+// a Secret a controller's custom resource names is made by it; a Secret that
+// a hook Job or an init container may create is reported at info, saying so.
+func TestReferencesMissingSecretMakers(t *testing.T) {
+	const others = `apiVersion: v1
+kind: Secret
+metadata: {name: other}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: other}
+---
+`
+	const pod = `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+%s      containers:
+      - name: web
+        image: nginx:1.27
+      volumes:
+      - name: ca
+        configMap: {name: kube-root-ca.crt}
+      - name: certs
+        secret: {secretName: web-certs}
+`
+	const hookJob = `---
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: admission-create
+  annotations: {helm.sh/hook: "pre-install,pre-upgrade"}
+spec:
+  template:
+    spec:
+      restartPolicy: OnFailure
+      containers:
+      - {name: create, image: registry.k8s.io/ingress-nginx/kube-webhook-certgen:v1.5.0}
+`
+	const certificate = `---
+apiVersion: cert-manager.io/v1
+kind: Certificate
+metadata: {name: web}
+spec:
+  secretName: web-certs
+  issuerRef: {name: selfsigned}
+`
+	const initContainers = "      initContainers:\n      - {name: gen, image: busybox:1.36}\n"
+	tests := []struct {
+		name string
+		doc  string
+		want []string
+	}{
+		{"nothing makes it", others + fmt.Sprintf(pod, ""),
+			[]string{"warning 24 Secret web-certs is not in the input's namespace default, which holds 1 other Secret: the pods stay in ContainerCreating (a volume) or fail with CreateContainerConfigError (env)"}},
+		{"a hook Job may", others + fmt.Sprintf(pod, "") + hookJob,
+			[]string{"info 24 Secret web-certs is not in the input's namespace default, which holds 1 other Secret; a hook Job admission-create may create it, which lint cannot know: if nothing does, the pods stay in ContainerCreating (a volume) or fail with CreateContainerConfigError (env)"}},
+		{"an init container may", others + fmt.Sprintf(pod, initContainers),
+			[]string{"info 26 Secret web-certs is not in the input's namespace default, which holds 1 other Secret; an init container of the pod may create it, which lint cannot know: if nothing does, the pods stay in ContainerCreating (a volume) or fail with CreateContainerConfigError (env)"}},
+		{"cert-manager makes it", others + fmt.Sprintf(pod, "") + certificate, nil},
+		{"another workload's init container may", others + fmt.Sprintf(pod, "") + "---\n" +
+			strings.Replace(fmt.Sprintf(pod, initContainers), "name: web}", "name: redis}", 1),
+			[]string{"info 24 Secret web-certs is not in the input's namespace default, which holds 1 other Secret; an init container of Deployment redis may create it, which lint cannot know: if nothing does, the pods stay in ContainerCreating (a volume) or fail with CreateContainerConfigError (env)",
+				"info 43 Secret web-certs is not in the input's namespace default, which holds 1 other Secret; an init container of the pod may create it, which lint cannot know: if nothing does, the pods stay in ContainerCreating (a volume) or fail with CreateContainerConfigError (env)"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := newTestLinter(t).Run(context.Background(), Options{Paths: []string{"-"}, Stdin: strings.NewReader(tt.doc)})
+			var got []string
+			for _, f := range res.Findings {
+				if f.Rule == RuleReferenceMissing {
+					got = append(got, f.Severity.String()+" "+strconv.Itoa(f.Line)+" "+f.Message)
+				}
+			}
+			if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
+				t.Errorf("references/missing findings =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
 			}
 		})
 	}

@@ -1,8 +1,11 @@
 package lint
 
 import (
+	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -11,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kubectl-workload/kubectl-workload/internal/controller/cronjob"
+	"github.com/kubectl-workload/kubectl-workload/internal/manifest"
 	"github.com/kubectl-workload/kubectl-workload/internal/podsecurity"
 )
 
@@ -32,6 +36,59 @@ var referencedKinds = map[string]string{
 type reference struct {
 	kind, name, field string
 	line, column      int32
+	// initContainers is set when the pod has init containers, which may
+	// create a Secret before the containers that need it start.
+	initContainers bool
+}
+
+// rootCAConfigMap is the ConfigMap the root-ca-cert-publisher controller
+// (kube-controller-manager) keeps in every namespace, for projected
+// service account token volumes.
+const rootCAConfigMap = "kube-root-ca.crt"
+
+// Hook annotations: a Job that carries one runs around an install, and may
+// create what the workloads need (a Secret holding generated certificates,
+// ingress-nginx's admission-create Job).
+var hookAnnotations = []string{"helm.sh/hook", "argocd.argoproj.io/hook"}
+
+// readSecretSource records what c's object tells about the Secrets of its
+// namespace: a hook Job may create some (which lint cannot know), and a
+// custom resource of a controller that writes a Secret names it (a
+// cert-manager Certificate's spec.secretName, a SealedSecret's own name, an
+// External Secrets ExternalSecret's spec.target.name or own name).
+func (c *checked) readSecretSource(obj *manifest.Object, annotations map[string]string) {
+	group, _, _ := strings.Cut(obj.APIVersion, "/")
+	switch {
+	case obj.Kind == "Job" && group == "batch":
+		for _, a := range hookAnnotations {
+			if _, ok := annotations[a]; ok {
+				c.hookJob = true
+			}
+		}
+	case obj.Kind == "Certificate" && group == "cert-manager.io":
+		var crt struct {
+			Spec struct {
+				SecretName string `json:"secretName"`
+			} `json:"spec"`
+		}
+		if json.Unmarshal(obj.JSON, &crt) == nil && crt.Spec.SecretName != "" {
+			c.producesSecret = crt.Spec.SecretName
+		}
+	case obj.Kind == "SealedSecret" && group == "bitnami.com":
+		c.producesSecret = obj.Name
+	case obj.Kind == "ExternalSecret" && group == "external-secrets.io":
+		var es struct {
+			Spec struct {
+				Target struct {
+					Name string `json:"name"`
+				} `json:"target"`
+			} `json:"spec"`
+		}
+		c.producesSecret = obj.Name
+		if json.Unmarshal(obj.JSON, &es) == nil && es.Spec.Target.Name != "" {
+			c.producesSecret = es.Spec.Target.Name
+		}
+	}
 }
 
 // readReferences records the objects c's pod spec needs, the optional ones
@@ -42,11 +99,12 @@ func (c *checked) readReferences(versioned runtime.Object) {
 		return
 	}
 	add := func(kind, name, field string, optional *bool) {
-		if name == "" || (optional != nil && *optional) {
+		if name == "" || (optional != nil && *optional) || (kind == "ConfigMap" && name == rootCAConfigMap) {
 			return
 		}
 		f := c.at(RuleReferenceMissing, SeverityWarning, base+"."+field, "")
-		c.refs = append(c.refs, reference{kind: kind, name: name, field: f.Field, line: int32(f.Line), column: int32(f.Column)})
+		c.refs = append(c.refs, reference{kind: kind, name: name, field: f.Field, line: int32(f.Line), column: int32(f.Column),
+			initContainers: len(spec.InitContainers) > 0})
 	}
 	// A StatefulSet's volume named like one of its volumeClaimTemplates is
 	// replaced by each pod's own claim (the StatefulSet controller's
@@ -115,10 +173,40 @@ func (c *checked) readReferences(versioned runtime.Object) {
 
 // applyReferences reports the references to objects that the input does not
 // hold, in namespaces where it holds objects of the kind: elsewhere they may
-// be created apart from the manifests (a Secret from a vault, a chart).
+// be created apart from the manifests (a Secret from a vault, a chart). A
+// Secret that a controller's custom resource of the input names is there. A
+// Secret that a hook Job of the namespace or the pod's own init container
+// may create is reported at info, saying what lint cannot know.
 func applyReferences(all []*checked) {
 	type key struct{ namespace, kind string }
 	present := map[key]map[string]bool{}
+	hookJobs := map[string][]string{}
+	produced := map[string]map[string]bool{}
+	// A Secret a pod with init containers needs may be made by one of them
+	// (Argo CD's redis Deployment makes argocd-redis in its secret-init
+	// container): other pods that need it wait on it too.
+	initMakers := map[key][]string{}
+	for _, c := range all {
+		for _, r := range c.refs {
+			if r.kind == "Secret" && r.initContainers {
+				k := key{c.ref.Namespace, r.name}
+				if !slices.Contains(initMakers[k], c.ref.Kind+" "+c.ref.Name) {
+					initMakers[k] = append(initMakers[k], c.ref.Kind+" "+c.ref.Name)
+				}
+			}
+		}
+	}
+	for _, c := range all {
+		if c.hookJob {
+			hookJobs[c.ref.Namespace] = append(hookJobs[c.ref.Namespace], c.ref.Name)
+		}
+		if c.producesSecret != "" {
+			if produced[c.ref.Namespace] == nil {
+				produced[c.ref.Namespace] = map[string]bool{}
+			}
+			produced[c.ref.Namespace][c.producesSecret] = true
+		}
+	}
 	for _, c := range all {
 		if _, ok := referencedKinds[c.ref.Kind]; ok && c.ref.APIVersion == "v1" {
 			k := key{c.ref.Namespace, c.ref.Kind}
@@ -132,7 +220,7 @@ func applyReferences(all []*checked) {
 		seen := map[reference]bool{}
 		for _, r := range c.refs {
 			names := present[key{c.ref.Namespace, r.kind}]
-			if names == nil || names[r.name] {
+			if names == nil || names[r.name] || (r.kind == "Secret" && produced[c.ref.Namespace][r.name]) {
 				continue
 			}
 			dedupe := reference{kind: r.kind, name: r.name}
@@ -144,10 +232,42 @@ func applyReferences(all []*checked) {
 				Line: int(r.line), Column: int(r.column), Field: r.field, Object: &c.ref}
 			f.Message = fmt.Sprintf("%s %s is not in the input's namespace %s, which holds %d other %s: %s",
 				r.kind, r.name, c.ref.Namespace, len(names), plural(r.kind, len(names)), referencedKinds[r.kind])
+			if r.kind == "Secret" {
+				if by := secretMakers(hookJobs[c.ref.Namespace], r.initContainers, initMakers[key{c.ref.Namespace, r.name}]); by != "" {
+					f.Severity = SeverityInfo
+					f.Message = fmt.Sprintf("Secret %s is not in the input's namespace %s, which holds %d other %s; %s may create it, which lint cannot know: if nothing does, %s",
+						r.name, c.ref.Namespace, len(names), plural(r.kind, len(names)), by, referencedKinds[r.kind])
+				}
+			}
 			c.findings = append(c.findings, f)
 		}
 		c.refs = nil
 	}
+}
+
+// secretMakers names what may create a Secret the input lacks: the
+// namespace's hook Jobs (sorted, the first two named) and the pod's init
+// containers, else those of another workload that needs the Secret
+// (initWorkloads, "Kind name"; the first in order named); "" when nothing
+// may.
+func secretMakers(jobs []string, initContainers bool, initWorkloads []string) string {
+	var by []string
+	if len(jobs) > 0 {
+		jobs = slices.Sorted(slices.Values(jobs))
+		s := "hook Job " + jobs[0]
+		if len(jobs) == 2 {
+			s = "hook Jobs " + jobs[0] + " and " + jobs[1]
+		} else if len(jobs) > 2 {
+			s = fmt.Sprintf("hook Jobs %s, %s and %d more", jobs[0], jobs[1], len(jobs)-2)
+		}
+		by = append(by, "a "+s)
+	}
+	if initContainers {
+		by = append(by, "an init container of the pod")
+	} else if len(initWorkloads) > 0 {
+		by = append(by, "an init container of "+slices.Min(initWorkloads))
+	}
+	return strings.Join(by, " or ")
 }
 
 // plural is kind, with an s for n other than 1.

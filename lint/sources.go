@@ -214,12 +214,19 @@ func againstLiveBaseline(ctx context.Context, c *live.Client, src Source) (*Base
 	if b.NamespaceLabels, err = namespaceLabels(ctx, c, src, namespaces); err != nil {
 		return nil, "", err
 	}
+	customPrevious, err := readClusterAdmission(ctx, c, src, set.Objects, namespaces, b)
+	if err != nil {
+		return nil, "", err
+	}
 	b.Previous = func(obj *manifest.Object, ref ObjectRef) []byte {
 		group, _, _ := strings.Cut(obj.APIVersion, "/")
 		if !strings.Contains(obj.APIVersion, "/") {
 			group = ""
 		}
-		return stored[key{group, obj.Kind, ref.Namespace, ref.Name}]
+		if prev := stored[key{group, obj.Kind, ref.Namespace, ref.Name}]; prev != nil || customPrevious == nil {
+			return prev
+		}
+		return customPrevious(obj, ref)
 	}
 	return b, c.Namespace, nil
 }

@@ -53,6 +53,8 @@ type LintOptions struct {
 	ConfigFile       string
 	NoConfig         bool
 	NoIgnore         bool
+	CRDs             []string
+	PoliciesFrom     []string
 	liveFlags
 	renderFlags renderFlags
 
@@ -112,6 +114,8 @@ or tool errors (such as a path that does not exist).`,
 	cmd.Flags().BoolVar(&o.NoConfig, "no-config", false, "do not read a configuration file")
 	cmd.Flags().BoolVar(&o.NoIgnore, "no-ignore-annotations", false, "disregard the objects' "+lint.AnnotationIgnore+" annotations")
 	cmd.Flags().StringVar(&o.Explain, "explain", "", "print the documentation of a rule, then exit")
+	cmd.Flags().StringArrayVar(&o.CRDs, "crds", nil, "CustomResourceDefinitions to check custom resources against: file, directory or chart (its crds/) (repeatable)")
+	cmd.Flags().StringArrayVar(&o.PoliciesFrom, "policies-from", nil, "ValidatingAdmissionPolicies and bindings to evaluate on every object: file or directory (repeatable)")
 	o.liveFlags.add(cmd)
 	o.renderFlags.add(cmd)
 	return cmd
@@ -204,17 +208,21 @@ func (o *LintOptions) Run(cmd *cobra.Command) error {
 		src := lint.Source{Live: o.Live, Resources: o.resourceArgs, AllNamespaces: o.AllNamespaces, AgainstLive: o.AgainstLive,
 			BaseRef: o.BaseRef, Paths: o.paths, Stdin: data, Namespace: o.namespace,
 			Notes: func(msg string) { fmt.Fprintf(o.ErrOut, "note: %s\n", msg) }}
+		if o.Live || o.AgainstLive {
+			if src.Cluster, err = liveClient(cmd.Context(), o.configFlags, o.ErrOut); err != nil {
+				return err
+			}
+			// Charts render as helm install renders them on this cluster.
+			if o.renderFlags.clusterAPIVersions, err = src.Cluster.APIVersions(cmd.Context()); err != nil {
+				fmt.Fprintf(o.ErrOut, "note: charts are rendered for the API versions of a v1.37 cluster: %v\n", err)
+			}
+		}
 		baseRenderer, err := o.renderFlags.renderer(o.namespace)
 		if err != nil {
 			return err
 		}
 		defer baseRenderer.Close()
 		src.Renderer = baseRenderer
-		if o.Live || o.AgainstLive {
-			if src.Cluster, err = liveClient(cmd.Context(), o.configFlags, o.ErrOut); err != nil {
-				return err
-			}
-		}
 		if baseline, namespace, err = lint.ReadBaseline(cmd.Context(), src); err != nil {
 			return err
 		}
@@ -226,7 +234,7 @@ func (o *LintOptions) Run(cmd *cobra.Command) error {
 	}
 	defer renderer.Close()
 	res := linter.Run(cmd.Context(), lint.Options{Paths: o.paths, Stdin: stdin, Namespace: namespace, Renderer: renderer,
-		Settings: o.settings, NoIgnoreAnnotations: o.NoIgnore, Baseline: baseline})
+		Settings: o.settings, NoIgnoreAnnotations: o.NoIgnore, Baseline: baseline, CRDPaths: o.CRDs, PolicyPaths: o.PoliciesFrom})
 	for _, w := range res.Warnings {
 		fmt.Fprintf(o.ErrOut, "warning: %s\n", w)
 	}

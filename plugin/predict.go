@@ -141,6 +141,7 @@ the kinds predicted included.`,
 	f.Int64Var(&o.Seed, "seed", 0, "the random seed of --fail-rate (Jobs) or --ready-spread (the same seed gives the same run)")
 	f.DurationVar(&o.ReadySpread, "ready-spread", 0, "Deployments, StatefulSets, DaemonSets: spread each pod's Ready time over this long, as in a real cluster (default: the deterministic plan)")
 	f.IntVar(&o.Runs, "runs", 0, "with --ready-spread: simulate N times and report the distribution (completion time, bounds, step sequences)")
+	cmd.AddCommand(NewCmdPredictDrain(configFlags, streams))
 	f.BoolVar(&o.Live, "live", false, "start from the cluster's current state of each -f Deployment, StatefulSet and DaemonSet (implied by TYPE/NAME without --state)")
 	return cmd
 }
@@ -180,6 +181,12 @@ func (o *PredictOptions) Run(cmd *cobra.Command, args []string) error {
 	if p.Live() {
 		if c, err = liveClient(ctx, o.configFlags, o.ErrOut); err != nil {
 			return err
+		}
+		// Charts render as helm install renders them on this cluster.
+		if vs, err := c.APIVersions(ctx); err != nil {
+			fmt.Fprintf(o.ErrOut, "note: charts are rendered for the API versions of a v1.37 cluster: %v\n", err)
+		} else {
+			renderer.SetClusterAPIVersions(vs)
 		}
 	}
 	outcome, err := p.Run(ctx, c, o.Out)

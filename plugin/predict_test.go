@@ -81,6 +81,9 @@ func TestPredictGolden(t *testing.T) {
 		// deadline fails even when it completes later; OnDelete is not a stall.
 		{name: "predict-deadline-then-complete.txt", args: []string{"-f", dir + "new.yaml", "--from", dir + "old.yaml", "--ready-after", "700s"}, wantExit: 1},
 		{name: "predict-statefulset-ondelete.txt", args: []string{"-f", dir + "sts-ondelete.yaml", "--from", dir + "sts-ondelete-old.yaml"}, wantExit: 0},
+		// Scaled 3 -> 5 as well (issue 35): the plan completes its scale-up and waits for
+		// deletions; the OrderedReady wait for db-4 at 2s is not a stall.
+		{name: "predict-statefulset-ondelete-scale.txt", args: []string{"-f", dir + "sts-ondelete-scale.yaml", "--from", dir + "sts-ondelete-old.yaml"}, wantExit: 0},
 		{name: "predict-daemonset-ondelete.txt", args: []string{"-f", dir + "ds-ondelete.yaml", "--from", dir + "ds-old.yaml", "--nodes", "3"}, wantExit: 0},
 		// Created workloads (issue 16, item 12): no "(unchanged)" revision, no deletion notes.
 		{name: "predict-statefulset-created-parallel.txt", args: []string{"-f", dir + "sts-parallel.yaml"}, wantExit: 0},

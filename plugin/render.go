@@ -14,6 +14,13 @@ type renderFlags struct {
 	setString   []string
 	releaseName string
 	kubeVersion string
+	apiVersions []string
+	helmTests   bool
+	// loadRestrictor is kustomize build's --load-restrictor.
+	loadRestrictor string
+	// clusterAPIVersions are the target cluster's, from its discovery
+	// (--live, --against-live); nil renders for a v1.37 API server.
+	clusterAPIVersions []string
 }
 
 func (f *renderFlags) add(cmd *cobra.Command) {
@@ -23,6 +30,9 @@ func (f *renderFlags) add(cmd *cobra.Command) {
 	fl.StringArrayVar(&f.setString, "set-string", nil, "set a chart value as a string, as helm's --set-string (repeatable)")
 	fl.StringVar(&f.releaseName, "release-name", helper.DefaultReleaseName, "release name charts are rendered with (.Release.Name)")
 	fl.StringVar(&f.kubeVersion, "kube-version", helper.DefaultKubeVersion(), "Kubernetes version charts are rendered for (.Capabilities.KubeVersion)")
+	fl.StringSliceVar(&f.apiVersions, "api-versions", nil, "API versions added to .Capabilities.APIVersions, as helm template's --api-versions (group/version or group/version/Kind; repeatable or comma-separated); charts are otherwise rendered for the versions a v1.37 cluster serves, or with --live and --against-live the cluster's own")
+	fl.BoolVar(&f.helmTests, "helm-tests", false, "render the charts' test hooks (helm.sh/hook: test), which helm install does not create")
+	fl.StringVar(&f.loadRestrictor, "load-restrictor", helper.LoadRestrictionsRootOnly, "kustomize build's --load-restrictor: LoadRestrictionsRootOnly, or LoadRestrictionsNone to let kustomizations read files outside their directory (../common/patch.yaml)")
 	_ = cmd.MarkFlagFilename("helm-values", "yaml", "yml", "json")
 }
 
@@ -30,5 +40,7 @@ func (f *renderFlags) add(cmd *cobra.Command) {
 // charts into namespace (.Release.Namespace; default when empty).
 func (f *renderFlags) renderer(namespace string) (*helper.Renderer, error) {
 	return helper.New(helper.Options{ValuesFiles: f.valuesFiles, Set: f.set, SetString: f.setString,
-		ReleaseName: f.releaseName, Namespace: namespace, KubeVersion: f.kubeVersion})
+		ReleaseName: f.releaseName, Namespace: namespace, KubeVersion: f.kubeVersion,
+		APIVersions: f.apiVersions, ClusterAPIVersions: f.clusterAPIVersions, HelmTests: f.helmTests,
+		LoadRestrictor: f.loadRestrictor})
 }

@@ -10,12 +10,12 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/kubectl-workload/kubectl-workload/internal/boundedread"
 	"github.com/kubectl-workload/kubectl-workload/internal/controller/daemon"
 	"github.com/kubectl-workload/kubectl-workload/internal/controller/job"
 	"github.com/kubectl-workload/kubectl-workload/internal/controller/kernel"
@@ -153,7 +153,7 @@ func New(ctx context.Context, o Options) (*Prediction, error) {
 	case o.NodesFile != "" && o.Nodes > 0:
 		return nil, errors.New("give --nodes or --nodes-file, not both")
 	case o.NodesFile != "":
-		data, err := os.ReadFile(o.NodesFile)
+		data, err := boundedread.ReadFile(o.NodesFile, manifest.MaxFileSize)
 		if err != nil {
 			return nil, fmt.Errorf("--nodes-file: %w", err)
 		}

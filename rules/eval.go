@@ -82,7 +82,7 @@ func (e *Engine) Prepare(ctx context.Context, inv *Inventory) (*Run, error) {
 	}
 	run.builtin = pq
 
-	if err := run.prepareUser(ctx, store); err != nil {
+	if err := run.prepareUser(ctx); err != nil {
 		return nil, err
 	}
 	return run, nil

@@ -8,7 +8,6 @@ package rules
 import (
 	"fmt"
 	"io/fs"
-	"maps"
 	"os"
 	"path/filepath"
 	"sort"
@@ -75,10 +74,12 @@ type Engine struct {
 	// compiler has compiled the built-in rules with the user policies; it
 	// is nil without user policies, when the per-process compiles of
 	// package compiled serve instead (see localCompiler).
-	compiler   *ast.Compiler
-	rules      []Rule
-	byPackage  map[string]*Rule
-	namespaces []userNamespace
+	compiler *ast.Compiler
+	// userCompiler has compiled the user policies alone (userpolicy.go).
+	userCompiler *ast.Compiler
+	rules        []Rule
+	byPackage    map[string]*Rule
+	namespaces   []userNamespace
 	// notRun says which packages of the user policies hold finding rules
 	// but are not among the namespaces run (PoliciesNotRun).
 	notRun []string
@@ -180,17 +181,13 @@ func (e *Engine) build(opts Options) error {
 			return builtinCompileError(err)
 		}
 	} else {
-		// The modules parsed once per process, in a map of this engine's
-		// own: the compiler copies the modules it is given, so they are
-		// only read.
-		modules = maps.Clone(parsed)
-		for name, m := range user {
-			modules[name] = m
+		// The user policies are compiled alone, in a world of their own
+		// (userpolicy.go); the built-in rules use the shared compiles.
+		if e.userCompiler, err = userCompile(user); err != nil {
+			return err
 		}
-		compiler = compiled.NewCompiler()
-		compiler.Compile(modules)
-		if compiler.Failed() {
-			return compileError(compiler.Errors)
+		if _, err := compiled.Local(); err != nil {
+			return builtinCompileError(err)
 		}
 	}
 	e.compiler = compiler
@@ -369,13 +366,16 @@ func loadPolicies(paths []string) (map[string]*ast.Module, error) {
 			return nil, fmt.Errorf("policy %s: %w", p, err)
 		}
 		var files []string
+		root, entries := "", map[string]fs.DirEntry{}
 		if info.IsDir() {
+			root = p
 			err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
 				if err != nil {
 					return err
 				}
 				if !d.IsDir() && strings.HasSuffix(path, ".rego") && !strings.HasSuffix(path, "_test.rego") {
 					files = append(files, path)
+					entries[path] = d
 				}
 				return nil
 			})
@@ -386,9 +386,10 @@ func loadPolicies(paths []string) (map[string]*ast.Module, error) {
 			files = []string{p}
 		}
 		for _, f := range files {
-			src, err := os.ReadFile(f)
+			src, err := readPolicyFile(root, f, entries[f])
 			if err != nil {
-				return nil, fmt.Errorf("policy %s: %w", f, err)
+				errs = append(errs, fmt.Sprintf("policy %s: %v", f, err))
+				continue
 			}
 			m, errV1 := ast.ParseModuleWithOpts(f, string(src), compiled.ParserOptions(ast.RegoV1))
 			if errV1 != nil {
@@ -397,10 +398,6 @@ func loadPolicies(paths []string) (map[string]*ast.Module, error) {
 					errs = append(errs, errV1.Error())
 					continue
 				}
-			}
-			if strings.HasPrefix(m.Package.Path.String(), "data."+builtinRoot) {
-				errs = append(errs, fmt.Sprintf("%s: package %s is reserved for built-in rules", f, m.Package.Path))
-				continue
 			}
 			modules["policy:"+f] = m
 		}
@@ -416,14 +413,7 @@ func loadPolicies(paths []string) (map[string]*ast.Module, error) {
 func compileError(errs ast.Errors) error {
 	var lines []string
 	for _, e := range errs {
-		msg := e.Error()
-		for _, name := range []string{"http.send", "opa.runtime", "net."} {
-			if strings.Contains(e.Message, "undefined function "+name) || strings.Contains(e.Message, "undefined ref: "+name) {
-				fn := strings.TrimSpace(e.Message[strings.Index(e.Message, name):])
-				msg = fmt.Sprintf("%s: %s is not allowed: policies run without network or environment access", e.Location, fn)
-			}
-		}
-		lines = append(lines, msg)
+		lines = append(lines, explainRefused(e))
 	}
 	return fmt.Errorf("policy compile errors:\n%s", strings.Join(lines, "\n"))
 }

@@ -16,8 +16,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
 
-	"github.com/kubectl-workload/kubectl-workload/rules/compiled"
-	"github.com/open-policy-agent/opa/v1/storage"
+	"github.com/open-policy-agent/opa/v1/storage/inmem"
 )
 
 // The sandbox user policies run in. Built-in rules are part of the program
@@ -198,19 +197,23 @@ func (s *sandbox) guard(ctx context.Context, fn func(ctx context.Context) error)
 
 // prepareUser prepares one query per user policy rule, so that a rule the
 // sandbox stops is named and the others still run.
-func (r *Run) prepareUser(ctx context.Context, store storage.Store) error {
+//
+// They get a store of their own, empty: user policies see their input and
+// their own packages, nothing of the run's inventory or the built-in rules.
+func (r *Run) prepareUser(ctx context.Context) error {
 	e := r.engine
+	store := inmem.New()
 	r.sandbox = newSandbox(e.policyTimeout, e.policyMemory)
 	for _, ns := range e.namespaces {
 		for _, rule := range ns.rules {
-			pq, err := rego.New(
+			pq, err := rego.New(append([]func(*rego.Rego){
 				rego.Query(fmt.Sprintf("out = [m | m := data.%s.%s[_]]", ns.name, rule)),
-				rego.Compiler(e.compiler), rego.Store(store), rego.Capabilities(compiled.Capabilities()),
-			).PrepareForEval(ctx)
+				rego.Compiler(e.userCompiler), rego.Store(store), rego.Capabilities(userCapabilities()),
+			}, boundedFunctions()...)...).PrepareForEval(ctx)
 			if err != nil {
 				return fmt.Errorf("prepare policy %s.%s: %w", ns.name, rule, err)
 			}
-			r.users = append(r.users, &userQuery{key: userKey{ns.name, rule}, where: ruleWhere(e.compiler, ns.name, rule), pq: pq})
+			r.users = append(r.users, &userQuery{key: userKey{ns.name, rule}, where: ruleWhere(e.userCompiler, ns.name, rule), pq: pq})
 		}
 	}
 	return nil
@@ -230,9 +233,10 @@ func (r *Run) evalUser(ctx context.Context, input ast.Value) ([]Finding, error) 
 		var rs rego.ResultSet
 		err := r.engine.alone(func() error {
 			return r.sandbox.guard(ctx, func(ctx context.Context) error {
-				var err error
-				rs, err = q.pq.Eval(ctx, rego.EvalParsedInput(input))
-				return err
+				return recovered("evaluate "+q.where, func() (err error) {
+					rs, err = q.pq.Eval(ctx, rego.EvalParsedInput(input))
+					return err
+				})
 			})
 		})
 		id := "policy/" + q.key.namespace + "/" + q.key.rule
@@ -250,7 +254,7 @@ func (r *Run) evalUser(ctx context.Context, input ast.Value) ([]Finding, error) 
 			}
 			continue
 		case err != nil:
-			errs = append(errs, fmt.Errorf("evaluate policy %s (%s): %w", id, q.where, err))
+			errs = append(errs, fmt.Errorf("evaluate policy %s (%s): %w", id, q.where, userEvalError(err)))
 			continue
 		}
 		if len(rs) == 0 {

@@ -132,7 +132,7 @@ func (e *Engine) PrepareLocal(ctx context.Context, off func(id string) bool) (*R
 	store := inmem.NewWithOpts(inmem.OptRoundTripOnWrite(false), inmem.OptReturnASTValuesOnRead(true))
 	run := newRun(ctx, e)
 	run.off, run.local = off, &localQueries{compiler: c, store: store, kinds: e.localKindsOf(c)}
-	if err := run.prepareUser(ctx, store); err != nil {
+	if err := run.prepareUser(ctx); err != nil {
 		return nil, err
 	}
 	return run, nil
@@ -237,7 +237,7 @@ func (e *Engine) prepare(ctx context.Context, c *ast.Compiler, store storage.Sto
 	}
 	run.builtin = pq
 	if users {
-		if err := run.prepareUser(ctx, store); err != nil {
+		if err := run.prepareUser(ctx); err != nil {
 			return nil, err
 		}
 	}

@@ -53,7 +53,7 @@ var ruleByType = map[field.ErrorType]string{
 
 // Rules lists every rule id the API tier can report, sorted.
 func Rules() []string {
-	ids := []string{RuleUnknownField, RuleDecode, RuleRemovedVersion, RuleUnknownVersion, RuleUnknownKind, RuleWarning}
+	ids := []string{RuleUnknownField, RuleDecode, RuleRemovedVersion, RuleUnknownVersion, RuleUnknownKind, RuleWarning, RuleCRDMissing}
 	for _, id := range ruleByType {
 		ids = append(ids, id)
 	}
@@ -214,7 +214,12 @@ func (c *Checker) Check(ctx context.Context, obj Object, opts Options) (res Resu
 	ctx = genericapirequest.WithRequestInfo(ctx, requestInfo(gvk, k.resource, "create", ns, accessor.GetName()))
 
 	if begin := beginCreate[gvk.GroupKind()]; begin != nil {
-		begin(internal)
+		if errs := begin(internal); len(errs) > 0 {
+			for _, e := range errs {
+				res.Issues = append(res.Issues, fieldIssue(e))
+			}
+			return res
+		}
 	}
 	// 4. rest.BeforeCreate's checks, in its order.
 	k.strategy.PrepareForCreate(ctx, internal)

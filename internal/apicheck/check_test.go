@@ -150,6 +150,27 @@ func TestCheck(t *testing.T) {
 			wantChecked: true,
 		},
 		{
+			name:        "a LoadBalancer with externalTrafficPolicy Local: the server allocates healthCheckNodePort before validation",
+			doc:         "apiVersion: v1\nkind: Service\nmetadata:\n  name: ingress-nginx-controller\nspec:\n  type: LoadBalancer\n  externalTrafficPolicy: Local\n  selector: {app: ingress}\n  ports:\n  - {name: http, port: 80, targetPort: http}\n  - {name: https, port: 443, targetPort: https}\n",
+			wantChecked: true,
+		},
+		{
+			name:        "a LoadBalancer without node ports still gets its healthCheckNodePort",
+			doc:         "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\nspec:\n  type: LoadBalancer\n  allocateLoadBalancerNodePorts: false\n  externalTrafficPolicy: Local\n  selector: {app: web}\n  ports:\n  - port: 80\n",
+			wantChecked: true,
+		},
+		{
+			name:        "a NodePort Service asking one node port for two port numbers",
+			doc:         "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\nspec:\n  type: NodePort\n  selector: {app: web}\n  ports:\n  - {name: a, port: 80, nodePort: 30080}\n  - {name: b, port: 81, nodePort: 30080}\n",
+			wantChecked: true,
+			want:        []string{`api/invalid spec.ports[1].nodePort: spec.ports[1].nodePort: Invalid value: 30080: provided port is already allocated`},
+		},
+		{
+			name:        "a NodePort Service: the same port number over two protocols shares its node port",
+			doc:         "apiVersion: v1\nkind: Service\nmetadata:\n  name: dns\nspec:\n  type: NodePort\n  selector: {app: dns}\n  ports:\n  - {name: udp, port: 53, protocol: UDP}\n  - {name: tcp, port: 53, protocol: TCP}\n",
+			wantChecked: true,
+		},
+		{
 			name:        "an HPA with maxReplicas below minReplicas",
 			doc:         "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata:\n  name: web\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n  minReplicas: 5\n  maxReplicas: 3\n",
 			wantChecked: true,

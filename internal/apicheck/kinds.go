@@ -12,9 +12,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	utilnet "k8s.io/apimachinery/pkg/util/net"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apiserver/pkg/registry/rest"
 	clientscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
+	apiservice "k8s.io/kubernetes/pkg/api/service"
 	"k8s.io/kubernetes/pkg/apis/apps"
 	"k8s.io/kubernetes/pkg/apis/autoscaling"
 	"k8s.io/kubernetes/pkg/apis/batch"
@@ -35,6 +38,7 @@ import (
 	"k8s.io/kubernetes/pkg/registry/core/replicationcontroller"
 	"k8s.io/kubernetes/pkg/registry/core/secret"
 	"k8s.io/kubernetes/pkg/registry/core/service"
+	"k8s.io/kubernetes/pkg/registry/core/service/portallocator"
 	"k8s.io/kubernetes/pkg/registry/core/serviceaccount"
 	"k8s.io/kubernetes/pkg/registry/networking/ingress"
 	"k8s.io/kubernetes/pkg/registry/networking/networkpolicy"
@@ -59,9 +63,10 @@ type kind struct {
 }
 
 // beginCreate is, by kind, what the kind's REST storage does to a new object
-// before rest.BeforeCreate (its BeginCreate hook), where lint can do it.
-var beginCreate = map[schema.GroupKind]func(obj runtime.Object){
-	{Group: "", Kind: "Service"}: normalizeClusterIPs,
+// before rest.BeforeCreate (its BeginCreate hook), where lint can do it. What
+// it refuses is reported as the server reports it, before validation runs.
+var beginCreate = map[schema.GroupKind]func(obj runtime.Object) field.ErrorList{
+	{Group: "", Kind: "Service"}: beginServiceCreate,
 }
 
 // kinds are the kinds whose create path is run, by the versions the v1.37 API
@@ -243,14 +248,127 @@ func unknownKind(gvk schema.GroupVersionKind) (string, bool) {
 // clusterIP alone (an older client, or "None" for a headless Service) gets
 // it as clusterIPs too. The allocation that follows it needs the cluster's
 // IP ranges, which lint does not know: an address outside them is not found.
-func normalizeClusterIPs(obj runtime.Object) {
-	svc, ok := obj.(*api.Service)
-	if !ok {
-		return
-	}
+func normalizeClusterIPs(svc *api.Service) {
 	if len(svc.Spec.ClusterIP) > 0 && len(svc.Spec.ClusterIPs) == 0 {
 		svc.Spec.ClusterIPs = []string{svc.Spec.ClusterIP}
 	}
+}
+
+// beginServiceCreate is what the Service REST storage's beginCreate
+// (k8s.io/kubernetes/pkg/registry/core/service/storage, REST.beginCreate)
+// does before validation that lint can do: normalizeClusterIPs, then the
+// node port half of Allocators.allocateCreate, as a dry run asks for it.
+func beginServiceCreate(obj runtime.Object) field.ErrorList {
+	svc, ok := obj.(*api.Service)
+	if !ok {
+		return nil
+	}
+	normalizeClusterIPs(svc)
+	return allocNodePorts(svc)
+}
+
+// defaultNodePortRange is kube-apiserver's --service-node-port-range default.
+var defaultNodePortRange = utilnet.PortRange{Base: 30000, Size: 2768}
+
+// allocNodePorts mirrors Allocators.txnAllocNodePorts, initNodePorts and
+// allocHealthCheckNodePort (k8s.io/kubernetes/pkg/registry/core/service/storage,
+// alloc.go) on a dry run: a NodePort or LoadBalancer Service's ports get node
+// ports (each port number one, a requested one kept), and a LoadBalancer with
+// externalTrafficPolicy Local its healthCheckNodePort, so that validation,
+// which requires them, finds them as the server's does. The allocation is
+// upstream's PortAllocationOperation in dry-run mode, on an empty range as
+// lint knows no other Service: a dry run checks a requested port only against
+// the other ports of the same Service (not the range), and hands out 32769 and
+// up, as the server's dry run does.
+//
+// Worked example: type LoadBalancer, ports 80 and 443 with no nodePort,
+// externalTrafficPolicy Local: ports get 32769 and 32770, healthCheckNodePort
+// 32771; validation then passes where it would say "healthCheckNodePort:
+// Required value".
+func allocNodePorts(svc *api.Service) field.ErrorList {
+	pa, err := portallocator.NewInMemory(defaultNodePortRange)
+	if err != nil {
+		return field.ErrorList{field.InternalError(nil, err)}
+	}
+	op := portallocator.StartOperation(pa, true)
+	defer op.Finish()
+	if svc.Spec.Type == api.ServiceTypeNodePort || svc.Spec.Type == api.ServiceTypeLoadBalancer {
+		if errs := initNodePorts(svc, op); len(errs) > 0 {
+			return errs
+		}
+	}
+	if apiservice.NeedsHealthCheck(svc) {
+		if hc := svc.Spec.HealthCheckNodePort; hc != 0 {
+			if err := op.Allocate(int(hc)); err != nil {
+				return field.ErrorList{field.InternalError(nil,
+					fmt.Errorf("failed to allocate requested HealthCheck NodePort %v: %v", hc, err))}
+			}
+		} else {
+			port, err := op.AllocateNext()
+			if err != nil {
+				return field.ErrorList{field.InternalError(nil, fmt.Errorf("failed to allocate a HealthCheck NodePort %v: %v", port, err))}
+			}
+			svc.Spec.HealthCheckNodePort = int32(port)
+		}
+	}
+	return nil
+}
+
+// initNodePorts mirrors initNodePorts (k8s.io/kubernetes/pkg/registry/core/service/storage):
+// ports with the same port number share a node port; a requested node port
+// is allocated, the others get the next free one, unless a LoadBalancer says
+// allocateLoadBalancerNodePorts: false (shouldAllocateNodePorts).
+func initNodePorts(svc *api.Service, op *portallocator.PortAllocationOperation) field.ErrorList {
+	allocate := svc.Spec.Type == api.ServiceTypeNodePort ||
+		(svc.Spec.Type == api.ServiceTypeLoadBalancer &&
+			(svc.Spec.AllocateLoadBalancerNodePorts == nil || *svc.Spec.AllocateLoadBalancerNodePorts))
+	byPort := map[int32]int32{}
+	invalid := func(i int, np int32, err error) field.ErrorList {
+		return field.ErrorList{field.Invalid(field.NewPath("spec", "ports").Index(i).Child("nodePort"), np, err.Error())}
+	}
+	for i := range svc.Spec.Ports {
+		p := &svc.Spec.Ports[i]
+		if p.NodePort == 0 && !allocate {
+			continue
+		}
+		have := byPort[p.Port]
+		switch {
+		case have == 0:
+			np := requestedNodePort(p.Port, svc.Spec.Ports)
+			if np != 0 {
+				if err := op.Allocate(int(np)); err != nil {
+					return invalid(i, np, err)
+				}
+			} else {
+				next, err := op.AllocateNext()
+				if err != nil {
+					return field.ErrorList{field.InternalError(nil, fmt.Errorf("failed to allocate a nodePort: %w", err))}
+				}
+				np = int32(next)
+			}
+			p.NodePort = np
+			byPort[p.Port] = np
+		case p.NodePort == 0:
+			p.NodePort = have
+		case p.NodePort != have:
+			if err := op.Allocate(int(p.NodePort)); err != nil {
+				return invalid(i, p.NodePort, err)
+			}
+		}
+	}
+	return nil
+}
+
+// requestedNodePort mirrors findRequestedNodePort
+// (k8s.io/kubernetes/pkg/registry/core/service/storage): the first node port
+// requested for port among ports.
+func requestedNodePort(port int32, ports []api.ServicePort) int32 {
+	for _, p := range ports {
+		if p.Port == port && p.NodePort != 0 {
+			return p.NodePort
+		}
+	}
+	return 0
 }
 
 // KnownKinds returns, sorted, the names of the kinds a configuration's

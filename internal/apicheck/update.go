@@ -198,7 +198,9 @@ func (c *Checker) CreatedByApply(ctx context.Context, obj Object, opts Options) 
 	ctx = genericapirequest.WithRequestInfo(ctx, requestInfo(gvk, k.resource, "create", ns, accessor.GetName()))
 	if err := safely(func() {
 		if begin := beginCreate[gvk.GroupKind()]; begin != nil {
-			begin(internal)
+			// The stored object was created: what its create refused is not
+			// this update's to report.
+			_ = begin(internal)
 		}
 		k.strategy.PrepareForCreate(ctx, internal)
 	}); err != nil {

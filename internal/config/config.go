@@ -16,6 +16,8 @@ import (
 	"sync"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/kubectl-workload/kubectl-workload/internal/boundedread"
 )
 
 // FileName is the configuration file lint looks for.
@@ -84,7 +86,15 @@ func Discover(dir string) (string, error) {
 	}
 	for {
 		p := filepath.Join(dir, FileName)
-		if _, err := os.Stat(p); err == nil {
+		if info, err := os.Lstat(p); err == nil {
+			if info.Mode()&os.ModeSymlink != 0 {
+				// The file comes from the repository under review: a link
+				// may not lead out of it (a parse error would echo what it
+				// leads to).
+				if err := boundedread.Inside(workTree(dir), p); err != nil {
+					return "", fmt.Errorf("find %s: %w", FileName, err)
+				}
+			}
 			return p, nil
 		} else if !errors.Is(err, os.ErrNotExist) {
 			return "", fmt.Errorf("find %s: %w", FileName, err)
@@ -100,13 +110,35 @@ func Discover(dir string) (string, error) {
 	}
 }
 
+// workTree returns the root of the git work tree dir is in (the first
+// directory holding .git, dir itself included), or dir when there is none.
+func workTree(dir string) string {
+	for d := dir; ; {
+		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
+			return d
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return dir
+		}
+		d = parent
+	}
+}
+
+// MaxFileSize is the largest configuration file read, in bytes; a
+// configuration of every rule with a thousand exemptions is some 200 kB.
+const MaxFileSize = 1 << 20
+
 var severities = map[string]bool{"error": true, "warning": true, "info": true}
 
 // Load reads and checks a configuration file. Errors name the file and the
 // line: unknown keys, wrong types, bad severities, and exemptions without a
 // reason.
+//
+// Only a regular file of at most MaxFileSize bytes is read: a FIFO, a device
+// or a socket (or a link to one) is an error naming it.
 func Load(path string) (*File, error) {
-	data, err := os.ReadFile(path)
+	data, err := boundedread.ReadFile(path, MaxFileSize)
 	if err != nil {
 		return nil, fmt.Errorf("read config: %w", err)
 	}

@@ -22,6 +22,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/resource"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/pager"
 
 	// The client-go credential plugins (OIDC; exec is built in), as kubectl
@@ -95,7 +96,11 @@ func KindFor(group, kindName string) (Kind, bool) {
 
 // Client reads a cluster with get and list requests.
 type Client struct {
-	getter  genericclioptions.RESTClientGetter
+	getter genericclioptions.RESTClientGetter
+	// bounded is getter with the bounds of bounds.go; cfg its REST
+	// configuration.
+	bounded *boundedGetter
+	cfg     *rest.Config
 	dynamic dynamic.Interface
 	// secrets are the credentials of the kubeconfig user, scrubbed from
 	// every message in case a library quotes them.
@@ -132,6 +137,11 @@ func New(getter genericclioptions.RESTClientGetter) (*Client, error) {
 		return nil, fmt.Errorf("context %q: %s", c.Context, oneLine(err.Error()))
 	}
 	c.Server = cfg.Host
+	bound(cfg)
+	c.cfg = cfg
+	if c.bounded, err = newBoundedGetter(getter, cfg); err != nil {
+		return nil, fmt.Errorf("context %q: client: %s", c.Context, oneLine(err.Error()))
+	}
 	for _, s := range []string{cfg.BearerToken, cfg.Password, string(cfg.KeyData)} {
 		if s != "" {
 			c.secrets = append(c.secrets, s)
@@ -157,7 +167,11 @@ func (c *Client) List(ctx context.Context, namespace string, kinds []Kind) ([]*u
 		if namespace != "" {
 			ri = c.dynamic.Resource(k.GVR).Namespace(namespace)
 		}
-		items, err := listPaged(ctx, ri, k, metav1.ListOptions{})
+		var items []*unstructured.Unstructured
+		err := c.within(func() (err error) {
+			items, err = listPaged(ctx, ri, k, metav1.ListOptions{})
+			return err
+		})
 		if err != nil {
 			return nil, c.Explain(err, "list "+resourceName(k.GVR)+inNamespace(namespace))
 		}
@@ -217,7 +231,11 @@ func (c *Client) ListContext(ctx context.Context, namespaces []string, kinds []K
 // lack.
 func listPaged(ctx context.Context, ri dynamic.ResourceInterface, k Kind, opts metav1.ListOptions) ([]*unstructured.Unstructured, error) {
 	p := pager.New(func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
-		return ri.List(ctx, opts)
+		list, err := ri.List(ctx, opts)
+		if err == nil && opts.Limit > 0 && int64(len(list.Items)) > maxPageFactor*opts.Limit {
+			return nil, fmt.Errorf("list %s: the server sent a page of %d items where %d were asked for", k.GVR.Resource, len(list.Items), opts.Limit)
+		}
+		return list, err
 	})
 	var items []*unstructured.Unstructured
 	err := p.EachListItem(ctx, opts, func(obj runtime.Object) error {
@@ -236,7 +254,11 @@ func listPaged(ctx context.Context, ri dynamic.ResourceInterface, k Kind, opts m
 // Get reads one object. A missing object is an error for which IsNotFound
 // is true; its message names the context and the object.
 func (c *Client) Get(ctx context.Context, k Kind, namespace, name string) (*unstructured.Unstructured, error) {
-	u, err := c.dynamic.Resource(k.GVR).Namespace(namespace).Get(ctx, name, metav1.GetOptions{})
+	var u *unstructured.Unstructured
+	err := c.within(func() (err error) {
+		u, err = c.dynamic.Resource(k.GVR).Namespace(namespace).Get(ctx, name, metav1.GetOptions{})
+		return err
+	})
 	if err != nil {
 		return nil, c.Explain(err, fmt.Sprintf("get %s %q%s", resourceName(k.GVR), name, inNamespace(namespace)))
 	}
@@ -254,17 +276,24 @@ func (c *Client) Resolve(ctx context.Context, namespace string, allNamespaces bo
 	if namespace == "" {
 		namespace = c.Namespace
 	}
-	r := resource.NewBuilder(c.getter).
-		Unstructured().
-		NamespaceParam(namespace).DefaultNamespace().AllNamespaces(allNamespaces).
-		ResourceTypeOrNameArgs(true, args...).
-		RequestChunksOf(500).
-		Flatten().
-		Do()
-	if err := r.Err(); err != nil {
-		return nil, c.Explain(err, "resolve "+strings.Join(args, " "))
-	}
-	infos, err := r.Infos()
+	var infos []*resource.Info
+	err := c.within(func() error {
+		r := resource.NewBuilder(c.bounded).
+			Unstructured().
+			NamespaceParam(namespace).DefaultNamespace().AllNamespaces(allNamespaces).
+			ResourceTypeOrNameArgs(true, args...).
+			RequestChunksOf(500).
+			Flatten().
+			Do()
+		if err := r.Err(); err != nil {
+			return c.Explain(err, "resolve "+strings.Join(args, " "))
+		}
+		var err error
+		if infos, err = r.Infos(); err != nil {
+			return c.Explain(err, "get "+strings.Join(args, " ")+inNamespace(namespace))
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, c.Explain(err, "get "+strings.Join(args, " ")+inNamespace(namespace))
 	}

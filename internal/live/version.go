@@ -16,11 +16,15 @@ const EmbeddedMinor = 37
 
 // ServerVersion asks the API server its version (GET /version).
 func (c *Client) ServerVersion(ctx context.Context) (*version.Info, error) {
-	dc, err := c.getter.ToDiscoveryClient()
+	dc, err := c.bounded.ToDiscoveryClient()
 	if err != nil {
 		return nil, c.Explain(err, "discovery")
 	}
-	info, err := dc.ServerVersion()
+	var info *version.Info
+	err = c.within(func() (err error) {
+		info, err = dc.ServerVersion()
+		return err
+	})
 	if err != nil {
 		return nil, c.Explain(err, "get the server version")
 	}

@@ -15,6 +15,8 @@ import (
 	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/kubectl-workload/kubectl-workload/internal/boundedread"
 )
 
 // extensions are the file endings read when walking a directory. A file named
@@ -37,6 +39,13 @@ type Input struct {
 	kind     DirKind
 	renderer Renderer
 }
+
+// linkSkipReason is why a symbolic link found while walking a directory is
+// not read. Below a directory argument links are not followed: one may lead
+// out of the repository under review (to a file of the machine running lint,
+// whose content a parse error would echo) or to a FIFO or device. The link is a
+// skipped input, which -v names; to lint its target, name the link itself.
+const linkSkipReason = "a symbolic link, not followed below a directory argument; name it to lint its target"
 
 // Expand turns path arguments into the inputs to load, in order and without
 // repeats: a file, a directory (walked recursively for .yaml, .yml and .json
@@ -85,16 +94,23 @@ func expandAll(paths []string, stdin io.Reader, r Renderer) ([]Input, []Problem)
 				p = chart
 			}
 		}
-		files, dirs, probs := expand(p, r != nil, listed)
-		problems = append(problems, probs...)
-		for _, f := range files {
+		w := expand(p, r != nil, listed)
+		problems = append(problems, w.problems...)
+		for _, f := range w.links {
+			if seen[filepath.Clean(f)] {
+				continue
+			}
+			seen[filepath.Clean(f)] = true
+			inputs = append(inputs, Input{Name: f, skip: linkSkipReason})
+		}
+		for _, f := range w.files {
 			if seen[filepath.Clean(f)] {
 				continue
 			}
 			seen[filepath.Clean(f)] = true
 			inputs = append(inputs, Input{Name: f})
 		}
-		for _, d := range dirs {
+		for _, d := range w.dirs {
 			if seen[filepath.Clean(d.dir)+"/"] {
 				continue
 			}
@@ -113,6 +129,14 @@ func expandAll(paths []string, stdin io.Reader, r Renderer) ([]Input, []Problem)
 	patches := newPatchIndex(listed)
 	for _, d := range kustomizationDirs(files, listed) {
 		patches.addDir(d)
+	}
+	// The kustomizations the run renders name their patches too, wherever
+	// those are (../../common/patch.yaml, a sibling of the overlay), and
+	// whether or not the render succeeds.
+	for _, in := range inputs {
+		if in.kind == Kustomization {
+			patches.addDir(in.Name)
+		}
 	}
 	for i := range inputs {
 		if inputs[i].stdin || inputs[i].kind != "" {
@@ -134,15 +158,22 @@ func (in Input) Load() *Set {
 		return set
 	}
 	set := &Set{}
+	if in.skip != "" {
+		// Not read at all: a patch is not linted, and a link may lead
+		// anywhere (linkSkipReason).
+		set.Files++
+		set.Skipped = append(set.Skipped, Skipped{Source: Source{File: in.Name}, Pos: Pos{Line: 1, Column: 1}, Reason: in.skip})
+		return set
+	}
 	data := in.data
 	if !in.stdin {
 		var err error
 		if data, err = readFile(in.Name); err != nil {
-			var tooBig *tooBigError
+			var tooBig *boundedread.TooLargeError
 			if errors.As(err, &tooBig) {
 				set.Files++
 				set.Problems = append(set.Problems, Problem{Source: Source{File: in.Name}, Kind: LimitExceeded, Pos: Pos{Line: 1, Column: 1},
-					Message: tooBig.Error()})
+					Message: tooBigMessage(tooBig)})
 				return set
 			}
 			set.Problems = append(set.Problems, Problem{Source: Source{File: in.Name}, Kind: Unreadable, Message: err.Error()})
@@ -155,73 +186,29 @@ func (in Input) Load() *Set {
 			Message: fmt.Sprintf("standard input holds more than %d bytes (manifest.MaxFileSize); it is not read", MaxFileSize)})
 		return set
 	}
-	if in.skip != "" {
-		set.Skipped = append(set.Skipped, Skipped{Source: Source{File: in.Name}, Pos: Pos{Line: 1, Column: 1}, Reason: in.skip})
-		return set
-	}
 	parse(set, in.Name, data)
 	set.sort()
 	return set
 }
 
-// tooBigError is a file larger than MaxFileSize.
-type tooBigError struct {
-	name string
-	// size is the file's size, or -1 when it is known only to be too big.
-	size int64
-}
-
-func (e *tooBigError) Error() string {
-	if e.size < 0 {
-		return fmt.Sprintf("%s is larger than %d bytes (manifest.MaxFileSize); it is not read", e.name, MaxFileSize)
+// tooBigMessage says a file is over MaxFileSize.
+func tooBigMessage(e *boundedread.TooLargeError) string {
+	if e.Size < 0 {
+		return fmt.Sprintf("%s is larger than %d bytes (manifest.MaxFileSize); it is not read", e.Name, MaxFileSize)
 	}
-	return fmt.Sprintf("%s is %d bytes, more than %d (manifest.MaxFileSize); it is not read", e.name, e.size, MaxFileSize)
+	return fmt.Sprintf("%s is %d bytes, more than %d (manifest.MaxFileSize); it is not read", e.Name, e.Size, MaxFileSize)
 }
 
-// readFile reads a file of at most MaxFileSize bytes. A larger one is not
-// read: its size is checked first, and the read is bounded in case the file
-// grows or is not a regular file.
+// readFile reads a file of at most MaxFileSize bytes (boundedread.ReadFile):
+// a larger one is not read, nor is anything but a regular file (a FIFO
+// named as a manifest would otherwise hang the run, /dev/zero fill memory).
 func readFile(name string) ([]byte, error) {
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", name, errors.Unwrap(err))
+	data, err := boundedread.ReadFile(name, MaxFileSize)
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return nil, fmt.Errorf("read %s: %w", name, pe.Err)
 	}
-	defer f.Close()
-	var data []byte
-	if info, err := f.Stat(); err == nil {
-		if info.Size() > MaxFileSize {
-			return nil, &tooBigError{name: name, size: info.Size()}
-		}
-		// Room for the whole file and one byte more, so that the read
-		// below ends without growing the buffer (as os.ReadFile does).
-		data = make([]byte, 0, info.Size()+1)
-	}
-	data, err = readAll(data, io.LimitReader(f, MaxFileSize+1))
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", name, errors.Unwrap(err))
-	}
-	if len(data) > MaxFileSize {
-		return nil, &tooBigError{name: name, size: -1}
-	}
-	return data, nil
-}
-
-// readAll appends what r holds to buf, as io.ReadAll does into a buffer it
-// grows itself.
-func readAll(buf []byte, r io.Reader) ([]byte, error) {
-	for {
-		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
-		}
-		n, err := r.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
-		if err == io.EOF {
-			return buf, nil
-		}
-		if err != nil {
-			return buf, err
-		}
-	}
+	return data, err
 }
 
 // Load reads every path (see Expand) and parses every file, one after the
@@ -264,7 +251,7 @@ type renderDir struct {
 // itself or one found while walking) is returned in dirs, and its files are
 // not walked. A directory named by the argument is walked even when the
 // argument is a symbolic link to it; below it, links are not followed.
-func expand(p string, render bool, seen *listings) ([]string, []renderDir, []Problem) {
+func expand(p string, render bool, seen *listings) walked {
 	info, err := os.Stat(p)
 	if err != nil {
 		msg := err.Error()
@@ -272,12 +259,12 @@ func expand(p string, render bool, seen *listings) ([]string, []renderDir, []Pro
 		if errors.As(err, &pe) {
 			msg = fmt.Sprintf("%s: %v", p, pe.Err)
 		}
-		return nil, nil, []Problem{{Source: Source{File: p}, Kind: Unreadable, Message: msg}}
+		return walked{problems: []Problem{{Source: Source{File: p}, Kind: Unreadable, Message: msg}}}
 	}
 	if !info.IsDir() {
-		return []string{p}, nil, nil
+		return walked{files: []string{p}}
 	}
-	return walkTree(p, render, seen)
+	return walk(p, render, seen)
 }
 
 // parse splits one file's bytes into documents and loads each one.

@@ -133,13 +133,19 @@ func readListing(dir string) ([]os.DirEntry, listing, error) {
 // links not followed below root. Directories are read side by side, on up to
 // one goroutine per CPU; what each read says is kept in seen.
 func walkTree(root string, render bool, seen *listings) ([]string, []renderDir, []Problem) {
+	out := walk(root, render, seen)
+	return out.files, out.dirs, out.problems
+}
+
+// walk is walkTree, and also returns the symbolic links it did not follow.
+func walk(root string, render bool, seen *listings) walked {
 	w := &walker{render: render, seen: seen, tokens: make(chan struct{}, runtime.GOMAXPROCS(0)-1)}
 	if abs, err := seen.abs(root); err == nil {
 		w.absRoot = abs
 	}
 	var out walked
 	w.dir(root, w.absRoot, true, &out)
-	return out.files, out.dirs, out.problems
+	return out
 }
 
 type walker struct {
@@ -154,12 +160,16 @@ type walked struct {
 	files    []string
 	dirs     []renderDir
 	problems []Problem
+	// links are the symbolic links with a manifest's file ending, which
+	// are not followed (see linkSkipReason).
+	links []string
 }
 
 func (w *walked) add(o *walked) {
 	w.files = append(w.files, o.files...)
 	w.dirs = append(w.dirs, o.dirs...)
 	w.problems = append(w.problems, o.problems...)
+	w.links = append(w.links, o.links...)
 }
 
 // dir walks the directory path (abs: its absolute path, "" if unknown).
@@ -218,6 +228,8 @@ func (w *walker) dir(path, abs string, top bool, out *walked) {
 			}
 		case e.Type().IsRegular() && extensions[strings.ToLower(filepath.Ext(name))]:
 			parts[i] = &walked{files: []string{p}}
+		case e.Type()&os.ModeSymlink != 0 && extensions[strings.ToLower(filepath.Ext(name))]:
+			parts[i] = &walked{links: []string{p}}
 		}
 	}
 	wg.Wait()

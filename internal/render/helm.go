@@ -3,12 +3,14 @@ package render
 import (
 	"bytes"
 	"context"
+	_ "embed"
 	"errors"
 	"fmt"
 	"os"
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -41,9 +43,15 @@ func (r *Renderer) helm(dir string) rendered {
 		return rendered{failed: &manifest.Set{Files: 1, Problems: []manifest.Problem{{Source: manifest.Source{File: file},
 			Kind: manifest.Unparsable, Pos: pos, Message: msg}}}}
 	}
+	if err := checkChartFiles(dir); err != nil {
+		return fail(chartFile, manifest.Pos{}, fmt.Sprintf("helm: chart %s: %v", dir, err))
+	}
 	chrt, err := loader.Load(dir)
 	if err != nil {
 		return fail(chartFile, manifest.Pos{}, fmt.Sprintf("helm: load chart %s: %v", dir, err))
+	}
+	if err := checkSchemaRefs(dir, chrt); err != nil {
+		return fail(filepath.Join(dir, "values.schema.json"), manifest.Pos{}, "helm: "+err.Error())
 	}
 	if missing := missingDependencies(chrt); len(missing) > 0 {
 		line := keyLineIn(chartFile, "dependencies")
@@ -59,7 +67,10 @@ func (r *Renderer) helm(dir string) rendered {
 	if err != nil {
 		return fail(chartFile, manifest.Pos{}, fmt.Sprintf("helm: invalid --kube-version %q: %v", r.opts.KubeVersion, err))
 	}
-	rel, err := renderChart(chrt, vals, r.opts.ReleaseName, r.opts.Namespace, kv)
+	caps := common.DefaultCapabilities.Copy()
+	caps.KubeVersion = *kv
+	caps.APIVersions = apiVersions(r.opts)
+	rel, err := renderChart(chrt, vals, r.opts.ReleaseName, r.opts.Namespace, caps, r.opts.HelmTests)
 	if err != nil {
 		file, pos := helmErrorPlace(dir, chrt.Name(), err)
 		if file == "" {
@@ -74,21 +85,23 @@ func (r *Renderer) helm(dir string) rendered {
 	return rendered{name: name, stream: []byte(stream), origin: newHelmOrigin(dir, chrt.Name(), stream)}
 }
 
-// renderChart renders a chart as helm template does: the client-only path
-// of helm's Install.RunWithContext (pkg/action/install.go: dependencies
-// processed, render values with schema validation, default capabilities with
-// the chosen Kubernetes version) and Configuration.renderResources
+// renderChart renders a chart as helm install would on the target cluster,
+// with helm template's code path: the client-only path of helm's
+// Install.RunWithContext (pkg/action/install.go: dependencies processed,
+// render values with schema validation, capabilities caps: the chosen
+// Kubernetes version and the API versions the cluster serves, which helm
+// install reads from discovery) and Configuration.renderResources
 // (pkg/action/action.go: the kubeVersion constraint, the engine, NOTES.txt
 // left out, manifests sorted in install order with hooks apart; no CRDs, no
-// post-renderer). It does not use helm's action package, whose imports (the
+// post-renderer). Test hooks are left out unless tests is set: helm install
+// does not create them, and helm template's --skip-tests drops them the same
+// way (pkg/cmd/template.go). It does not use helm's action package, whose imports (the
 // Kubernetes client, registries, storage drivers) cost every run of this
 // binary their package initialisation, chart or not.
-func renderChart(chrt *chart.Chart, vals map[string]any, name, namespace string, kv *common.KubeVersion) (*release.Release, error) {
+func renderChart(chrt *chart.Chart, vals map[string]any, name, namespace string, caps *common.Capabilities, tests bool) (*release.Release, error) {
 	if err := chartutil.ProcessDependencies(chrt, vals); err != nil {
 		return nil, fmt.Errorf("chart dependencies processing failed: %w", err)
 	}
-	caps := common.DefaultCapabilities.Copy()
-	caps.KubeVersion = *kv
 	options := common.ReleaseOptions{Name: name, Namespace: namespace, Revision: 1, IsInstall: true}
 	values, err := util.ToRenderValuesWithSchemaValidation(chrt, vals, options, caps, false)
 	if err != nil {
@@ -111,11 +124,44 @@ func renderChart(chrt *chart.Chart, vals map[string]any, name, namespace string,
 	if err != nil {
 		return nil, err
 	}
+	if !tests {
+		hooks = slices.DeleteFunc(hooks, isTestHook)
+	}
 	var b strings.Builder
 	for _, m := range manifests {
 		fmt.Fprintf(&b, "---\n# Source: %s\n%s\n", m.Name, m.Content)
 	}
 	return &release.Release{Name: name, Namespace: namespace, Manifest: b.String(), Hooks: hooks}, nil
+}
+
+// isTestHook reports whether h runs on helm test, as helm template's
+// --skip-tests tells (pkg/cmd/template.go, isTestHook).
+func isTestHook(h *release.Hook) bool {
+	return slices.Contains(h.Events, release.HookTest)
+}
+
+// servedAPIVersions are the API versions a v1.37.1 kube-apiserver serves by
+// default, as helm install reads them from its discovery: each
+// group/version and group/version/kind. The e2e test TestServedAPIVersions
+// records them from the real server and checks them.
+//
+//go:embed served-api-versions.txt
+var servedAPIVersions string
+
+// apiVersions is .Capabilities.APIVersions for opts: the cluster's when
+// known, else those servedAPIVersions lists, then --api-versions.
+func apiVersions(opts Options) common.VersionSet {
+	base := opts.ClusterAPIVersions
+	if len(base) == 0 {
+		base = strings.Fields(servedAPIVersions)
+	}
+	out := slices.Clone(base)
+	for _, v := range opts.APIVersions {
+		if !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	return common.VersionSet(out)
 }
 
 // mergeValues merges the values files, then --set, then --set-string, as
@@ -125,7 +171,7 @@ func renderChart(chrt *chart.Chart, vals map[string]any, name, namespace string,
 func mergeValues(opts Options) (map[string]any, error) {
 	base := map[string]any{}
 	for _, f := range opts.ValuesFiles {
-		raw, err := os.ReadFile(f)
+		raw, err := readInput(f)
 		if err != nil {
 			return nil, err
 		}
@@ -189,7 +235,7 @@ func missingDependencies(c *chart.Chart) []string {
 
 // keyLineIn returns the line of a top-level key in a file, or 1.
 func keyLineIn(file, key string) int {
-	data, err := os.ReadFile(file)
+	data, err := readInput(file)
 	if err != nil {
 		return 1
 	}
@@ -252,7 +298,7 @@ func schemaErrorPlace(dir string, err error) (string, manifest.Pos) {
 		return "", manifest.Pos{}
 	}
 	values := filepath.Join(dir, "values.yaml")
-	data, rerr := os.ReadFile(values)
+	data, rerr := readInput(values)
 	if rerr != nil {
 		return "", manifest.Pos{}
 	}
@@ -306,7 +352,7 @@ func subchartDir(chartDir, name string) (string, bool) {
 	var parent struct {
 		Dependencies []struct{ Name, Alias string } `json:"dependencies"`
 	}
-	if data, err := os.ReadFile(filepath.Join(chartDir, "Chart.yaml")); err == nil && sigsyaml.Unmarshal(data, &parent) == nil {
+	if data, err := readInput(filepath.Join(chartDir, "Chart.yaml")); err == nil && sigsyaml.Unmarshal(data, &parent) == nil {
 		for _, d := range parent.Dependencies {
 			if d.Alias == name && d.Name != "" {
 				real = d.Name
@@ -327,7 +373,7 @@ func subchartDir(chartDir, name string) (string, bool) {
 		var meta struct {
 			Name string `json:"name"`
 		}
-		data, err := os.ReadFile(filepath.Join(charts, e.Name(), "Chart.yaml"))
+		data, err := readInput(filepath.Join(charts, e.Name(), "Chart.yaml"))
 		if err == nil && sigsyaml.Unmarshal(data, &meta) == nil && meta.Name == real {
 			return filepath.Join(charts, e.Name()), true
 		}
@@ -352,6 +398,10 @@ func oneLine(s string) string {
 type helmDoc struct {
 	source string // the template as helm names it
 	index  int    // among the rendered documents of that template
+	// kind is the document's kind, and kindIndex its index among the
+	// rendered documents of that template and kind.
+	kind      string
+	kindIndex int
 }
 
 // helmOrigin maps a chart's rendered documents to their templates.
@@ -359,15 +409,18 @@ type helmOrigin struct {
 	dir, chartName string
 	docs           []helmDoc
 	perSource      map[string]int
+	perSourceKind  map[string]int // by source and kind, joined by a NUL
 
-	mu   sync.Mutex
-	keys map[string][][]keyLine // a template's keys, by document
+	mu    sync.Mutex
+	keys  map[string][][]keyLine // a template's keys, by document
+	kinds map[string][]string    // a template's literal kinds, by document
 }
 
 // newHelmOrigin reads the "# Source:" comment of each document of the
 // stream that manifest counts (one holding more than comments).
 func newHelmOrigin(dir, chartName, stream string) *helmOrigin {
-	o := &helmOrigin{dir: dir, chartName: chartName, perSource: map[string]int{}, keys: map[string][][]keyLine{}}
+	o := &helmOrigin{dir: dir, chartName: chartName, perSource: map[string]int{}, perSourceKind: map[string]int{},
+		keys: map[string][][]keyLine{}, kinds: map[string][]string{}}
 	for _, chunk := range splitDocs(stream) {
 		source, blank := "", true
 		for _, l := range strings.Split(chunk, "\n") {
@@ -382,10 +435,50 @@ func newHelmOrigin(dir, chartName, stream string) *helmOrigin {
 		if blank {
 			continue
 		}
-		o.docs = append(o.docs, helmDoc{source: source, index: o.perSource[source]})
+		kind := docKind(chunk)
+		o.docs = append(o.docs, helmDoc{source: source, index: o.perSource[source], kind: kind,
+			kindIndex: o.perSourceKind[source+"\x00"+kind]})
 		o.perSource[source]++
+		o.perSourceKind[source+"\x00"+kind]++
 	}
 	return o
+}
+
+// kindLine is a top-level "kind: X" line, X written out (not a template
+// action).
+var kindLine = regexp.MustCompile(`(?m)^kind:[ \t]*["']?([A-Za-z0-9]+)["']?[ \t]*(?:#.*)?$`)
+
+// docKind is the kind a document's top-level kind line names, or "".
+func docKind(doc string) string {
+	if m := kindLine.FindStringSubmatch(doc); m != nil {
+		return m[1]
+	}
+	return ""
+}
+
+// templateDocFor finds the document of a template that rendered d when the
+// template's documents and the rendered ones do not pair one to one (a
+// "---" inside {{ if }}, a document left out by its condition): the
+// template documents whose literal kind is d's, paired in order with the
+// rendered documents of that kind when they are as many, or the only one.
+// It returns the document's index among the template's documents.
+func (o *helmOrigin) templateDocFor(d helmDoc, kinds []string) (int, bool) {
+	if d.kind == "" {
+		return 0, false
+	}
+	var candidates []int
+	for i, k := range kinds {
+		if k == d.kind {
+			candidates = append(candidates, i)
+		}
+	}
+	switch {
+	case len(candidates) == 1:
+		return candidates[0], true
+	case len(candidates) > 1 && len(candidates) == o.perSourceKind[d.source+"\x00"+d.kind]:
+		return candidates[d.kindIndex], true
+	}
+	return 0, false
 }
 
 // splitDocs splits a YAML stream at lines starting with "---", as manifest
@@ -416,10 +509,16 @@ func (o *helmOrigin) Locate(document int, field string) (manifest.Location, bool
 	if !ok {
 		return manifest.Location{}, false
 	}
-	docs := o.templateKeys(file)
+	docs, kinds := o.templateKeys(file)
 	var keys []keyLine
 	doc := 0
-	if n := o.perSource[d.source]; len(nonEmpty(docs)) == n {
+	// The document's kind finds it first: helm sorts a template's
+	// documents in install order (a ServiceAccount before a Service before
+	// a Deployment), so the n-th rendered is not the template's n-th.
+	if i, ok := o.templateDocFor(d, kinds); ok {
+		keys = docs[i]
+		doc = len(nonEmpty(docs[:i]))
+	} else if n := o.perSource[d.source]; len(nonEmpty(docs)) == n {
 		keys = nonEmpty(docs)[d.index]
 		doc = d.index
 	} else {
@@ -450,17 +549,23 @@ func nonEmpty(docs [][]keyLine) [][]keyLine {
 	return out
 }
 
-func (o *helmOrigin) templateKeys(file string) [][]keyLine {
+// templateKeys returns a template's keys and literal kinds, by document
+// (documents as scanKeys splits them).
+func (o *helmOrigin) templateKeys(file string) ([][]keyLine, []string) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if k, ok := o.keys[file]; ok {
-		return k
+		return k, o.kinds[file]
 	}
-	data, err := os.ReadFile(file)
+	data, err := readInput(file)
 	var k [][]keyLine
+	var kinds []string
 	if err == nil {
 		k = scanKeys(string(data))
+		for _, doc := range splitDocs(string(data)) {
+			kinds = append(kinds, docKind(doc))
+		}
 	}
-	o.keys[file] = k
-	return k
+	o.keys[file], o.kinds[file] = k, kinds
+	return k, kinds
 }

@@ -12,10 +12,13 @@ import (
 
 	"gopkg.in/yaml.v3"
 	"sigs.k8s.io/kustomize/api/krusty"
+	"sigs.k8s.io/kustomize/api/types"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 	sigsyaml "sigs.k8s.io/yaml"
 
+	"github.com/kubectl-workload/kubectl-workload/internal/boundedread"
 	"github.com/kubectl-workload/kubectl-workload/internal/manifest"
+	"github.com/kubectl-workload/kubectl-workload/internal/render/helper"
 )
 
 // kustomizationNames are the file names kustomize reads in a directory, in
@@ -59,7 +62,7 @@ type kustTarget struct {
 func readKust(dir string) (string, *kustFile, error) {
 	for _, n := range kustomizationNames {
 		f := filepath.Join(dir, n)
-		data, err := os.ReadFile(f)
+		data, err := readInput(f)
 		if err != nil {
 			continue
 		}
@@ -123,6 +126,11 @@ type originFS struct {
 }
 
 func (f originFS) ReadFile(path string) ([]byte, error) {
+	// A FIFO or a device among the resources would hang the build or
+	// fill memory: only regular files within the limit are read.
+	if err := boundedread.Check(path, manifest.MaxFileSize); err != nil {
+		return nil, err
+	}
 	data, err := f.FileSystem.ReadFile(path)
 	if err != nil || filepath.Clean(path) != f.root {
 		return data, err
@@ -168,7 +176,11 @@ func (r *Renderer) kustomize(dir string) rendered {
 	}
 	absKF, _ := filepath.Abs(kf)
 	fs := originFS{FileSystem: filesys.MakeFsOnDisk(), root: filepath.Clean(absKF)}
-	m, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(fs, abs)
+	kopts := krusty.MakeDefaultOptions()
+	if r.opts.LoadRestrictor == helper.LoadRestrictionsNone {
+		kopts.LoadRestrictions = types.LoadRestrictionsNone
+	}
+	m, err := krusty.MakeKustomizer(kopts).Run(fs, abs)
 	if err != nil {
 		return fail(kf, errorLine(kf, err.Error()), "kustomize: "+oneLine(err.Error()))
 	}
@@ -209,7 +221,7 @@ var quoted = regexp.MustCompile(`'([^'\s]+)'`)
 // errorLine returns the line of the kustomization that names something a
 // build error quotes (a missing resource), or 1.
 func errorLine(kf, msg string) int {
-	data, err := os.ReadFile(kf)
+	data, err := readInput(kf)
 	if err != nil {
 		return 1
 	}
@@ -225,7 +237,7 @@ func errorLine(kf, msg string) int {
 
 // lineOf returns the first line of file holding s, or 1.
 func lineOf(file, s string) int {
-	data, err := os.ReadFile(file)
+	data, err := readInput(file)
 	if err != nil {
 		return 1
 	}
@@ -320,7 +332,7 @@ func collectPatches(dir string, seen map[string]bool) []kustPatch {
 // file line before the first line of its inline patch text (0 for an item
 // without one).
 func inlinePatchLines(file string) []int {
-	data, err := os.ReadFile(file)
+	data, err := readInput(file)
 	if err != nil {
 		return nil
 	}
@@ -354,7 +366,7 @@ func inlinePatchLines(file string) []int {
 // and replicas lists.
 func entryLines(file string) map[string][]int {
 	out := map[string][]int{}
-	data, err := os.ReadFile(file)
+	data, err := readInput(file)
 	if err != nil {
 		return out
 	}
@@ -377,7 +389,7 @@ func entryLines(file string) map[string][]int {
 // isJSONPatch reports whether a patch file holds a JSON 6902 patch (a list
 // of operations) rather than a strategic merge patch (an object).
 func isJSONPatch(file string) bool {
-	data, err := os.ReadFile(file)
+	data, err := readInput(file)
 	if err != nil {
 		return false
 	}
@@ -450,7 +462,7 @@ func resourceObject(d kustDoc) *manifest.Object {
 	if d.file == "" {
 		return nil
 	}
-	data, err := os.ReadFile(d.file)
+	data, err := readInput(d.file)
 	if err != nil {
 		return nil
 	}
@@ -498,7 +510,7 @@ func (o *kustOrigin) inPatch(p kustPatch, d kustDoc, field string, inResource bo
 		}
 		return manifest.Location{File: p.file, Pos: manifest.Pos{Line: p.entryLine, Column: 3}}, true
 	}
-	data, err := os.ReadFile(p.file)
+	data, err := readInput(p.file)
 	if p.inline != "" {
 		data, err = []byte(p.inline), nil
 	}

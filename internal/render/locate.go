@@ -47,7 +47,10 @@ func scanKeys(text string) [][]keyLine {
 		// the key's column; the entry itself is recorded as the parent's
 		// path and "[]".
 		for strings.HasPrefix(t, "- ") || t == "-" {
-			for len(stack) > 0 && stack[len(stack)-1].indent >= indent {
+			// The key a sequence is the value of may stand at the entry's
+			// own column ("containers:" then "- name: web" below it, as
+			// kubectl and most charts write it): it stays the parent.
+			for len(stack) > 0 && stack[len(stack)-1].indent > indent {
 				stack = stack[:len(stack)-1]
 			}
 			parts := make([]string, 0, len(stack)+1)

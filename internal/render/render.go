@@ -16,6 +16,7 @@ package render
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/kubectl-workload/kubectl-workload/internal/manifest"
 	"github.com/kubectl-workload/kubectl-workload/internal/render/helper"
@@ -95,3 +96,25 @@ func (r *Renderer) render(dir string, kind manifest.DirKind) (out rendered) {
 	return rendered{failed: &manifest.Set{Problems: []manifest.Problem{{Source: manifest.Source{File: dir}, Kind: manifest.Unreadable,
 		Message: fmt.Sprintf("%s: unknown kind of directory %q", dir, kind)}}}}
 }
+
+// Stream renders dir and returns the rendered YAML stream as helm template
+// or kustomize build prints it, or an error holding the problem that
+// rendering met. The real-world corpus (hack/update-realworld.sh) is made
+// with it.
+func (r *Renderer) Stream(dir string, kind manifest.DirKind) ([]byte, error) {
+	out := r.render(dir, kind)
+	if out.failed != nil {
+		var msgs []string
+		for _, p := range out.failed.Problems {
+			msgs = append(msgs, fmt.Sprintf("%s:%d: %s", p.Source.File, p.Pos.Line, p.Message))
+		}
+		return nil, fmt.Errorf("render %s: %s", dir, strings.Join(msgs, "; "))
+	}
+	return out.stream, nil
+}
+
+// kustomize build's --load-restrictor values.
+const (
+	LoadRestrictionsRootOnly = helper.LoadRestrictionsRootOnly
+	LoadRestrictionsNone     = helper.LoadRestrictionsNone
+)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/kubectl-workload/kubectl-workload/internal/admissionpolicy"
 	"github.com/kubectl-workload/kubectl-workload/internal/apicheck"
 	"github.com/kubectl-workload/kubectl-workload/internal/podsecurity"
 	"github.com/kubectl-workload/kubectl-workload/lint"
@@ -35,12 +36,19 @@ func builtinTiers() []rules.Rule {
 		{ID: podsecurity.RuleWarn, Severity: rules.SeverityWarning, Title: "The namespace's Pod Security warn label makes the server warn"},
 		{ID: podsecurity.RuleAudit, Severity: rules.SeverityWarning, Title: "The namespace's Pod Security audit label records a violation"},
 	}
+	out = append(out,
+		rules.Rule{ID: admissionpolicy.RuleDeny, Severity: rules.SeverityError, Title: "A ValidatingAdmissionPolicy with a Deny binding refuses the object"},
+		rules.Rule{ID: admissionpolicy.RuleWarn, Severity: rules.SeverityWarning, Title: "A ValidatingAdmissionPolicy with a Warn binding makes the server warn"},
+		rules.Rule{ID: admissionpolicy.RuleAudit, Severity: rules.SeverityInfo, Title: "A ValidatingAdmissionPolicy with an Audit binding records a failure"})
 	for _, id := range apicheck.Rules() {
-		sev := rules.SeverityError
-		if id == apicheck.RuleWarning {
+		sev, title := rules.SeverityError, "The API server's own validation (v1.37)"
+		switch id {
+		case apicheck.RuleWarning:
 			sev = rules.SeverityWarning
+		case apicheck.RuleCRDMissing:
+			sev, title = rules.SeverityInfo, "Custom resource whose CustomResourceDefinition is nowhere in sight: not checked"
 		}
-		out = append(out, rules.Rule{ID: id, Severity: sev, Title: "The API server's own validation (v1.37)"})
+		out = append(out, rules.Rule{ID: id, Severity: sev, Title: title})
 	}
 	return out
 }

@@ -105,6 +105,11 @@ var tierHelps = map[string]tierHelp{
 		description: "Strict decoding (kubectl's default --validate=strict) rejects a field the API does not define, such as a misspelled replicas. Like the API server, lint reports no validation findings for the object until the field is fixed.",
 		remediation: "Fix the field's spelling or indentation, or remove it.",
 	},
+	apicheck.RuleCRDMissing: {
+		title:       "Custom resource whose CustomResourceDefinition is nowhere in sight",
+		description: "The object is a custom resource, and its CustomResourceDefinition is not in the input, not given with --crds, and not read from the cluster: nothing checks it against its schema and CEL rules. Reported once per kind, on its first object.",
+		remediation: "Give the CRD with --crds PATH (a file, a directory or a chart's crds/ folder), or lint with --live or --against-live to read the cluster's.",
+	},
 	apicheck.RuleDecode: {
 		title:       "The API server cannot decode the object",
 		description: "The API server cannot decode the object at all, for example a string where it expects an integer.",

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/kubectl-workload/kubectl-workload/internal/controller/job"
+	"github.com/kubectl-workload/kubectl-workload/internal/controller/ttlafterfinished"
 	"github.com/kubectl-workload/kubectl-workload/predict/runner"
 )
 
@@ -96,6 +97,9 @@ func writeJob(b *strings.Builder, p runner.Prediction) {
 	for _, n := range r.Notes {
 		fmt.Fprintf(b, "  note: %s\n", n)
 	}
+	if j.TTL != nil {
+		fmt.Fprintf(b, "  deleted: %s\n", j.TTL.Describe(seconds))
+	}
 	fmt.Fprintf(b, "  summary: %s\n", jobSummary(r))
 }
 
@@ -166,6 +170,15 @@ type jobDoc struct {
 	DurationSeconds       float64    `json:"durationSeconds"`
 	FailedIndexes         []int      `json:"failedIndexes"`
 	Notes                 []string   `json:"notes"`
+	// TTL: when the TTL-after-finished controller deletes the Job (absent without one).
+	TTL *ttlDoc `json:"ttlAfterFinished,omitempty"`
+}
+
+type ttlDoc struct {
+	TTLSecondsAfterFinished int32   `json:"ttlSecondsAfterFinished"`
+	FinishedAtSeconds       float64 `json:"finishedAtSeconds"`
+	DeletedAtSeconds        float64 `json:"deletedAtSeconds"`
+	PropagationPolicy       string  `json:"propagationPolicy"`
 }
 
 type failureDoc struct {
@@ -201,6 +214,9 @@ func toJob(j *runner.JobResult) *jobDoc {
 		RestartPolicy: j.RestartPolicy, Failure: failureDoc(j.Failure), RunForSeconds: secs(j.RunFor), RunForSource: j.RunForSource,
 		Waves: []waveDoc{}, Pods: []podRun{}, Succeeded: r.Succeeded, Failed: r.Failed, Outcome: r.Outcome, Reason: r.Reason,
 		Message: r.Message, DurationSeconds: secs(r.Duration), FailedIndexes: append([]int{}, r.FailedIndexes...), Notes: append([]string{}, r.Notes...)}
+	if t := j.TTL; t != nil {
+		d.TTL = &ttlDoc{TTLSecondsAfterFinished: t.TTLSeconds, FinishedAtSeconds: secs(t.FinishedAt), DeletedAtSeconds: secs(t.At), PropagationPolicy: ttlafterfinished.Propagation}
+	}
 	for _, w := range r.Waves {
 		d.Waves = append(d.Waves, waveDoc{AtSeconds: secs(w.At), Pods: w.Pods, Indexes: append([]int{}, w.Indexes...), BackoffSeconds: secs(w.Backoff)})
 	}

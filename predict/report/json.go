@@ -57,28 +57,45 @@ type rejection struct {
 
 // distribution is kernel.Distribution: --runs N spread runs of the plan.
 type distribution struct {
-	Runs                 int      `json:"runs"`
-	Seed                 uint64   `json:"seed"`
-	ReadySpreadSeconds   float64  `json:"readySpreadSeconds"`
-	Completed            int      `json:"completed"`
-	CompletionP50Seconds float64  `json:"completionP50Seconds"`
-	CompletionP95Seconds float64  `json:"completionP95Seconds"`
-	PeakPods             int32    `json:"peakPods"`
-	MinAvailable         int32    `json:"minAvailable"`
-	Sequences            int      `json:"sequences"`
-	PlanRuns             int      `json:"planRuns"`
-	MostCommon           []string `json:"mostCommon"`
-	MostCommonRuns       int      `json:"mostCommonRuns"`
+	Runs                 int     `json:"runs"`
+	Seed                 uint64  `json:"seed"`
+	ReadySpreadSeconds   float64 `json:"readySpreadSeconds"`
+	Completed            int     `json:"completed"`
+	CompletionP50Seconds float64 `json:"completionP50Seconds"`
+	CompletionP95Seconds float64 `json:"completionP95Seconds"`
+	PeakPods             int32   `json:"peakPods"`
+	MinAvailable         int32   `json:"minAvailable"`
+	// Sequences counts the distinct step sequences; MostCommon is the first of AllSequences.
+	Sequences      int      `json:"sequences"`
+	PlanRuns       int      `json:"planRuns"`
+	MostCommon     []string `json:"mostCommon"`
+	MostCommonRuns int      `json:"mostCommonRuns"`
+	// AllSequences are every distinct step sequence with its count, the most frequent first.
+	AllSequences []sequenceCount `json:"allSequences"`
+}
+
+// sequenceCount is kernel.SequenceCount: one distinct step sequence and how many runs took it.
+type sequenceCount struct {
+	Runs  int      `json:"runs"`
+	Plan  bool     `json:"plan,omitempty"`
+	Steps []string `json:"steps"`
 }
 
 func toDistribution(d *kernel.Distribution) *distribution {
 	if d == nil {
 		return nil
 	}
-	return &distribution{Runs: d.Runs, Seed: d.Seed, ReadySpreadSeconds: secs(d.Spread), Completed: d.Completed,
+	out := &distribution{Runs: d.Runs, Seed: d.Seed, ReadySpreadSeconds: secs(d.Spread), Completed: d.Completed,
 		CompletionP50Seconds: secs(d.CompletionP50), CompletionP95Seconds: secs(d.CompletionP95), PeakPods: d.PeakPods,
-		MinAvailable: d.MinAvailable, Sequences: d.Sequences, PlanRuns: d.DeterministicRuns,
-		MostCommon: append([]string{}, d.MostCommon...), MostCommonRuns: d.MostCommonRuns}
+		MinAvailable: d.MinAvailable, Sequences: len(d.Sequences), PlanRuns: d.DeterministicRuns, MostCommon: []string{},
+		AllSequences: []sequenceCount{}}
+	for _, sc := range d.Sequences {
+		out.AllSequences = append(out.AllSequences, sequenceCount{Runs: sc.Runs, Plan: sc.Plan, Steps: append([]string{}, sc.Steps...)})
+	}
+	if len(d.Sequences) > 0 {
+		out.MostCommon, out.MostCommonRuns = out.AllSequences[0].Steps, out.AllSequences[0].Runs
+	}
+	return out
 }
 
 type timing struct {

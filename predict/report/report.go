@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -195,12 +196,17 @@ func writePrediction(b *strings.Builder, p runner.Prediction, chart bool) {
 	}
 	fmt.Fprintf(b, "  summary: %s\n", summaryText(plan))
 	if d := p.Distribution; d != nil {
-		writeDistribution(b, d)
+		writeDistribution(b, d, plan)
 	}
 }
 
-// writeDistribution prints what --ready-spread D --runs N found.
-func writeDistribution(b *strings.Builder, d *kernel.Distribution) {
+// shownSequences bounds the step sequences the text report lists; -o json lists all.
+const shownSequences = 8
+
+// writeDistribution prints what --ready-spread D --runs N found: the completion times, the
+// bounds reached, and the distinct step sequences with their counts, the most frequent first
+// (at most shownSequences, then how many more), in the compact form of compactSequence.
+func writeDistribution(b *strings.Builder, d *kernel.Distribution, plan *kernel.Plan) {
 	fmt.Fprintf(b, "\n  %d runs with each pod's Ready time spread over %s (seeds %d to %d):\n", d.Runs, seconds(d.Spread), d.Seed, d.Seed+uint64(d.Runs)-1)
 	row := func(k, v string) { fmt.Fprintf(b, "    %-16s %s\n", k, v) }
 	if d.Completed > 0 {
@@ -210,11 +216,69 @@ func writeDistribution(b *strings.Builder, d *kernel.Distribution) {
 	}
 	row("peak pods", fmt.Sprintf("%d (terminating ones included)", d.PeakPods))
 	row("min available", fmt.Sprintf("%d", d.MinAvailable))
-	row("step sequences", fmt.Sprintf("%d distinct; the plan above in %d of %d runs", d.Sequences, d.DeterministicRuns, d.Runs))
-	row("most common", fmt.Sprintf("%d of %d runs:", d.MostCommonRuns, d.Runs))
-	for _, m := range d.MostCommon {
-		fmt.Fprintf(b, "      %s\n", m)
+	row("step sequences", fmt.Sprintf("%d distinct; the plan above in %d of %d runs", len(d.Sequences), d.DeterministicRuns, d.Runs))
+	labels := map[string]string{}
+	for i, n := range columns(plan) {
+		labels[n] = label(i)
 	}
+	width := len(strconv.Itoa(d.Runs))
+	for i, sc := range d.Sequences {
+		if i == shownSequences {
+			rest := 0
+			for _, more := range d.Sequences[i:] {
+				rest += more.Runs
+			}
+			fmt.Fprintf(b, "      and %d more %s (%d %s); -o json lists them all\n", len(d.Sequences)-i, plural(len(d.Sequences)-i, "sequence", "sequences"), rest, plural(rest, "run", "runs"))
+			break
+		}
+		mark := ""
+		if sc.Plan {
+			mark = "  (the plan)"
+		}
+		fmt.Fprintf(b, "      %*d %s  %s%s\n", width, sc.Runs, plural(sc.Runs, "run ", "runs"), compactSequence(sc.Steps, labels), mark)
+	}
+}
+
+// compactSequence writes a step sequence on one line: a ReplicaSet's scale event as its column
+// label and sizes ("B 0→3"), a StatefulSet's pod creation or deletion as "+web-3" or "−web-3",
+// a DaemonSet's wave as "+2" or "−1", any other step as its message. "(no step)" for none.
+//
+// Example: "Scaled up replica set web-5c5c9df78b from 0 to 3" with web-5c5c9df78b in column B
+// is "B 0→3".
+func compactSequence(steps []string, labels map[string]string) string {
+	if len(steps) == 0 {
+		return "(no step)"
+	}
+	out := make([]string, 0, len(steps))
+	for _, m := range steps {
+		out = append(out, compactStep(m, labels))
+	}
+	return strings.Join(out, ", ")
+}
+
+func compactStep(m string, labels map[string]string) string {
+	f := strings.Fields(m)
+	switch {
+	case len(f) == 9 && f[0] == "Scaled" && f[2] == "replica" && f[3] == "set" && f[5] == "from" && f[7] == "to":
+		name := f[4]
+		if l, ok := labels[name]; ok {
+			name = l
+		}
+		return fmt.Sprintf("%s %s→%s", name, f[6], f[8])
+	case len(f) >= 3 && (f[0] == "Create" || f[0] == "Delete") && f[1] == "Pod":
+		if f[0] == "Create" {
+			return "+" + f[2]
+		}
+		return "−" + f[2]
+	case len(f) >= 2 && (f[0] == "Created" || f[0] == "Deleted"):
+		if _, err := strconv.Atoi(f[1]); err == nil {
+			if f[0] == "Created" {
+				return "+" + f[1]
+			}
+			return "−" + f[1]
+		}
+	}
+	return m
 }
 
 func orNone(s string) string {
@@ -295,6 +359,9 @@ func summaryText(plan *kernel.Plan) string {
 	switch {
 	case s.Completed:
 		parts = append(parts, "completes in "+seconds(s.Duration))
+	case s.WaitsForDeletion && len(plan.Steps) > 0:
+		// OnDelete still scales (and recreates missing pods): that part completes.
+		parts = append(parts, "scaling completes in "+seconds(s.Duration)+"; OnDelete: nothing else changes until pods are deleted")
 	case s.WaitsForDeletion:
 		parts = append(parts, "OnDelete: nothing changes until pods are deleted")
 	default:

@@ -9,6 +9,7 @@ import (
 
 	"github.com/kubectl-workload/kubectl-workload/internal/apicheck"
 	"github.com/kubectl-workload/kubectl-workload/internal/controller/job"
+	"github.com/kubectl-workload/kubectl-workload/internal/controller/ttlafterfinished"
 	"github.com/kubectl-workload/kubectl-workload/internal/manifest"
 )
 
@@ -34,6 +35,9 @@ type JobResult struct {
 	RunFor       time.Duration
 	RunForSource string
 	Result       *job.Result
+	// TTL is when the TTL-after-finished controller deletes the finished Job; nil without
+	// ttlSecondsAfterFinished or when the Job does not finish.
+	TTL *ttlafterfinished.Deletion
 }
 
 // Failed reports whether the Job ends Failed (BackoffLimitExceeded, DeadlineExceeded,
@@ -76,6 +80,10 @@ func predictJob(ctx context.Context, req Request, checker *apicheck.Checker, obj
 		return Prediction{}, fmt.Errorf("%s: document %d: %s: %w", obj.File, obj.Document, obj.Ref(), err)
 	}
 	r.Result = res
+	finished := res.Outcome == job.OutcomeComplete || res.Outcome == job.OutcomeFailed
+	if d, ok := ttlafterfinished.ExpireAt(finished, res.Duration, j.Spec.TTLSecondsAfterFinished); ok {
+		r.TTL = &d
+	}
 	p.Baseline = "the manifest, run from its creation"
 	p.Job = r
 	return p, nil

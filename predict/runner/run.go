@@ -226,7 +226,8 @@ func Run(ctx context.Context, req Request) (*Result, error) {
 	}
 	var oldSet *manifest.Set
 	if len(req.From) > 0 {
-		oldSet = manifest.Load(req.From, nil)
+		// Old charts and overlays render as the new ones do.
+		oldSet = manifest.LoadWith(req.From, nil, req.Renderer)
 		res.Problems = append(res.Problems, oldSet.Problems...)
 	}
 	checker := apicheck.New()

@@ -18,8 +18,10 @@ import (
 )
 
 // DefaultControllers are the kube-controller-manager controllers StartControllers runs when
-// ControllerOptions.Controllers is empty: the workload controllers, the garbage collector and
-// namespace controller that clean up after them, the service-account controller (without it a
+// ControllerOptions.Controllers is empty: the workload controllers, the disruption controller
+// (PodDisruptionBudget status, which evictions read), the TTL-after-finished controller, the
+// garbage collector and namespace controller that clean up after them, the service-account
+// controller (without it a
 // new namespace has no "default" service account and every pod is refused), and the
 // node-lifecycle controller, which lifts the node.kubernetes.io/not-ready taint the API server
 // puts on every new Node once kwok reports it Ready.
@@ -31,6 +33,8 @@ var DefaultControllers = []string{
 	"job-controller",
 	"cronjob-controller",
 	"garbage-collector-controller",
+	"disruption-controller",
+	"ttl-after-finished-controller",
 	"namespace-controller",
 	"serviceaccount-controller",
 	"node-lifecycle-controller",

@@ -123,6 +123,11 @@ var stsScenarios = []stsScenario{
 	{name: "parallel-two-phase-live-pods", livePods: true, runs: 4,
 		old:  stsManifest(5, "nginx:1", parallelStrategy, ""),
 		next: stsManifest(5, "nginx:2", parallelStrategy, "")},
+	// OnDelete scaled 3→5 with an image change (issue 35): web-3 and web-4 are created at the
+	// new revision, one after the other, and the plan waits for deletions instead of stalling.
+	{name: "ondelete-scale-3-to-5-and-update",
+		old:  stsManifest(3, "nginx:1", "  updateStrategy:\n    type: OnDelete", ""),
+		next: stsManifest(5, "nginx:2", "  updateStrategy:\n    type: OnDelete", "")},
 	{name: "ordered-broken", broken: true,
 		old:  stsManifest(3, "nginx:1", "", ""),
 		next: stsManifest(3, "nginx:2", "", "      nodeSelector:\n        no-such-node: \"true\"\n")},
@@ -268,6 +273,19 @@ func runStatefulSet(t *testing.T, c *Cluster, cs kubernetes.Interface, sc stsSce
 		if plan.Summary.Completed || final.Status.UpdatedReplicas == *final.Spec.Replicas && final.Status.ReadyReplicas == *final.Spec.Replicas {
 			t.Errorf("broken revision: plan completed %v, controller updated %d ready %d; want both stuck",
 				plan.Summary.Completed, final.Status.UpdatedReplicas, final.Status.ReadyReplicas)
+		}
+	} else if plan.Summary.WaitsForDeletion {
+		// OnDelete: the scaling completes, every pod is Ready, and only the pods the plan
+		// leaves at the old revision are not updated.
+		updated := int32(0)
+		for _, r := range plan.Final {
+			if r.Name == plan.TargetRevision {
+				updated = r.Replicas
+			}
+		}
+		if final.Status.ReadyReplicas != *final.Spec.Replicas || final.Status.UpdatedReplicas != updated {
+			t.Errorf("OnDelete: controller ready %d updated %d, plan ends with %d ready and %d updated",
+				final.Status.ReadyReplicas, final.Status.UpdatedReplicas, *final.Spec.Replicas, updated)
 		}
 	} else if !plan.Summary.Completed {
 		t.Errorf("plan did not complete: %s", plan.Summary.StallReason)

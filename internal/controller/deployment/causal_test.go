@@ -2,6 +2,7 @@ package deployment
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -77,6 +78,26 @@ func TestCausalPlanIsRealRun1(t *testing.T) {
 	}
 }
 
+// TestSlowStartPlanIsTheRealMode: 6 replicas at maxSurge 2 / maxUnavailable 0, no
+// minReadySeconds, image change. The first sync creates 2 pods (slow-start batches of 1 and 1)
+// and deletes none: the real controller (v1.37.1, kwok) saw them Ready one by one in 16 of 20
+// runs, and took this sequence in 10 of them, more than any other (issue 35); the plan that had
+// them Ready together (old 6→4, new 2→4, old 4→2, new 4→6, old 2→0) was taken in 2.
+func TestSlowStartPlanIsTheRealMode(t *testing.T) {
+	const surge2Unavailable0 = "  strategy:\n    rollingUpdate:\n      maxSurge: 2\n      maxUnavailable: 0"
+	old := webDeployment(t, 6, "nginx:1.0", surge2Unavailable0)
+	d := webDeployment(t, 6, "nginx:2.0", surge2Unavailable0)
+	p, err := Simulate(Input{Deployment: d, Old: old, Timing: kernel.Timing{ReadyAfter: 100 * time.Millisecond, TerminateAfter: 100 * time.Millisecond}})
+	if err != nil {
+		t.Fatalf("Simulate() error: %v", err)
+	}
+	want := "new 0→2, old 6→5, new 2→3, old 5→4, new 3→4, old 4→3, new 4→5, old 3→2, new 5→6, old 2→1, old 1→0"
+	if got := compact(p, rsName(old), rsName(d)); got != want {
+		t.Errorf("Simulate(6 at 2/0) = %s\nwant the real runs' most frequent: %s", got, want)
+	}
+	checkBounds(t, p, 8, 6)
+}
+
 // TestReadySpreadReachesEveryRealRun: with pods of one batch turning Ready up to 100ms apart,
 // the simulator produces runs 2 and 3 too; every run keeps the first sync's steps, the bounds
 // and the final sizes.
@@ -118,8 +139,26 @@ func TestDistribute(t *testing.T) {
 	if dist.MinAvailable < 7 {
 		t.Errorf("Distribute() min available %d, want at least 7", dist.MinAvailable)
 	}
-	if dist.Sequences < 3 {
-		t.Errorf("Distribute() found %d sequences, want at least the 3 real ones", dist.Sequences)
+	// Every run is counted once, under one sequence; the most frequent come first; the plan's
+	// own sequence is marked with the runs that took it.
+	total, planMarked := 0, 0
+	for i, sc := range dist.Sequences {
+		total += sc.Runs
+		if i > 0 && sc.Runs > dist.Sequences[i-1].Runs {
+			t.Errorf("Sequences[%d] has %d runs, more than Sequences[%d] (%d): want the most frequent first", i, sc.Runs, i-1, dist.Sequences[i-1].Runs)
+		}
+		if sc.Plan {
+			planMarked++
+			if sc.Runs != dist.DeterministicRuns || !slices.Equal(sc.Steps, kernel.Sequence(det)) {
+				t.Errorf("the sequence marked Plan has %d runs and steps %v, want %d runs and the plan's %v", sc.Runs, sc.Steps, dist.DeterministicRuns, kernel.Sequence(det))
+			}
+		}
+	}
+	if total != dist.Runs || planMarked > 1 || (planMarked == 1) != (dist.DeterministicRuns > 0) {
+		t.Errorf("Sequences count %d runs with %d marked Plan, want %d runs and one mark iff the plan was taken (%d runs)", total, planMarked, dist.Runs, dist.DeterministicRuns)
+	}
+	if len(dist.Sequences) < 3 {
+		t.Errorf("Distribute() found %d sequences, want at least the 3 real ones", len(dist.Sequences))
 	}
 	if dist.CompletionP50 > dist.CompletionP95 || dist.CompletionP50 < det.Summary.Duration {
 		t.Errorf("Distribute() p50 %s, p95 %s; want det %s ≤ p50 ≤ p95", dist.CompletionP50, dist.CompletionP95, det.Summary.Duration)
@@ -128,7 +167,7 @@ func TestDistribute(t *testing.T) {
 		p, _, _ := checkoutPlan(t, s)
 		return p, nil
 	})
-	if again.Sequences != dist.Sequences || again.MostCommonRuns != dist.MostCommonRuns || again.CompletionP95 != dist.CompletionP95 {
+	if !reflect.DeepEqual(again.Sequences, dist.Sequences) || again.CompletionP95 != dist.CompletionP95 {
 		t.Errorf("Distribute() with the same seed differs: %+v, then %+v", dist, again)
 	}
 }

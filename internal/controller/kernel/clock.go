@@ -54,12 +54,23 @@ func (i Instant) Equal(j Instant) bool { return i.Time.Equal(j.Time) && i.Cause 
 // Ready ReadyAfter later, still of cause c.
 func (i Instant) Add(d time.Duration) Instant { return Instant{Time: i.Time.Add(d), Cause: i.Cause} }
 
-// NoteSmallerSteps is the plan note of a plan in which several pods are created together: the
-// deterministic causal plan has each sync's pods turn Ready together, and a real cluster may
-// not.
+// NoteSmallerSteps is the plan note of a StatefulSet or DaemonSet plan in which several pods are
+// created together: the deterministic causal plan has each sync's pods turn Ready together, and
+// a real cluster may not.
 const NoteSmallerSteps = "The real controller may take smaller steps than these: the pods created together turn Ready " +
 	"milliseconds apart, and a sync may see some of them before the rest. The first sync's steps, the " +
 	"bounds and the final state do not change. --ready-spread D --runs N shows the range."
+
+// NoteSlowStartSteps is the plan note of a Deployment plan in which a sync creates several pods:
+// the deterministic plan has them turn Ready batch by batch (or together, while pods are being
+// deleted), and a real cluster may group them differently.
+const NoteSlowStartSteps = "Steps may split or merge in a real cluster: the controller creates a sync's pods in " +
+	"slow-start batches of 1, 2, 4, …, and this plan has each batch turn Ready on its own, in creation order, " +
+	"with the controllers acting in between, except that the batches of a sync made while pods are being deleted " +
+	"turn Ready together (as they most often do on a real control plane). The pods of a batch may turn Ready " +
+	"milliseconds apart (smaller steps), and batches that turn Ready before the controller's next sync are seen " +
+	"together (larger steps). The first sync's steps, the bounds and the final state do not change. " +
+	"--ready-spread D --runs N shows the range."
 
 // Batching records when a simulation first created or deleted several pods in one sync, for
 // NoteSmallerSteps: the real controller can take smaller steps only after such a batch.
@@ -77,13 +88,16 @@ func (b *Batching) Saw(n int, at time.Duration) {
 
 // Note appends NoteSmallerSteps to p's notes when a batch of several pods came before a later
 // step (the only steps a split batch can change), and the plan is the deterministic one.
-func (b *Batching) Note(p *Plan, spread *Spread) {
+func (b *Batching) Note(p *Plan, spread *Spread) { b.NoteWith(p, spread, NoteSmallerSteps) }
+
+// NoteWith is Note with the note text of the simulator (NoteSlowStartSteps for a Deployment).
+func (b *Batching) NoteWith(p *Plan, spread *Spread, note string) {
 	if !b.seen || spread.Active() {
 		return
 	}
 	for _, s := range p.Steps {
 		if s.At > b.at {
-			p.Notes = append(p.Notes, NoteSmallerSteps)
+			p.Notes = append(p.Notes, note)
 			return
 		}
 	}
@@ -218,6 +232,8 @@ type SyncCalls struct {
 	clock     *Clock
 	creations *Instant
 	deletions *Instant
+	// batches are the instants of the slow-start batches issued so far (CreateBatches).
+	batches []Instant
 }
 
 // NewSync starts the calls of one sync at the current instant.
@@ -240,6 +256,41 @@ func (s *SyncCalls) Delete() Instant {
 		s.deletions = &i
 	}
 	return *s.deletions
+}
+
+// CreationBatch is one slow-start batch of a sync's pod creations: Count pods created at At.
+type CreationBatch struct {
+	Count int32
+	At    Instant
+}
+
+// CreateBatches is the instants of n pod creations of the sync, as slowStartBatch
+// (pkg/controller/replicaset/replica_set.go) issues them: batches of 1, 2, 4, … (SlowStartBatches), each issued once the calls
+// of the one before have returned, so each batch is a batch of API calls of its own, after the
+// one before. The first batch is the sync's Create instant. A sync makes all its creations
+// before its first Delete, as the controllers do.
+//
+// Example: 3 pods are a batch of 1 at the sync's creation instant {t, c} and a batch of 2 at
+// {t, c+1}; without a ready spread the first pod turns Ready before the other two, and the
+// controllers sync in between.
+func (s *SyncCalls) CreateBatches(n int32) []CreationBatch {
+	var out []CreationBatch
+	for i, size := range SlowStartBatches(n) {
+		out = append(out, CreationBatch{Count: size, At: s.batch(i)})
+	}
+	return out
+}
+
+// batch is the instant of the sync's k-th slow-start batch, issuing the batches up to it.
+func (s *SyncCalls) batch(k int) Instant {
+	for len(s.batches) <= k {
+		if len(s.batches) == 0 {
+			s.batches = append(s.batches, s.Create())
+		} else {
+			s.batches = append(s.batches, s.clock.Issue())
+		}
+	}
+	return s.batches[k]
 }
 
 // SlowStartBatches is how the ReplicaSet and DaemonSet controllers split n pod creations

@@ -9,8 +9,8 @@ import (
 )
 
 // Distribution is what N simulations with a ready spread (--ready-spread D --runs N) give: the
-// spread of completion times, the extreme bounds reached, and how many distinct step sequences
-// the controllers took.
+// spread of completion times, the extreme bounds reached, and every distinct step sequence the
+// controllers took, with how many runs took it.
 type Distribution struct {
 	// Runs is N, Seed the first run's seed (run i uses Seed+i), Spread D.
 	Runs   int
@@ -24,13 +24,20 @@ type Distribution struct {
 	// in any run. Neither crosses the strategy's bounds.
 	PeakPods     int32
 	MinAvailable int32
-	// Sequences is the number of distinct step sequences; MostCommon is the most frequent
-	// one (the first found among equals), taken by MostCommonRuns runs.
-	Sequences      int
-	MostCommon     []string
-	MostCommonRuns int
+	// Sequences are every distinct step sequence the runs took, with how many runs took each:
+	// the most frequent first, and among equals the one a lower seed found first.
+	Sequences []SequenceCount
 	// DeterministicRuns counts the runs whose sequence is the deterministic causal plan's.
 	DeterministicRuns int
+}
+
+// SequenceCount is one distinct step sequence of a Distribution and how many runs took it.
+type SequenceCount struct {
+	// Steps are the sequence's step messages (Sequence).
+	Steps []string
+	Runs  int
+	// Plan marks the deterministic plan's own sequence.
+	Plan bool
 }
 
 // Sequence is a plan's controller steps without their times: the reason and message of each,
@@ -89,17 +96,19 @@ func Distribute(n int, seed uint64, d time.Duration, deterministic *Plan, simula
 			dist.DeterministicRuns++
 		}
 	}
-	dist.Sequences = len(keys)
 	sort.SliceStable(keys, func(i, j int) bool {
 		if counts[keys[i]] != counts[keys[j]] {
 			return counts[keys[i]] > counts[keys[j]]
 		}
 		return firstSeen[keys[i]] < firstSeen[keys[j]]
 	})
-	if keys[0] != "" {
-		dist.MostCommon = strings.Split(keys[0], "\n")
+	for _, k := range keys {
+		sc := SequenceCount{Steps: []string{}, Runs: counts[k], Plan: k == want}
+		if k != "" {
+			sc.Steps = strings.Split(k, "\n")
+		}
+		dist.Sequences = append(dist.Sequences, sc)
 	}
-	dist.MostCommonRuns = counts[keys[0]]
 	slices.Sort(completions)
 	dist.CompletionP50 = percentile(completions, 50)
 	dist.CompletionP95 = percentile(completions, 95)

@@ -176,6 +176,9 @@ func (w *world) Finish() {
 			}
 		}
 	}
+	if !w.done && s.StallReason == "" {
+		s.StallReason = "no further progress possible"
+	}
 	if w.stuckPod != "" && !w.done {
 		s.StallReason = fmt.Sprintf("pod %s of revision %s never becomes Running and Ready; %s", w.stuckPod, w.updateRev, w.blocked)
 		if set.Spec.PodManagementPolicy == apps.OrderedReadyPodManagement {

@@ -344,6 +344,9 @@ func (w *world) sync() bool {
 	set := w.set
 	w.calls = w.clock.NewSync()
 	w.created, w.deleted = 0, 0
+	// What blocks the rollout is what blocked the last sync: a pod the controller waited for
+	// at 2s and that is Ready at 4s blocks nothing any more.
+	w.blocked = ""
 	if set.Spec.UpdateStrategy.Type == apps.RecreateStatefulSetStrategyType {
 		// StatefulSetRecreateStrategy is alpha and off in v1.37: updateStatefulSet records
 		// UnknownStrategy and returns before touching any pod, scaling included.

@@ -428,6 +428,32 @@ func TestOnDelete(t *testing.T) {
 	}
 }
 
+// TestOnDeleteScaleUpWaitsForDeletion: an OnDelete StatefulSet scaled 3→5 with an image change
+// creates web-3 and web-4 at the new revision (OrderedReady waits for web-3 first) and then
+// only waits for the old pods to be deleted: the controller is not blocked on web-4, which is
+// Ready, so the plan is not a stall (a real v1.37.1 cluster ends with 5/5 Ready).
+func TestOnDeleteScaleUpWaitsForDeletion(t *testing.T) {
+	old := webSet(t, 3, "nginx:1", "  updateStrategy:\n    type: OnDelete")
+	set := webSet(t, 5, "nginx:2", "  updateStrategy:\n    type: OnDelete")
+	p := simulate(t, Input{StatefulSet: set, Old: old, Timing: timing})
+	if got, want := timedSteps(p), []string{"0s create web-3", "10s create web-4"}; !equal(got, want) {
+		t.Fatalf("steps = %v, want %v", got, want)
+	}
+	s := p.Summary
+	if s.Completed || !s.WaitsForDeletion {
+		t.Errorf("Completed, WaitsForDeletion = %v, %v, want false, true", s.Completed, s.WaitsForDeletion)
+	}
+	if strings.Contains(s.StallReason, "waiting for pod") {
+		t.Errorf("StallReason = %q, want no pod the controller waits for", s.StallReason)
+	}
+	if last := p.Steps[len(p.Steps)-1].Revisions; last[0].Replicas != 3 || last[1].Replicas != 2 {
+		t.Errorf("sizes = %+v, want 3 old and 2 new", last)
+	}
+	if p.Final == nil || p.Final[0].Available+p.Final[1].Available != 5 {
+		t.Errorf("Final = %+v, want 5 available", p.Final)
+	}
+}
+
 func TestBrokenRevisionOrderedReady(t *testing.T) {
 	old := webSet(t, 3, "nginx:1", "")
 	set := webSet(t, 3, "nginx:broken", "")

@@ -80,6 +80,16 @@ type Renderer struct {
 	err  error // why a helper could not start: every render reports it
 }
 
+// SetClusterAPIVersions sets Options.ClusterAPIVersions, the target
+// cluster's discovery, for the charts rendered from now on: a caller that
+// learns it is live only after building the Renderer calls it before the
+// first Render. Helpers already started keep the versions they have.
+func (r *Renderer) SetClusterAPIVersions(vs []string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.opts.ClusterAPIVersions = vs
+}
+
 // New returns a Renderer with opts (see Check). A helper starts on the
 // first Render.
 func New(opts Options) (*Renderer, error) {
@@ -150,7 +160,7 @@ func (r *Renderer) start() (*process, error) {
 		return nil, fmt.Errorf("start %s: %w", path, err)
 	}
 	p := &process{cmd: cmd, in: in, enc: json.NewEncoder(in), dec: json.NewDecoder(bufio.NewReader(out))}
-	if err := p.enc.Encode(r.opts); err != nil {
+	if err := p.enc.Encode(r.opts); err != nil { // r.mu is held (acquire)
 		_ = in.Close()
 		_ = cmd.Wait()
 		return nil, fmt.Errorf("%s: %w", path, err)

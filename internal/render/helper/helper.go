@@ -37,7 +37,28 @@ type Options struct {
 	// KubeVersion sets .Capabilities.KubeVersion; the embedded Kubernetes
 	// release when empty.
 	KubeVersion string `json:"kubeVersion,omitempty"`
+	// APIVersions are added to .Capabilities.APIVersions, as helm
+	// template's --api-versions: "group/version" or "group/version/Kind".
+	APIVersions []string `json:"apiVersions,omitempty"`
+	// ClusterAPIVersions, when set, are the API versions the target cluster
+	// serves (its discovery, with --live or --against-live), in place of
+	// those a v1.37 API server serves by default.
+	ClusterAPIVersions []string `json:"clusterAPIVersions,omitempty"`
+	// HelmTests renders a chart's test hooks (helm.sh/hook: test), which
+	// helm install does not create; left out when false.
+	HelmTests bool `json:"helmTests,omitempty"`
+	// LoadRestrictor is kustomize build's --load-restrictor:
+	// LoadRestrictionsRootOnly (the default when empty) or
+	// LoadRestrictionsNone, which lets a kustomization read files outside
+	// its directory (a patch in ../common, as Argo CD and Flux build).
+	LoadRestrictor string `json:"loadRestrictor,omitempty"`
 }
+
+// kustomize build's --load-restrictor values.
+const (
+	LoadRestrictionsRootOnly = "LoadRestrictionsRootOnly"
+	LoadRestrictionsNone     = "LoadRestrictionsNone"
+)
 
 // DefaultReleaseName is helm template's release name.
 const DefaultReleaseName = "release-name"
@@ -61,6 +82,13 @@ func Check(opts Options) (Options, error) {
 	}
 	if err := CheckKubeVersion(opts.KubeVersion); err != nil {
 		return opts, err
+	}
+	switch opts.LoadRestrictor {
+	case "":
+		opts.LoadRestrictor = LoadRestrictionsRootOnly
+	case LoadRestrictionsRootOnly, LoadRestrictionsNone:
+	default:
+		return opts, fmt.Errorf("invalid --load-restrictor %q: want %s or %s", opts.LoadRestrictor, LoadRestrictionsRootOnly, LoadRestrictionsNone)
 	}
 	for _, f := range opts.ValuesFiles {
 		if _, err := os.Stat(f); err != nil {

@@ -1,0 +1,777 @@
+package disruption
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	apps "k8s.io/api/apps/v1"
+	batch "k8s.io/api/batch/v1"
+	v1 "k8s.io/api/core/v1"
+	policy "k8s.io/api/policy/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	v1helper "k8s.io/component-helpers/scheduling/corev1"
+	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
+	"k8s.io/klog/v2"
+	kubectldrain "k8s.io/kubectl/pkg/drain"
+
+	"github.com/kubectl-workload/kubectl-workload/internal/controller/kernel"
+)
+
+// kubectl drain's constants (k8s.io/kubectl/pkg/cmd/drain and pkg/drain).
+const (
+	// EvictRetryDelay is kubectl drain's EvictErrorRetryDelay: a 429 is retried after 5s.
+	EvictRetryDelay = 5 * time.Second
+	// EvictionConflictRetry is EvictionsRetry.Duration in pkg/registry/core/pod/storage: an
+	// eviction whose budget update conflicts with another eviction's is retried by the API
+	// server after 500ms (±10%), re-reading the budget.
+	EvictionConflictRetry = 500 * time.Millisecond
+	// DeletePollInterval is how often kubectl drain looks for an evicted pod to be gone
+	// (waitForDelete's interval).
+	DeletePollInterval = time.Second
+)
+
+// World is the cluster a drain runs in, as the API server stores it.
+type World struct {
+	Pods                   []*v1.Pod
+	Budgets                []*policy.PodDisruptionBudget
+	Nodes                  []*v1.Node
+	Deployments            []*apps.Deployment
+	ReplicaSets            []*apps.ReplicaSet
+	StatefulSets           []*apps.StatefulSet
+	DaemonSets             []*apps.DaemonSet
+	ReplicationControllers []*v1.ReplicationController
+	Jobs                   []*batch.Job
+}
+
+// Options are kubectl drain's options, and the simulated world's timing.
+type Options struct {
+	// Nodes are drained in order, as kubectl drain NODE... does, after all are cordoned.
+	Nodes                                                        []string
+	Force, IgnoreDaemonSets, DeleteEmptyDirData, DisableEviction bool
+	PodSelector                                                  string
+	// GracePeriodSeconds below 0 is each pod's own terminationGracePeriodSeconds.
+	GracePeriodSeconds int
+	// Timeout is --timeout for each node; 0 waits forever.
+	Timeout time.Duration
+	// ReadyAfter and TerminateAfter override the times derived from each pod's probes and
+	// preStop hooks (kernel.DeriveReadyAfter, kernel.DeriveTerminateAfter).
+	ReadyAfter, TerminateAfter time.Duration
+	// Start is the wall-clock time of the drain: the budgets' disruptedPods timestamps.
+	Start time.Time
+}
+
+// The kinds of Event.
+const (
+	EventCordon   = "cordon"
+	EventWarning  = "warning"
+	EventEvict    = "evict"    // the Eviction API approved: the pod is being deleted
+	EventDelete   = "delete"   // --disable-eviction: deleted without a budget
+	EventRefused  = "refused"  // 429: retried after 5s
+	EventFailed   = "failed"   // another refusal: kubectl gives up on the pod
+	EventEvicted  = "evicted"  // kubectl's poll found the pod gone ("pod/NAME evicted")
+	EventCreated  = "created"  // an owner created a replacement
+	EventReady    = "ready"    // a replacement became Ready
+	EventPending  = "pending"  // a replacement no node can take
+	EventRepeats  = "repeats"  // the last refusals repeat every 5s until the timeout or forever
+	EventTimeout  = "timeout"  // --timeout reached with pods left
+	EventFiltered = "filtered" // kubectl's filters refuse the node: nothing is evicted
+)
+
+// Event is one step of a drain plan.
+type Event struct {
+	At    time.Duration `json:"at"`
+	Kind  string        `json:"kind"`
+	Pod   string        `json:"pod,omitempty"`
+	Node  string        `json:"node,omitempty"`
+	Owner string        `json:"owner,omitempty"`
+	// Budget decided an eviction; Code and Message are the Eviction API's answer, Cause its
+	// DisruptionBudget cause.
+	Budget  string `json:"budget,omitempty"`
+	Code    int    `json:"code,omitempty"`
+	Message string `json:"message,omitempty"`
+	Cause   string `json:"cause,omitempty"`
+	// Allowed is the budget's disruptionsAllowed after an approved eviction.
+	Allowed *int32 `json:"disruptionsAllowed,omitempty"`
+	// Count is how many times a repeated refusal round happens (EventRepeats).
+	Count int `json:"count,omitempty"`
+	// Retried: the eviction lost a budget update to another one at the same instant, and
+	// this is the API server's retry (EvictionConflictRetry later), which kubectl does not see.
+	Retried bool `json:"serverRetried,omitempty"`
+}
+
+// NodePlan is the drain of one node.
+type NodePlan struct {
+	Node  string        `json:"node"`
+	Start time.Duration `json:"start"`
+	// End is when kubectl drain finished with the node (drained, failed or timed out).
+	End    time.Duration `json:"end"`
+	Events []Event       `json:"events"`
+	// Drained: kubectl prints "node/NAME drained".
+	Drained bool `json:"drained"`
+	// Error is kubectl's "unable to drain node" error, when not drained.
+	Error string `json:"error,omitempty"`
+	// Forever is true when, without --timeout, the drain would never end.
+	Forever bool `json:"blockedForever,omitempty"`
+	// Left are the pods still on the node at the end.
+	Left []string `json:"left,omitempty"`
+	// Fixes are the first changes that would unblock the drain, one per cause.
+	Fixes []string `json:"fixes,omitempty"`
+}
+
+// Plan is a predicted kubectl drain of one or more nodes.
+type Plan struct {
+	Nodes []NodePlan `json:"nodes"`
+	// Completed: every node drained (kubectl exits 0).
+	Completed bool          `json:"completed"`
+	Duration  time.Duration `json:"duration"`
+	// Assumptions are the world's timing and anything guessed.
+	Assumptions []string `json:"assumptions,omitempty"`
+}
+
+// simPod is a pod of the simulated cluster and its future.
+type simPod struct {
+	pod            *v1.Pod
+	readyAt        time.Duration // when it becomes Ready; -1: never, or already
+	goneAt         time.Duration // when it is removed; -1: not deleting
+	replacementFor string
+}
+
+type sim struct {
+	w        World
+	o        Options
+	pods     []*simPod
+	cordoned map[string]bool
+	scales   StateScales
+	now      time.Duration
+	seq      map[string]int
+	events   *[]Event
+	notes    map[string]bool
+}
+
+// Drain predicts kubectl drain o.Nodes... on w. w's objects are not changed.
+func Drain(w World, o Options) (*Plan, error) {
+	if len(o.Nodes) == 0 {
+		return nil, fmt.Errorf("no node to drain")
+	}
+	s := &sim{o: o, cordoned: map[string]bool{}, seq: map[string]int{}, notes: map[string]bool{}}
+	s.w = w
+	s.w.Budgets = nil
+	for _, b := range w.Budgets {
+		s.w.Budgets = append(s.w.Budgets, b.DeepCopy())
+	}
+	for _, p := range w.Pods {
+		s.pods = append(s.pods, &simPod{pod: p.DeepCopy(), readyAt: -1, goneAt: -1})
+	}
+	s.scales = StateScales{Deployments: w.Deployments, ReplicaSets: w.ReplicaSets, StatefulSets: w.StatefulSets, ReplicationControllers: w.ReplicationControllers}
+	for _, n := range w.Nodes {
+		if n.Spec.Unschedulable {
+			s.cordoned[n.Name] = true
+		}
+	}
+	plan := &Plan{Completed: true}
+	if len(w.Nodes) == 0 {
+		plan.Assumptions = append(plan.Assumptions, "no nodes given (--nodes-file or Node objects in the state): replacement pods are assumed to fit on some schedulable node")
+	} else {
+		for _, name := range o.Nodes {
+			if s.node(name) == nil {
+				return nil, fmt.Errorf("node %q not found among the %d nodes given", name, len(w.Nodes))
+			}
+		}
+	}
+	// RunDrain cordons every node first, then drains them one by one.
+	cordon := Event{At: 0, Kind: EventCordon, Node: strings.Join(o.Nodes, ", ")}
+	for _, n := range o.Nodes {
+		s.cordoned[n] = true
+	}
+	s.syncBudgets()
+	forever := ""
+	for i, name := range o.Nodes {
+		np := NodePlan{Node: name, Start: s.now}
+		if forever != "" {
+			// kubectl never returns from the node before.
+			np.Error = fmt.Sprintf("never reached: the drain of %s never ends", forever)
+			plan.Nodes = append(plan.Nodes, np)
+			continue
+		}
+		s.events = &np.Events
+		if i == 0 {
+			np.Events = append(np.Events, cordon)
+		}
+		s.drainNode(&np)
+		np.End = s.now
+		if !np.Drained {
+			plan.Completed = false
+		}
+		if np.Forever {
+			forever = name
+		}
+		plan.Nodes = append(plan.Nodes, np)
+	}
+	plan.Duration = s.now
+	for n := range s.notes {
+		plan.Assumptions = append(plan.Assumptions, n)
+	}
+	sort.Strings(plan.Assumptions)
+	return plan, nil
+}
+
+func (s *sim) node(name string) *v1.Node {
+	for _, n := range s.w.Nodes {
+		if n.Name == name {
+			return n
+		}
+	}
+	return nil
+}
+
+func (s *sim) livePods() []*v1.Pod {
+	var out []*v1.Pod
+	for _, p := range s.pods {
+		if p.goneAt < 0 || p.goneAt > s.now {
+			out = append(out, p.pod)
+		}
+	}
+	return out
+}
+
+func (s *sim) find(key string) *simPod {
+	for _, p := range s.pods {
+		if podKey(p.pod) == key && (p.goneAt < 0 || p.goneAt > s.now) {
+			return p
+		}
+	}
+	return nil
+}
+
+func podKey(p *v1.Pod) string { return p.Namespace + "/" + p.Name }
+
+func (s *sim) wall(d time.Duration) time.Time { return s.o.Start.Add(d) }
+
+// syncBudgets is the disruption controller reacting to every pod change at once.
+func (s *sim) syncBudgets() {
+	pods := s.livePods()
+	for _, b := range s.w.Budgets {
+		Sync(b, pods, s.scales, s.wall(s.now))
+	}
+}
+
+func (s *sim) emit(e Event) {
+	e.At = s.now
+	*s.events = append(*s.events, e)
+}
+
+// drainNode mirrors DrainCmdOptions.deleteOrEvictPodsSimple and Helper.evictPods for one node.
+func (s *sim) drainNode(np *NodePlan) {
+	helper := &kubectldrain.Helper{
+		Ctx:    context.Background(),
+		Client: stateClient{pods: s.livePods, daemonSets: s.w.DaemonSets},
+		Force:  s.o.Force, IgnoreAllDaemonSets: s.o.IgnoreDaemonSets, DeleteEmptyDirData: s.o.DeleteEmptyDirData,
+		PodSelector: s.o.PodSelector, GracePeriodSeconds: s.o.GracePeriodSeconds,
+	}
+	list, errs := helper.GetPodsForDeletion(np.Node)
+	if errs != nil {
+		msgs := make([]string, 0, len(errs))
+		for _, e := range errs {
+			msgs = append(msgs, e.Error())
+		}
+		sort.Strings(msgs)
+		np.Error = strings.Join(msgs, ", ")
+		if len(msgs) > 1 {
+			np.Error = "[" + np.Error + "]"
+		}
+		s.emit(Event{Kind: EventFiltered, Node: np.Node, Message: np.Error})
+		if list != nil {
+			for _, p := range list.Pods() {
+				np.Left = append(np.Left, podKey(&p))
+			}
+		}
+		np.Fixes = append(np.Fixes, "kubectl refuses the node before evicting anything: "+np.Error)
+		return
+	}
+	if w := list.Warnings(); w != "" {
+		// Warnings joins its messages in map order; sorted, the plan is deterministic.
+		parts := strings.Split(w, "; ")
+		sort.Strings(parts)
+		s.emit(Event{Kind: EventWarning, Node: np.Node, Message: strings.Join(parts, "; ")})
+	}
+	var pending []string
+	for _, p := range list.Pods() {
+		pending = append(pending, podKey(&p))
+	}
+	start := s.now
+	deadline := time.Duration(math.MaxInt64)
+	if s.o.Timeout > 0 {
+		deadline = start + s.o.Timeout
+	}
+	if s.o.DisableEviction {
+		for _, key := range pending {
+			p := s.find(key)
+			s.deletePod(p, EventDelete, Event{})
+		}
+		s.syncBudgets()
+		pending = nil
+	}
+	attemptAt := map[string]time.Duration{}
+	for _, k := range pending {
+		attemptAt[k] = start
+	}
+	failed := map[string]string{}
+	serverRetry := map[string]bool{}
+	waiting := map[string]time.Duration{} // evicted pods: when kubectl's poll finds them gone
+	if s.o.DisableEviction {
+		for _, k := range list.Pods() {
+			waiting[podKey(&k)] = start
+		}
+	}
+	var lastRound []Event
+	// changed: something happened since the last round of evictions decided.
+	changed := true
+	for len(pending) > 0 || len(waiting) > 0 {
+		// The next moment anything happens.
+		next := time.Duration(math.MaxInt64)
+		for _, k := range pending {
+			next = min(next, attemptAt[k])
+		}
+		for k, since := range waiting {
+			if p := s.findAny(k, since); p != nil && p.goneAt >= 0 {
+				next = min(next, pollAfter(since, p.goneAt))
+			}
+		}
+		worldNext := s.nextTransition()
+		next = min(next, worldNext)
+		if next == time.Duration(math.MaxInt64) {
+			break // nothing left to do
+		}
+		// Nothing in the world will change and every pending pod was refused in the last
+		// round: the same refusals repeat every 5s.
+		if !changed && worldNext == time.Duration(math.MaxInt64) && len(waiting) == 0 && len(pending) > 0 && len(lastRound) > 0 {
+			np.Forever = s.o.Timeout == 0
+			if !np.Forever {
+				count := int((deadline - lastRound[0].At - 1) / EvictRetryDelay)
+				if count > 0 {
+					s.emit(Event{Kind: EventRepeats, Count: count, Message: fmt.Sprintf("the refusals repeat every %s", EvictRetryDelay)})
+				}
+				// kubectl notices the timeout when a retry wakes up after it.
+				s.now = lastRound[0].At + time.Duration(count+1)*EvictRetryDelay
+			} else {
+				s.emit(Event{Kind: EventRepeats, Count: -1, Message: fmt.Sprintf("the refusals repeat every %s, forever", EvictRetryDelay)})
+			}
+			break
+		}
+		if next >= deadline {
+			// Pods waiting to be deleted see the timeout at once; a pod between retries
+			// when its next retry wakes up.
+			s.now = deadline
+			for _, k := range pending {
+				s.now = max(s.now, attemptAt[k])
+			}
+			break
+		}
+		s.now = next
+		if s.advanceWorld() {
+			changed = true
+		}
+		for _, k := range sortedKeys(waiting) {
+			p := s.findAny(k, waiting[k])
+			if p != nil && p.goneAt >= 0 && pollAfter(waiting[k], p.goneAt) <= s.now {
+				delete(waiting, k)
+				s.emit(Event{Kind: EventEvicted, Pod: k, Node: np.Node})
+			}
+		}
+		// The pods whose retry is due, in the order kubectl started them.
+		var due []string
+		for _, k := range pending {
+			if attemptAt[k] == s.now {
+				due = append(due, k)
+			}
+		}
+		if len(due) > 0 {
+			lastRound, changed = nil, false
+		}
+		// Evictions sent at the same instant all read their budget before any writes it: the
+		// first approval's update makes the others' conflict, and the API server retries
+		// them EvictionConflictRetry later, one after another (its jitter separates them).
+		allowedAtRead := map[*policy.PodDisruptionBudget]int32{}
+		for _, b := range s.w.Budgets {
+			allowedAtRead[b] = b.Status.DisruptionsAllowed
+		}
+		decremented := map[*policy.PodDisruptionBudget]bool{}
+		for _, k := range due {
+			p := s.find(k)
+			if p == nil { // gone already: NotFound ends the goroutine
+				pending = slices.DeleteFunc(pending, func(x string) bool { return x == k })
+				continue
+			}
+			retried := serverRetry[k]
+			delete(serverRetry, k)
+			budgets := s.budgetsIn(p.pod.Namespace)
+			if b := guarding(p.pod, budgets); !retried && b != nil && decremented[b] && allowedAtRead[b] > 0 && podReady(p.pod) {
+				serverRetry[k], changed = true, true
+				attemptAt[k] = s.now + EvictionConflictRetry
+				continue
+			}
+			v := Evict(p.pod, budgets, s.wall(s.now))
+			if v.Decremented {
+				decremented[s.budget(p.pod.Namespace, v.Budget)] = true
+			}
+			e := Event{At: s.now, Pod: k, Budget: v.Budget, Code: v.Code, Message: v.Message, Cause: v.Cause, Retried: retried}
+			switch {
+			case v.Approved():
+				if v.Decremented {
+					allowed := s.budget(p.pod.Namespace, v.Budget).Status.DisruptionsAllowed
+					e.Allowed = &allowed
+				}
+				s.deletePod(p, EventEvict, e)
+				changed = true
+				waiting[k] = s.now
+				pending = slices.DeleteFunc(pending, func(x string) bool { return x == k })
+			case v.Code == 429:
+				e.Kind = EventRefused
+				s.emit(e)
+				lastRound = append(lastRound, e)
+				attemptAt[k] = s.now + EvictRetryDelay
+			default:
+				e.Kind = EventFailed
+				if len(v.Budgets) > 1 {
+					e.Budget = strings.Join(v.Budgets, ", ")
+				}
+				s.emit(e)
+				failed[k] = fmt.Sprintf("error when evicting pods/%q -n %q: %s", p.pod.Name, p.pod.Namespace, v.Message)
+				pending = slices.DeleteFunc(pending, func(x string) bool { return x == k })
+			}
+			s.syncBudgets()
+		}
+	}
+	var msgs []string
+	for _, k := range sortedKeys(failed) {
+		msgs = append(msgs, failed[k])
+	}
+	left := append(append([]string{}, pending...), sortedKeys(waiting)...)
+	sort.Strings(left)
+	if s.o.Timeout > 0 && s.now >= deadline && len(left) > 0 {
+		s.emit(Event{Kind: EventTimeout, Message: fmt.Sprintf("global timeout reached: %s", s.o.Timeout)})
+		for _, k := range left {
+			p := s.find(k)
+			name, ns := k, ""
+			if p != nil {
+				name, ns = p.pod.Name, p.pod.Namespace
+			}
+			msgs = append(msgs, fmt.Sprintf("error when evicting pods/%q -n %q: global timeout reached: %s", name, ns, s.o.Timeout))
+		}
+	}
+	np.Left = left
+	for k := range failed {
+		np.Left = append(np.Left, k)
+	}
+	sort.Strings(np.Left)
+	if len(msgs) > 0 {
+		np.Error = strings.Join(msgs, ", ")
+		if len(msgs) > 1 {
+			np.Error = "[" + np.Error + "]"
+		}
+	}
+	np.Drained = len(msgs) == 0 && len(left) == 0
+	if !np.Drained {
+		np.Fixes = s.fixes(np, lastRound)
+	}
+}
+
+// pollAfter is when waitForDelete, polling every second from since, first finds a pod gone at
+// gone: PollUntilContextTimeout polls at once, then each interval.
+func pollAfter(since, gone time.Duration) time.Duration {
+	if gone <= since {
+		return since
+	}
+	n := (gone - since + DeletePollInterval - 1) / DeletePollInterval
+	return since + n*DeletePollInterval
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// findAny finds the pod of key that existed at since, gone or not.
+func (s *sim) findAny(key string, since time.Duration) *simPod {
+	for _, p := range s.pods {
+		if podKey(p.pod) == key && (p.goneAt < 0 || p.goneAt >= since) && p.pod.DeletionTimestamp != nil {
+			return p
+		}
+	}
+	return nil
+}
+
+func (s *sim) budgetsIn(ns string) []*policy.PodDisruptionBudget {
+	var out []*policy.PodDisruptionBudget
+	for _, b := range s.w.Budgets {
+		if b.Namespace == ns {
+			out = append(out, b)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+func (s *sim) budget(ns, name string) *policy.PodDisruptionBudget {
+	for _, b := range s.w.Budgets {
+		if b.Namespace == ns && b.Name == name {
+			return b
+		}
+	}
+	return nil
+}
+
+// nextTransition is the next time a pod becomes Ready or is removed.
+func (s *sim) nextTransition() time.Duration {
+	next := time.Duration(math.MaxInt64)
+	for _, p := range s.pods {
+		if p.readyAt > s.now {
+			next = min(next, p.readyAt)
+		}
+		if p.goneAt > s.now {
+			next = min(next, p.goneAt)
+		}
+	}
+	return next
+}
+
+// advanceWorld applies what happens at s.now: pods become Ready, deleted pods are removed and
+// their owners (a StatefulSet) recreate them.
+func (s *sim) advanceWorld() bool {
+	changed := false
+	for _, p := range slices.Clone(s.pods) {
+		if p.readyAt == s.now {
+			setReady(p.pod, s.wall(s.now))
+			p.readyAt = -1
+			s.emit(Event{Kind: EventReady, Pod: podKey(p.pod), Node: p.pod.Spec.NodeName})
+			changed = true
+		}
+		if p.goneAt == s.now {
+			changed = true
+			if ref := metav1.GetControllerOf(p.pod); ref != nil && ref.Kind == "StatefulSet" {
+				// The StatefulSet controller recreates the ordinal once the old pod is gone.
+				s.replace(p, p.pod.Name)
+			}
+		}
+	}
+	if changed {
+		s.syncBudgets()
+	}
+	return changed
+}
+
+// deletePod marks p deleted now (the Eviction API's or kubectl's delete), and has its owner
+// replace it: the ReplicaSet, ReplicationController and Job controllers do not count a
+// terminating pod, so they create its replacement at once.
+func (s *sim) deletePod(p *simPod, kind string, e Event) {
+	now := metav1.NewTime(s.wall(s.now))
+	p.pod.DeletionTimestamp = &now
+	p.goneAt = s.now + s.terminateAfter(p.pod)
+	e.Kind, e.Pod, e.Node = kind, podKey(p.pod), p.pod.Spec.NodeName
+	if ref := metav1.GetControllerOf(p.pod); ref != nil {
+		e.Owner = strings.ToLower(ref.Kind) + "/" + ref.Name
+	}
+	s.emit(e)
+	if ref := metav1.GetControllerOf(p.pod); ref != nil {
+		switch ref.Kind {
+		case "ReplicaSet", "ReplicationController", "Job":
+			base := ref.Name
+			s.seq[base]++
+			s.replace(p, fmt.Sprintf("%s-new%d", base, s.seq[base]))
+		}
+	}
+}
+
+// replace creates old's replacement, named name, on a node the scheduler would pick.
+func (s *sim) replace(old *simPod, name string) {
+	pod := old.pod.DeepCopy()
+	pod.Name, pod.UID, pod.DeletionTimestamp, pod.ResourceVersion = name, "", nil, ""
+	pod.CreationTimestamp = metav1.NewTime(s.wall(s.now))
+	pod.Status = v1.PodStatus{Phase: v1.PodPending}
+	pod.Spec.NodeName = s.schedule(pod)
+	np := &simPod{pod: pod, readyAt: -1, goneAt: -1, replacementFor: podKey(old.pod)}
+	ev := Event{Kind: EventCreated, Pod: podKey(pod), Node: pod.Spec.NodeName}
+	if ref := metav1.GetControllerOf(pod); ref != nil {
+		ev.Owner = strings.ToLower(ref.Kind) + "/" + ref.Name
+	}
+	if pod.Spec.NodeName == "" {
+		ev.Kind = EventPending
+		ev.Message = "no schedulable node fits the pod (cordoned, untolerated taints, node selector or affinity)"
+	} else {
+		pod.Status.Phase = v1.PodRunning
+		np.readyAt = s.now + s.readyAfter(pod)
+	}
+	s.pods = append(s.pods, np)
+	s.emit(ev)
+}
+
+// schedule is a small scheduler: the nodes not cordoned whose taints the pod tolerates
+// (NoSchedule, NoExecute) and that match its node selector and required affinity, the one
+// with fewest pods first, by name on a tie. "(any)" when no nodes are known.
+func (s *sim) schedule(pod *v1.Pod) string {
+	if len(s.w.Nodes) == 0 {
+		return "(any node)"
+	}
+	count := map[string]int{}
+	for _, p := range s.livePods() {
+		count[p.Spec.NodeName]++
+	}
+	affinity := nodeaffinity.GetRequiredNodeAffinity(pod)
+	best := ""
+	for _, n := range s.w.Nodes {
+		if s.cordoned[n.Name] {
+			continue
+		}
+		if _, untolerated := v1helper.FindMatchingUntoleratedTaint(klog.Background(), n.Spec.Taints, pod.Spec.Tolerations, func(t *v1.Taint) bool {
+			return t.Effect == v1.TaintEffectNoSchedule || t.Effect == v1.TaintEffectNoExecute
+		}, false); untolerated {
+			continue
+		}
+		if ok, err := affinity.Match(n); err != nil || !ok {
+			continue
+		}
+		if best == "" || count[n.Name] < count[best] || (count[n.Name] == count[best] && n.Name < best) {
+			best = n.Name
+		}
+	}
+	return best
+}
+
+func (s *sim) readyAfter(pod *v1.Pod) time.Duration {
+	if s.o.ReadyAfter > 0 {
+		return s.o.ReadyAfter
+	}
+	d, why := kernel.DeriveReadyAfter(&v1.PodTemplateSpec{Spec: pod.Spec})
+	s.notes[fmt.Sprintf("replacement pods become Ready %s after creation (%s; --ready-after to change)", d, why)] = true
+	return d
+}
+
+func (s *sim) terminateAfter(pod *v1.Pod) time.Duration {
+	tpl := &v1.PodTemplateSpec{Spec: pod.Spec}
+	if s.o.GracePeriodSeconds >= 0 {
+		g := int64(s.o.GracePeriodSeconds)
+		tpl.Spec.TerminationGracePeriodSeconds = &g
+	}
+	if s.o.TerminateAfter > 0 {
+		d, _ := kernel.BoundTerminateAfter(tpl, s.o.TerminateAfter)
+		return d
+	}
+	d, why := kernel.DeriveTerminateAfter(tpl)
+	s.notes[fmt.Sprintf("deleted pods run %s before they are removed (%s; --grace-period bounds it)", d, why)] = true
+	return d
+}
+
+func setReady(pod *v1.Pod, at time.Time) {
+	for i, c := range pod.Status.Conditions {
+		if c.Type == v1.PodReady {
+			pod.Status.Conditions[i].Status = v1.ConditionTrue
+			return
+		}
+	}
+	pod.Status.Conditions = append(pod.Status.Conditions, v1.PodCondition{Type: v1.PodReady, Status: v1.ConditionTrue, LastTransitionTime: metav1.NewTime(at)})
+}
+
+// fixes names, for each budget or cause that holds a pod at the end, the first change that
+// would let the drain go on.
+func (s *sim) fixes(np *NodePlan, lastRound []Event) []string {
+	seen := map[string]bool{}
+	var out []string
+	add := func(f string) {
+		if !seen[f] {
+			seen[f] = true
+			out = append(out, f)
+		}
+	}
+	for _, e := range np.Events {
+		if e.Kind != EventFailed {
+			continue
+		}
+		if strings.Contains(e.Budget, ", ") {
+			add(fmt.Sprintf("pod %s is selected by several budgets (%s), which the Eviction API refuses: make their selectors disjoint or delete all but one", e.Pod, e.Budget))
+		} else {
+			add(fmt.Sprintf("pod %s: %s", e.Pod, e.Message))
+		}
+	}
+	for _, e := range lastRound {
+		p := s.find(e.Pod)
+		b := s.budget(strings.SplitN(e.Pod, "/", 2)[0], e.Budget)
+		if p == nil || b == nil {
+			continue
+		}
+		add(s.budgetFix(b, p.pod))
+	}
+	if len(out) == 0 && len(np.Left) > 0 {
+		add("the pods left had not terminated by the timeout: raise --timeout")
+	}
+	return out
+}
+
+func (s *sim) budgetFix(b *policy.PodDisruptionBudget, pod *v1.Pod) string {
+	st := b.Status
+	name := "budget " + b.Namespace + "/" + b.Name
+	for _, c := range st.Conditions {
+		if c.Type == policy.DisruptionAllowedCondition && c.Reason == policy.SyncFailedReason {
+			return fmt.Sprintf("%s cannot count its pods (%s): give it an integer minAvailable, which needs no controller's scale", name, c.Message)
+		}
+	}
+	for _, p := range s.pods {
+		if p.pod.Namespace == b.Namespace && p.pod.Spec.NodeName == "" && p.goneAt < 0 && len(PodsForBudget(b, []*v1.Pod{p.pod})) == 1 {
+			return fmt.Sprintf("%s waits for replacement pod %s, which no schedulable node fits: add a node that fits it, or relax its node selector, affinity or tolerations", name, podKey(p.pod))
+		}
+	}
+	owner := "the workload"
+	if ref := metav1.GetControllerOf(pod); ref != nil {
+		owner = strings.ToLower(ref.Kind) + "/" + ref.Name
+		if ref.Kind == "ReplicaSet" {
+			for _, rs := range s.w.ReplicaSets {
+				if d := metav1.GetControllerOf(rs); rs.Name == ref.Name && rs.Namespace == pod.Namespace && d != nil && d.Kind == "Deployment" {
+					owner = "deployment/" + d.Name
+				}
+			}
+		}
+	}
+	if st.DesiredHealthy >= st.ExpectedPods && st.ExpectedPods > 0 {
+		switch {
+		case b.Spec.MaxUnavailable != nil:
+			return fmt.Sprintf("%s allows no disruption (maxUnavailable %s of %d pods): raise maxUnavailable to 1, or scale %s up", name, b.Spec.MaxUnavailable.String(), st.ExpectedPods, owner)
+		case b.Spec.MinAvailable != nil:
+			return fmt.Sprintf("%s needs %d healthy pods of %d (minAvailable %s): lower minAvailable to %d, or scale %s to %d replicas", name, st.DesiredHealthy, st.ExpectedPods, b.Spec.MinAvailable.String(), max(st.ExpectedPods-1, 0), owner, st.DesiredHealthy+1)
+		}
+	}
+	if st.CurrentHealthy < st.DesiredHealthy || !podReady(pod) {
+		return fmt.Sprintf("%s has %d healthy pods and needs %d: make the unready pods Ready, or set unhealthyPodEvictionPolicy: AlwaysAllow so unready pods can be evicted", name, st.CurrentHealthy, st.DesiredHealthy)
+	}
+	return fmt.Sprintf("%s allows %d disruptions: scale %s up so that its replacement pods give it room", name, st.DisruptionsAllowed, owner)
+}
+
+// guarding is the one budget that selects pod, nil for none or several.
+func guarding(pod *v1.Pod, budgets []*policy.PodDisruptionBudget) *policy.PodDisruptionBudget {
+	var found *policy.PodDisruptionBudget
+	for _, b := range budgets {
+		if len(PodsForBudget(b, []*v1.Pod{pod})) == 1 {
+			if found != nil {
+				return nil
+			}
+			found = b
+		}
+	}
+	return found
+}
+
+func podReady(p *v1.Pod) bool {
+	for _, c := range p.Status.Conditions {
+		if c.Type == v1.PodReady {
+			return c.Status == v1.ConditionTrue
+		}
+	}
+	return false
+}

@@ -1,0 +1,244 @@
+package disruption
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	apps "k8s.io/api/apps/v1"
+	v1 "k8s.io/api/core/v1"
+	policy "k8s.io/api/policy/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+)
+
+func node(name string) *v1.Node { return &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}} }
+
+// deployment returns a Deployment of n replicas, its ReplicaSet and its Ready pods, placed on
+// the nodes in turn.
+func deployment(name string, n int32, nodes ...string) (*apps.Deployment, *apps.ReplicaSet, []*v1.Pod) {
+	d := &apps.Deployment{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default", UID: "d-" + "uid"}, Spec: apps.DeploymentSpec{Replicas: &n}}
+	rs := &apps.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Name: name + "-abc", Namespace: "default", UID: "rs-uid",
+		OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "Deployment", Name: name, UID: d.UID, Controller: ptr(true)}}},
+		Spec: apps.ReplicaSetSpec{Replicas: &n}}
+	var pods []*v1.Pod
+	for i := range int(n) {
+		pods = append(pods, readyPod(fmt.Sprintf("%s-abc-%d", name, i), nodes[i%len(nodes)], map[string]string{"app": name},
+			&metav1.OwnerReference{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: rs.Name, UID: rs.UID, Controller: ptr(true)}))
+	}
+	return d, rs, pods
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func readyPod(name, nodeName string, lbls map[string]string, owner *metav1.OwnerReference) *v1.Pod {
+	p := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default", Labels: lbls},
+		Spec:   v1.PodSpec{NodeName: nodeName, Containers: []v1.Container{{Name: "c", Image: "nginx"}}},
+		Status: v1.PodStatus{Phase: v1.PodRunning, Conditions: []v1.PodCondition{{Type: v1.PodReady, Status: v1.ConditionTrue}}}}
+	if owner != nil {
+		p.OwnerReferences = []metav1.OwnerReference{*owner}
+	}
+	return p
+}
+
+func budget(name string, minAvailable, maxUnavailable *intstr.IntOrString, app string) *policy.PodDisruptionBudget {
+	return &policy.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"},
+		Spec: policy.PodDisruptionBudgetSpec{MinAvailable: minAvailable, MaxUnavailable: maxUnavailable,
+			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": app}}}}
+}
+
+// summary renders a plan's events one a line, for comparison.
+func summary(p *Plan) string {
+	var b strings.Builder
+	for _, np := range p.Nodes {
+		for _, e := range np.Events {
+			fmt.Fprintf(&b, "%s %s %s", e.At, e.Kind, e.Pod)
+			if e.Kind == EventRefused || e.Kind == EventFailed {
+				fmt.Fprintf(&b, " %d %s", e.Code, e.Cause)
+			}
+			if e.Kind == EventFiltered || e.Kind == EventWarning || e.Kind == EventTimeout {
+				fmt.Fprintf(&b, " %s", e.Message)
+			}
+			if e.Kind == EventRepeats {
+				fmt.Fprintf(&b, " %d", e.Count)
+			}
+			if e.Kind == EventCreated {
+				fmt.Fprintf(&b, " on %s", e.Node)
+			}
+			b.WriteString("\n")
+		}
+		fmt.Fprintf(&b, "drained=%v forever=%v end=%s error=%s\n", np.Drained, np.Forever, np.End, np.Error)
+	}
+	return b.String()
+}
+
+func TestDrain(t *testing.T) {
+	two := intstr.FromInt32(2)
+	three := intstr.FromInt32(3)
+	hundred := intstr.FromString("100%")
+	zero := intstr.FromInt32(0)
+	d, rs, pods := deployment("web", 3, "n1", "n1", "n2")
+	nodes := []*v1.Node{node("n1"), node("n2"), node("n3")}
+	base := World{Pods: pods, Nodes: nodes, Deployments: []*apps.Deployment{d}, ReplicaSets: []*apps.ReplicaSet{rs}}
+	with := func(mod func(w *World)) World {
+		w := base
+		w.Pods = append([]*v1.Pod(nil), base.Pods...)
+		mod(&w)
+		return w
+	}
+	tests := []struct {
+		name  string
+		world World
+		opts  Options
+		want  string
+	}{
+		{
+			name:  "minAvailable 2 of 3: the second eviction conflicts, is refused on the server's retry, and goes once the replacement is Ready",
+			world: with(func(w *World) { w.Budgets = []*policy.PodDisruptionBudget{budget("web", &two, nil, "web")} }),
+			opts:  Options{Nodes: []string{"n1"}, GracePeriodSeconds: -1},
+			want: `0s cordon 
+0s evict default/web-abc-0
+0s created default/web-abc-new1 on n3
+500ms refused default/web-abc-1 429 The disruption budget web needs 2 healthy pods and has 2 currently
+2s ready default/web-abc-new1
+5s evicted default/web-abc-0
+5.5s evict default/web-abc-1
+5.5s created default/web-abc-new2 on n2
+7.5s ready default/web-abc-new2
+10.5s evicted default/web-abc-1
+drained=true forever=false end=10.5s error=
+`,
+		},
+		{
+			name:  "replacements Ready in 100ms: the server's retry after the conflict approves a second pod in the first round",
+			world: with(func(w *World) { w.Budgets = []*policy.PodDisruptionBudget{budget("web", &two, nil, "web")} }),
+			opts:  Options{Nodes: []string{"n1"}, GracePeriodSeconds: -1, ReadyAfter: 100 * time.Millisecond, TerminateAfter: 100 * time.Millisecond},
+			want: `0s cordon 
+0s evict default/web-abc-0
+0s created default/web-abc-new1 on n3
+100ms ready default/web-abc-new1
+500ms evict default/web-abc-1
+500ms created default/web-abc-new2 on n2
+600ms ready default/web-abc-new2
+1s evicted default/web-abc-0
+1.5s evicted default/web-abc-1
+drained=true forever=false end=1.5s error=
+`,
+		},
+		{
+			name: "a StatefulSet: its pod comes back under the same name once the old one is gone",
+			world: func() World {
+				one := intstr.FromInt32(1)
+				n := int32(2)
+				ss := &apps.StatefulSet{ObjectMeta: metav1.ObjectMeta{Name: "db", Namespace: "default", UID: "ss-uid"}, Spec: apps.StatefulSetSpec{Replicas: &n}}
+				ref := &metav1.OwnerReference{APIVersion: "apps/v1", Kind: "StatefulSet", Name: "db", UID: "ss-uid", Controller: ptr(true)}
+				return World{Nodes: nodes, StatefulSets: []*apps.StatefulSet{ss},
+					Pods:    []*v1.Pod{readyPod("db-0", "n1", map[string]string{"app": "db"}, ref), readyPod("db-1", "n1", map[string]string{"app": "db"}, ref)},
+					Budgets: []*policy.PodDisruptionBudget{budget("db", &one, nil, "db")}}
+			}(),
+			opts: Options{Nodes: []string{"n1"}, GracePeriodSeconds: -1},
+			want: `0s cordon 
+0s evict default/db-0
+500ms refused default/db-1 429 The disruption budget db needs 1 healthy pods and has 1 currently
+5s created default/db-0 on n2
+5s evicted default/db-0
+5.5s refused default/db-1 429 The disruption budget db needs 1 healthy pods and has 1 currently
+7s ready default/db-0
+10.5s evict default/db-1
+15.5s created default/db-1 on n3
+15.5s evicted default/db-1
+drained=true forever=false end=15.5s error=
+`,
+		},
+		{
+			name:  "minAvailable 3 of 3 with --timeout: refused until the timeout",
+			world: with(func(w *World) { w.Budgets = []*policy.PodDisruptionBudget{budget("web", &three, nil, "web")} }),
+			opts:  Options{Nodes: []string{"n2"}, GracePeriodSeconds: -1, Timeout: 30 * time.Second},
+			want: `0s cordon 
+0s refused default/web-abc-2 429 The disruption budget web needs 3 healthy pods and has 3 currently
+0s repeats  5
+30s timeout  global timeout reached: 30s
+drained=false forever=false end=30s error=error when evicting pods/"web-abc-2" -n "default": global timeout reached: 30s
+`,
+		},
+		{
+			name:  "maxUnavailable 0 without --timeout blocks forever",
+			world: with(func(w *World) { w.Budgets = []*policy.PodDisruptionBudget{budget("web", nil, &zero, "web")} }),
+			opts:  Options{Nodes: []string{"n2"}, GracePeriodSeconds: -1},
+			want: `0s cordon 
+0s refused default/web-abc-2 429 The disruption budget web needs 3 healthy pods and has 3 currently
+0s repeats  -1
+drained=false forever=true end=0s error=
+`,
+		},
+		{
+			name: "two budgets: 500, not retried",
+			world: with(func(w *World) {
+				w.Budgets = []*policy.PodDisruptionBudget{budget("a", &hundred, nil, "web"), budget("b", nil, &two, "web")}
+			}),
+			opts: Options{Nodes: []string{"n2"}, GracePeriodSeconds: -1},
+			want: `0s cordon 
+0s failed default/web-abc-2 500 
+drained=false forever=false end=0s error=error when evicting pods/"web-abc-2" -n "default": This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.
+`,
+		},
+		{
+			name:  "a bare pod without --force: kubectl refuses the node",
+			world: with(func(w *World) { w.Pods = append(w.Pods, readyPod("bare", "n2", nil, nil)) }),
+			opts:  Options{Nodes: []string{"n2"}, GracePeriodSeconds: -1},
+			want: `0s cordon 
+0s filtered  cannot delete Pods that declare no controller (use --force to override): default/bare
+drained=false forever=false end=0s error=cannot delete Pods that declare no controller (use --force to override): default/bare
+`,
+		},
+		{
+			name: "DaemonSet pods ignored, bare pod forced",
+			world: with(func(w *World) {
+				w.DaemonSets = []*apps.DaemonSet{{ObjectMeta: metav1.ObjectMeta{Name: "agent", Namespace: "default"}}}
+				w.Pods = append(w.Pods, readyPod("bare", "n2", nil, nil),
+					readyPod("agent-x", "n2", nil, &metav1.OwnerReference{APIVersion: "apps/v1", Kind: "DaemonSet", Name: "agent", Controller: ptr(true)}))
+			}),
+			opts: Options{Nodes: []string{"n2"}, GracePeriodSeconds: -1, Force: true, IgnoreDaemonSets: true},
+			want: `0s cordon 
+0s warning  deleting Pods that declare no controller: default/bare; ignoring DaemonSet-managed Pods: default/agent-x
+0s evict default/bare
+0s evict default/web-abc-2
+0s created default/web-abc-new1 on n3
+2s ready default/web-abc-new1
+5s evicted default/bare
+5s evicted default/web-abc-2
+drained=true forever=false end=5s error=
+`,
+		},
+		{
+			name: "no schedulable node for the replacement: blocked forever",
+			world: with(func(w *World) {
+				w.Nodes = []*v1.Node{node("n1"), node("n2")}
+				w.Budgets = []*policy.PodDisruptionBudget{budget("web", &two, nil, "web")}
+			}),
+			opts: Options{Nodes: []string{"n1", "n2"}, GracePeriodSeconds: -1},
+			want: `0s cordon 
+0s evict default/web-abc-0
+0s pending default/web-abc-new1
+500ms refused default/web-abc-1 429 The disruption budget web needs 2 healthy pods and has 2 currently
+5s evicted default/web-abc-0
+5.5s refused default/web-abc-1 429 The disruption budget web needs 2 healthy pods and has 2 currently
+5.5s repeats  -1
+drained=false forever=true end=5.5s error=
+drained=false forever=false end=0s error=never reached: the drain of n1 never ends
+`,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := Drain(tt.world, tt.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := summary(p); got != tt.want {
+				t.Errorf("Drain() =\n%s\nwant\n%s", got, tt.want)
+			}
+		})
+	}
+}

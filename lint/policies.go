@@ -1,0 +1,144 @@
+package lint
+
+import (
+	"context"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kubectl-workload/kubectl-workload/internal/admissionpolicy"
+	"github.com/kubectl-workload/kubectl-workload/internal/apicheck"
+	"github.com/kubectl-workload/kubectl-workload/internal/manifest"
+)
+
+// This file evaluates the ValidatingAdmissionPolicies and their bindings of
+// the input, of --policies-from (Options.PolicyPaths) and of the cluster
+// (Baseline.Policies) on every object of the input, with the API server's
+// own admission code (internal/admissionpolicy). A run without a binding
+// pays nothing: the files are read again only when one is in sight.
+
+// policyObjects reads the policies, bindings, Namespaces and possible
+// params of a set of objects into ps.
+func addPolicyObjects(ps *admissionpolicy.Set, objs []*manifest.Object, res *Result) {
+	for _, obj := range objs {
+		if admissionpolicy.IsPolicy(obj.APIVersion, obj.Kind) {
+			if err := ps.AddPolicy(obj.JSON, obj.Kind, obj.File); err != nil {
+				res.Errors = append(res.Errors, err)
+			}
+		}
+	}
+}
+
+// checkPolicies runs the policies on every object of the input that the
+// API tier does not reject (the server runs validating admission after
+// validation). sets are the input's files, read again; perFile their
+// checked objects, in the same order.
+func (l *Linter) checkPolicies(ctx context.Context, inputs []manifest.Input, perFile [][]*checked, all []*checked, crds *apicheck.CRDs, opts Options, res *Result) {
+	ps := admissionpolicy.NewSet()
+	if opts.Baseline != nil {
+		addPolicyObjects(ps, opts.Baseline.Policies, res)
+	}
+	var policySet *manifest.Set
+	if len(opts.PolicyPaths) > 0 {
+		policySet = manifest.Load(opts.PolicyPaths, nil)
+		for _, p := range policySet.Problems {
+			res.Errors = append(res.Errors, fmt.Errorf("--policies-from: %s", p.Message))
+		}
+		addPolicyObjects(ps, policySet.Objects, res)
+	}
+	var kept []*manifest.Object
+	for _, c := range all {
+		if c.custom != nil {
+			kept = append(kept, c.custom)
+		}
+	}
+	addPolicyObjects(ps, kept, res)
+	if ps.Empty() {
+		return
+	}
+	// The files again: every object is a request, a Namespace gives its
+	// labels, and any object of a policy's paramKind may be a param.
+	sets := make([]*manifest.Set, len(inputs))
+	parallel(ctx, len(inputs), func(i int) {
+		if perFile[i] != nil {
+			sets[i] = inputs[i].Load()
+		}
+	})
+	paramKinds := ps.ParamKinds()
+	if opts.Baseline != nil {
+		for name, labels := range opts.Baseline.NamespaceLabels {
+			ps.AddNamespace(name, labels)
+		}
+	}
+	// The files of --policies-from may hold params and Namespaces too; the
+	// input's come after them, and replace them.
+	for _, set := range append([]*manifest.Set{policySet}, sets...) {
+		if set == nil {
+			continue
+		}
+		for _, obj := range set.Objects {
+			if obj.APIVersion == "v1" && obj.Kind == "Namespace" {
+				u := &unstructured.Unstructured{}
+				if err := u.UnmarshalJSON(obj.JSON); err == nil {
+					ps.AddNamespace(u.GetName(), u.GetLabels())
+				}
+			}
+			for _, pk := range paramKinds {
+				if obj.APIVersion == pk.GroupVersion().String() && obj.Kind == pk.Kind {
+					if t, ok := crds.AdmissionTarget(ctx, apiObject(obj), nil, apicheck.Options{Namespace: opts.Namespace}); ok {
+						ps.AddParam(admissionpolicy.Param{Object: t.Object, Resource: t.Resource, Namespaced: t.Namespace != ""})
+					}
+				}
+			}
+		}
+	}
+	for i, set := range sets {
+		if set == nil || len(set.Objects) != len(perFile[i]) {
+			continue
+		}
+		parallel(ctx, len(set.Objects), func(j int) {
+			l.admit(ctx, ps, crds, set.Objects[j], perFile[i][j], opts)
+		})
+	}
+}
+
+// admit runs the policies on one object and adds their findings.
+func (l *Linter) admit(ctx context.Context, ps *admissionpolicy.Set, crds *apicheck.CRDs, obj *manifest.Object, c *checked, opts Options) {
+	for _, f := range c.findings {
+		if f.Severity == SeverityError && (len(f.Rule) > 4 && f.Rule[:4] == "api/" || f.Rule == RuleUnparsable) {
+			return // the server refuses it before admission
+		}
+	}
+	o := apiObject(obj)
+	aopts := apicheck.Options{Namespace: opts.Namespace}
+	var versioned = l.api.Check(ctx, o, aopts).Versioned
+	t, ok := crds.AdmissionTarget(ctx, o, versioned, aopts)
+	if !ok {
+		return
+	}
+	v, err := ps.Admit(ctx, admissionpolicy.Request{Object: t.Object, Resource: t.Resource, Namespace: t.Namespace})
+	if err != nil {
+		c.errs = append(c.errs, fmt.Errorf("%s: document %d: %s: %w", c.file, c.document, c.ref, err))
+		return
+	}
+	at := func(rule string, sev Severity, msg string) Finding {
+		pos, _ := obj.Position("")
+		return Finding{Rule: rule, Severity: sev, Message: msg, File: c.file, Document: c.document,
+			Line: pos.Line, Column: pos.Column, Object: &c.ref}
+	}
+	if v.Denied != "" {
+		c.findings = append(c.findings, at(admissionpolicy.RuleDeny, SeverityError, v.Denied))
+	}
+	for _, w := range v.Warnings {
+		c.findings = append(c.findings, at(admissionpolicy.RuleWarn, SeverityWarning, w))
+	}
+	for _, a := range v.Audits {
+		c.findings = append(c.findings, at(admissionpolicy.RuleAudit, SeverityInfo,
+			"the API server accepts the object and records in its audit log: "+a))
+	}
+}
+
+// apiObject is obj as the API tier takes it.
+func apiObject(obj *manifest.Object) apicheck.Object {
+	return apicheck.Object{APIVersion: obj.APIVersion, Kind: obj.Kind, Namespace: obj.Namespace, Name: obj.Name, JSON: obj.JSON}
+}

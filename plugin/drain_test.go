@@ -1,0 +1,60 @@
+package plugin
+
+import "testing"
+
+func TestPredictDrainGolden(t *testing.T) {
+	const cluster = "testdata/predict/drain-cluster.yaml"
+	tests := []struct {
+		name     string
+		args     []string
+		wantExit int
+	}{
+		// Two pods of web on node-1 under minAvailable 2: the second waits for the first's
+		// replacement to be Ready, and goes on the 5s retry.
+		{name: "predict-drain-node-1.txt", args: []string{"node-1", "-f", cluster, "--ignore-daemonsets"}, wantExit: 0},
+		{name: "predict-drain-node-1.json", args: []string{"node-1", "-f", cluster, "--ignore-daemonsets", "-o", "json"}, wantExit: 0},
+		// cache has one replica under minAvailable 1: refused until the timeout, then the fix.
+		{name: "predict-drain-node-2-timeout.txt", args: []string{"node-2", "-f", cluster, "--ignore-daemonsets", "--timeout", "1m"}, wantExit: 1},
+		// Without --timeout kubectl never returns, and never reaches node-3.
+		{name: "predict-drain-forever.txt", args: []string{"node-2", "node-3", "-f", cluster, "--ignore-daemonsets"}, wantExit: 1},
+		// Without --ignore-daemonsets kubectl's filter refuses the node before evicting anything.
+		{name: "predict-drain-daemonsets.txt", args: []string{"node-1", "-f", cluster}, wantExit: 1},
+		// --disable-eviction deletes past the budget; --pod-selector narrows what is drained.
+		{name: "predict-drain-disable-eviction.txt", args: []string{"node-2", "-f", cluster, "--ignore-daemonsets", "--disable-eviction", "--pod-selector", "app=cache"}, wantExit: 0},
+		// Both nodes, cordoned first: web's replacements all go to node-3.
+		{name: "predict-drain-two-nodes.txt", args: []string{"node-1", "node-2", "-f", cluster, "--ignore-daemonsets", "--timeout", "30s", "--ready-after", "10s"}, wantExit: 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, errOut, code := run(t, "", append([]string{"predict", "drain"}, tt.args...)...)
+			if code != tt.wantExit {
+				t.Errorf("exit code = %d, want %d (stderr: %s)", code, tt.wantExit, errOut)
+			}
+			if errOut != "" {
+				t.Errorf("stderr = %q, want nothing", errOut)
+			}
+			golden(t, tt.name, out)
+		})
+	}
+}
+
+func TestPredictDrainUsage(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+	}{
+		{name: "bad selector", args: []string{"node-1", "-f", "testdata/predict/drain-cluster.yaml", "--pod-selector", "a in ("}},
+		{name: "unknown node", args: []string{"node-9", "-f", "testdata/predict/drain-cluster.yaml"}},
+		{name: "no node", args: []string{"-f", "testdata/predict/drain-cluster.yaml"}},
+		{name: "missing file", args: []string{"node-1", "-f", "testdata/no-such-file.yaml"}},
+		{name: "bad output", args: []string{"node-1", "-f", "testdata/predict/drain-cluster.yaml", "-o", "svg"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, errOut, code := run(t, "", append([]string{"predict", "drain"}, tt.args...)...)
+			if code != ExitError || errOut == "" || out != "" {
+				t.Errorf("predict drain %v = exit %d, stdout %q, stderr %q; want exit 2, an error and no plan", tt.args, code, out, errOut)
+			}
+		})
+	}
+}

@@ -1,0 +1,152 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/kubectl-workload/kubectl-workload/internal/controller/disruption"
+)
+
+// DrainText writes a drain plan as a timeline: each node's evictions and refusals in time
+// order with the budget that decided, the replacements, and how the node's drain ends.
+func DrainText(w io.Writer, p *disruption.Plan) error {
+	var b strings.Builder
+	for _, np := range p.Nodes {
+		fmt.Fprintf(&b, "Drain of node %s", np.Node)
+		if np.Error != "" && len(np.Events) == 0 {
+			fmt.Fprintf(&b, ": %s\n\n", np.Error)
+			continue
+		}
+		fmt.Fprintf(&b, " (from %s):\n", fmtDur(np.Start))
+		for _, e := range np.Events {
+			fmt.Fprintf(&b, "  %6s  %s\n", fmtDur(e.At), drainLine(e))
+		}
+		switch {
+		case np.Drained:
+			fmt.Fprintf(&b, "  node/%s drained after %s\n", np.Node, fmtDur(np.End-np.Start))
+		case np.Forever:
+			fmt.Fprintf(&b, "  the drain of %s never ends: kubectl retries every 5s forever (no --timeout)\n", np.Node)
+		default:
+			fmt.Fprintf(&b, "  error: unable to drain node %q due to error: %s\n", np.Node, np.Error)
+		}
+		if len(np.Left) > 0 {
+			fmt.Fprintf(&b, "  left on the node: %s\n", strings.Join(np.Left, ", "))
+		}
+		for _, f := range np.Fixes {
+			fmt.Fprintf(&b, "  fix: %s\n", f)
+		}
+		b.WriteString("\n")
+	}
+	if p.Completed {
+		fmt.Fprintf(&b, "Result: every node drained, in %s.\n", fmtDur(p.Duration))
+	} else {
+		forever := false
+		for _, np := range p.Nodes {
+			forever = forever || np.Forever
+		}
+		if forever {
+			b.WriteString("Result: the drain does not complete: kubectl never returns (give --timeout to make it exit 1).\n")
+		} else {
+			b.WriteString("Result: the drain does not complete (kubectl exits 1).\n")
+		}
+	}
+	for _, a := range p.Assumptions {
+		fmt.Fprintf(&b, "Assumed: %s.\n", a)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func drainLine(e disruption.Event) string {
+	owner := ""
+	if e.Owner != "" {
+		owner = " (" + e.Owner + ")"
+	}
+	switch e.Kind {
+	case disruption.EventCordon:
+		return "cordon " + e.Node
+	case disruption.EventWarning:
+		return "Warning: " + e.Message
+	case disruption.EventFiltered:
+		return "cannot drain: " + e.Message
+	case disruption.EventEvict:
+		s := "evict " + e.Pod + owner + ": approved"
+		if e.Retried {
+			s = "evict " + e.Pod + owner + ": approved on the API server's retry after a conflict"
+		}
+		if e.Budget != "" {
+			if e.Allowed != nil {
+				s += fmt.Sprintf(" by budget %s (disruptionsAllowed now %d)", e.Budget, *e.Allowed)
+			} else {
+				s += fmt.Sprintf(", budget %s does not guard an unready pod", e.Budget)
+			}
+		}
+		return s
+	case disruption.EventDelete:
+		return "delete " + e.Pod + owner + " (--disable-eviction: no budget)"
+	case disruption.EventRefused:
+		if e.Retried {
+			return fmt.Sprintf("evict %s: refused %d on the API server's retry after a conflict, by budget %s: %s (retry in 5s)", e.Pod, e.Code, e.Budget, e.Cause)
+		}
+		return fmt.Sprintf("evict %s: refused %d by budget %s: %s (retry in 5s)", e.Pod, e.Code, e.Budget, e.Cause)
+	case disruption.EventFailed:
+		return fmt.Sprintf("evict %s: refused %d (budgets %s): %s (not retried)", e.Pod, e.Code, e.Budget, e.Message)
+	case disruption.EventEvicted:
+		return "pod/" + strings.SplitN(e.Pod, "/", 2)[1] + " evicted"
+	case disruption.EventCreated:
+		return fmt.Sprintf("%s creates %s on %s", e.Owner, e.Pod, e.Node)
+	case disruption.EventPending:
+		return fmt.Sprintf("%s creates %s: Pending, %s", e.Owner, e.Pod, e.Message)
+	case disruption.EventReady:
+		return fmt.Sprintf("%s Ready on %s", e.Pod, e.Node)
+	case disruption.EventRepeats:
+		if e.Count < 0 {
+			return e.Message
+		}
+		return fmt.Sprintf("%s, %d more times", e.Message, e.Count)
+	case disruption.EventTimeout:
+		return e.Message
+	}
+	return e.Kind
+}
+
+// fmtDur prints whole seconds as "1m5s" and "0s".
+func fmtDur(d time.Duration) string { return d.Round(time.Millisecond).String() }
+
+type drainEventDoc struct {
+	disruption.Event
+	AtSeconds float64 `json:"at"`
+}
+
+type drainNodeDoc struct {
+	disruption.NodePlan
+	StartSeconds float64         `json:"start"`
+	EndSeconds   float64         `json:"end"`
+	Events       []drainEventDoc `json:"events"`
+}
+
+type drainDoc struct {
+	Kind            string         `json:"kind"`
+	Nodes           []drainNodeDoc `json:"nodes"`
+	Completed       bool           `json:"completed"`
+	DurationSeconds float64        `json:"durationSeconds"`
+	Assumptions     []string       `json:"assumptions,omitempty"`
+}
+
+// DrainJSON writes a drain plan as JSON, times in seconds from the start.
+func DrainJSON(w io.Writer, p *disruption.Plan) error {
+	d := drainDoc{Kind: "DrainPlan", Completed: p.Completed, DurationSeconds: p.Duration.Seconds(), Assumptions: p.Assumptions, Nodes: []drainNodeDoc{}}
+	for _, np := range p.Nodes {
+		nd := drainNodeDoc{NodePlan: np, StartSeconds: np.Start.Seconds(), EndSeconds: np.End.Seconds(), Events: []drainEventDoc{}}
+		for _, e := range np.Events {
+			nd.Events = append(nd.Events, drainEventDoc{Event: e, AtSeconds: e.At.Seconds()})
+		}
+		d.Nodes = append(d.Nodes, nd)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(d)
+}
