@@ -4,7 +4,7 @@
 # Builds the release archives krew and GitHub releases serve:
 #
 #   dist/kubectl-workload_<VERSION>_<os>_<arch>.tar.gz   kubectl-workload and its render helper
-#                                                        kubectl-workload-render (.exe on windows) + LICENSE
+#                                                        kubectl_workload-render (.exe on windows) + LICENSE
 #   dist/kubectl-workload_<VERSION>_checksums.txt        sha256 of each archive, sha256sum format
 #
 # for linux, darwin and windows on amd64 and arm64. VERSION is the release tag, such as
@@ -59,8 +59,8 @@ for platform in $platforms; do
 	*) die "unsupported platform $platform" ;;
 	esac
 	bin=kubectl-workload
-	helper=kubectl-workload-render
-	[ "$goos" = windows ] && bin=kubectl-workload.exe && helper=kubectl-workload-render.exe
+	helper=kubectl_workload-render
+	[ "$goos" = windows ] && bin=kubectl-workload.exe && helper=kubectl_workload-render.exe
 	name="kubectl-workload_${version}_${goos}_${goarch}"
 	dir="${stage}/${name}"
 	mkdir -p "$dir"
@@ -73,7 +73,7 @@ for platform in $platforms; do
 	# finds it beside itself.
 	CGO_ENABLED=0 GOOS=$goos GOARCH=$goarch go build -trimpath \
 		-ldflags "-s -w -X ${module}/internal/version.Version=${version}" \
-		-o "${dir}/${helper}" ./cmd/kubectl-workload-render ||
+		-o "${dir}/${helper}" ./cmd/kubectl_workload-render ||
 		die "go build of the render helper for $platform failed"
 	cp LICENSE "${dir}/LICENSE"
 	chmod 0755 "${dir}/${bin}" "${dir}/${helper}"

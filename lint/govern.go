@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/kubectl-workload/kubectl-workload/internal/admissionpolicy"
 	"github.com/kubectl-workload/kubectl-workload/internal/apicheck"
 	"github.com/kubectl-workload/kubectl-workload/internal/config"
+	"github.com/kubectl-workload/kubectl-workload/internal/nearest"
 	"github.com/kubectl-workload/kubectl-workload/internal/podsecurity"
 )
 
@@ -192,8 +195,12 @@ func (l *Linter) readIgnore(c *checked, a annotations, known func() map[string]b
 	}
 	sort.Strings(unknown)
 	for _, id := range unknown {
+		hint := "kubectl workload lint --list-rules lists them"
+		if near := nearest.Nearest(id, slices.Collect(maps.Keys(known()))); near != "" {
+			hint = "did you mean " + near + "?"
+		}
 		c.findings = append(c.findings, c.at(RuleIgnoreUnknownRule, SeverityWarning, path,
-			fmt.Sprintf("%s names %q, which is not a rule (kubectl workload lint --list-rules lists them)", AnnotationIgnore, id)))
+			fmt.Sprintf("%s names %q, which is not a rule (%s)", AnnotationIgnore, id, hint)))
 	}
 	reason := strings.TrimSpace(a.Metadata.Annotations[AnnotationIgnoreReason])
 	if reason == "" {

@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unique"
 
@@ -72,6 +73,10 @@ type Options struct {
 	// Baseline holds the objects that already exist (live cluster mode,
 	// --base-ref); nil for offline lint. See live.go.
 	Baseline *Baseline
+	// Progress, when set, is told after each input is read and its objects
+	// checked: the inputs done, of how many, and the objects so far. It is
+	// called from several goroutines at once.
+	Progress func(done, total, objects int)
 }
 
 // Result is everything a lint run found.
@@ -317,6 +322,7 @@ func (l *Linter) Run(ctx context.Context, opts Options) *Result {
 			}
 		})
 	}
+	var inputsDone, objectsDone atomic.Int64
 	stopped := parallel(ctx, len(inputs), func(i int) {
 		release := l.rules.Hold() // see rules.Engine.Hold; released before each wait on the queue
 		set := inputs[i].Load()
@@ -331,6 +337,9 @@ func (l *Linter) Run(ctx context.Context, opts Options) *Result {
 		}
 		set.Objects = nil             // done with: what is left of each object is in cs
 		sets[i], perFile[i] = set, cs // each worker owns distinct indices
+		if opts.Progress != nil {
+			opts.Progress(int(inputsDone.Add(1)), len(inputs), int(objectsDone.Add(int64(len(cs)))))
+		}
 	})
 	close(queue)
 	regoWorkers.Wait()

@@ -75,13 +75,15 @@ func TestLintSARIFSuppressions(t *testing.T) {
 }
 
 // TestLintJUnitFailsOnlyUnsuppressed checks the JUnit counts against the
-// text summary of the same run.
+// text output of the same run: one testcase per finding, failed for the
+// unsuppressed ones at or above --fail-on (the exit code's), passed below it.
 func TestLintJUnitFailsOnlyUnsuppressed(t *testing.T) {
 	for _, args := range [][]string{
 		{"../examples"},
+		{"--fail-on", "warning", "../examples"},
 		{"--config", "testdata/suppressed-config.yaml", "testdata/suppressed.yaml"},
 	} {
-		out, _, _ := run(t, "", append([]string{"lint", "-o", "junit"}, args...)...)
+		out, _, code := run(t, "", append([]string{"lint", "-o", "junit"}, args...)...)
 		var suites struct {
 			Tests    int `xml:"tests,attr"`
 			Failures int `xml:"failures,attr"`
@@ -95,17 +97,29 @@ func TestLintJUnitFailsOnlyUnsuppressed(t *testing.T) {
 			t.Fatalf("lint -o junit %v is not XML: %v\n%s", args, err, out)
 		}
 		text, _, _ := run(t, "", append([]string{"lint"}, args...)...)
-		unsuppressed := strings.Count(text, "\n") - 1 // one line per unsuppressed finding, then the summary
+		failOn := "error"
+		if args[0] == "--fail-on" {
+			failOn = args[1]
+		}
+		failing := 0
+		for _, line := range strings.Split(text, "\n") {
+			if strings.Contains(line, ": error ") || (failOn == "warning" && strings.Contains(line, ": warning ")) {
+				failing++
+			}
+		}
 		failures := 0
 		for _, s := range suites.Suites {
 			for _, c := range s.Cases {
 				failures += len(c.Failures)
 			}
 		}
-		if failures != unsuppressed {
-			t.Errorf("lint -o junit %v: %d failure elements, want one per unsuppressed finding (%d)", args, failures, unsuppressed)
+		if failures != failing || suites.Failures != failing {
+			t.Errorf("lint -o junit %v: %d failure elements, failures=%d; want one per unsuppressed finding at or above %s (%d)", args, failures, suites.Failures, failOn, failing)
 		}
-		if suites.Tests == 0 || suites.Failures > suites.Tests {
+		if (failing > 0) != (code == ExitFindings) {
+			t.Errorf("lint -o junit %v: exit %d with %d failures: the report and the exit code disagree", args, code, failing)
+		}
+		if suites.Tests < failures {
 			t.Errorf("lint -o junit %v: tests=%d failures=%d, want failing testcases counted among the tests", args, suites.Tests, suites.Failures)
 		}
 	}

@@ -79,16 +79,16 @@ func TestLintListRulesJSON(t *testing.T) {
 	}
 }
 
-// TestLintVerboseSummaryDoesNotPointAtVerbose: with -v the skipped documents
-// are named, so the summary must not say "-v names them".
+// TestLintVerboseSummaryDoesNotPointAtVerbose: with --verbose the skipped documents
+// are named, so the summary must not say "--verbose names them".
 func TestLintVerboseSummaryDoesNotPointAtVerbose(t *testing.T) {
-	out, _, _ := run(t, "", "lint", "-v", "testdata/not-kubernetes.yaml", "../examples/good/web.yaml")
-	if strings.Contains(out, "-v names them") {
-		t.Errorf("lint -v summary = %q: -v was given", out)
+	out, _, _ := run(t, "", "lint", "--verbose", "testdata/not-kubernetes.yaml", "../examples/good/web.yaml")
+	if strings.Contains(out, "--verbose names them") {
+		t.Errorf("lint --verbose summary = %q: --verbose was given", out)
 	}
 	out, _, _ = run(t, "", "lint", "testdata/not-kubernetes.yaml", "../examples/good/web.yaml")
-	if !strings.Contains(out, "-v names them") {
-		t.Errorf("lint summary = %q, want the hint at -v", out)
+	if !strings.Contains(out, "--verbose names them") {
+		t.Errorf("lint summary = %q, want the hint at --verbose", out)
 	}
 }
 

@@ -13,29 +13,12 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-workload/kubectl-workload/internal/config"
+	"github.com/kubectl-workload/kubectl-workload/internal/progress"
 	"github.com/kubectl-workload/kubectl-workload/internal/version"
 	"github.com/kubectl-workload/kubectl-workload/lint"
 	"github.com/kubectl-workload/kubectl-workload/lint/report"
 	"github.com/kubectl-workload/kubectl-workload/rules"
 )
-
-const lintExample = `  # Lint every manifest under a directory
-  kubectl workload lint deploy/
-
-  # Lint files and standard input, failing on warnings too
-  helm template . | kubectl workload lint chart-extra.yaml - --fail-on warning
-
-  # Machine-readable findings
-  kubectl workload lint -o json k8s/
-
-  # Lint what runs in the cluster (read-only: get and list)
-  kubectl workload lint --live -n shop
-  kubectl workload lint --live -A
-  kubectl workload lint --live deployment/web
-
-  # Would applying these files be refused as updates (immutable fields)?
-  kubectl workload lint -f deploy/ --against-live
-  kubectl workload lint --base-ref origin/main deploy/`
 
 // LintOptions are the flags and inputs of `kubectl workload lint`.
 type LintOptions struct {
@@ -71,25 +54,10 @@ type LintOptions struct {
 func NewCmdLint(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
 	o := &LintOptions{configFlags: configFlags, IOStreams: streams}
 	cmd := &cobra.Command{
-		Use:   "lint [PATH | -]... | lint --live [TYPE/NAME | TYPE NAME...]",
-		Short: "Check workload manifests for what the API server would reject, and more",
-		Long: `Lint workload manifests from files, directories (recursively: .yaml, .yml, .json)
-or standard input ("-"). Findings are reported at file:line:col.
-
-The api/* rules run the API server's own v1.37 validation, offline: an api/* error
-means kubectl apply would be rejected. Objects without a namespace are checked as
-if created in -n, else "default".
-
-Live cluster (read-only: get and list requests only): --live lints the workloads
-in the cluster of the kubeconfig's context (-n, else the context's namespace; -A
-for all), or the TYPE/NAME objects named. --against-live checks files as updates
-of the cluster's objects of the same name, as kubectl apply would send them, and
-lints them with the cluster's objects around them. --base-ref REF does the same
-update check offline, against each file's version at a git revision.
-
-Exit status: 0 when clean, 1 when a finding is at or above --fail-on, 2 for usage
-or tool errors (such as a path that does not exist).`,
-		Example: lintExample,
+		Use:     "lint [PATH | -]... | lint --live [TYPE/NAME | TYPE NAME...]",
+		Short:   "Check workload manifests for what the API server would reject, and more",
+		Long:    lint.Help,
+		Example: lint.Example,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.Complete(cmd, args); err != nil {
 				return err
@@ -103,7 +71,7 @@ or tool errors (such as a path that does not exist).`,
 	cmd.Flags().StringSliceVarP(&o.Filenames, "filename", "f", nil, "file, directory or - to lint (repeatable; same as a positional argument)")
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "text", "output format: "+strings.Join(report.Formats, ", "))
 	cmd.Flags().StringVar(&o.FailOn, "fail-on", "error", "exit 1 when a finding is at or above this severity: error, warning or info")
-	cmd.Flags().BoolVarP(&o.Verbose, "verbose", "v", false, "also name the documents skipped because they are not Kubernetes objects")
+	cmd.Flags().BoolVar(&o.Verbose, "verbose", false, "also name the documents skipped because they are not Kubernetes objects (-v is kubectl's log level)")
 	cmd.Flags().StringArrayVar(&o.Policies, "policy", nil, "user Rego policy file or directory, conftest style (repeatable)")
 	cmd.Flags().StringArrayVar(&o.PolicyNamespaces, "policy-namespace", nil,
 		"Rego package whose deny/violation/warn rules are read (repeatable; default main; conftest's --namespace, renamed because -n/--namespace is kubectl's)")
@@ -153,7 +121,7 @@ func (o *LintOptions) Complete(cmd *cobra.Command, args []string) error {
 // Validate checks the flags.
 func (o *LintOptions) Validate() error {
 	if o.ListRules || o.Explain != "" {
-		return nil
+		return report.CheckRulesOutput(o.ListRules, o.Explain, o.Output)
 	}
 	if o.PolicyTimeout <= 0 {
 		return fmt.Errorf("--policy-timeout must be positive, got %s", o.PolicyTimeout)
@@ -163,6 +131,9 @@ func (o *LintOptions) Validate() error {
 	}
 	if len(o.paths) == 0 && !o.Live {
 		return fmt.Errorf("no input: name files, directories or - for standard input")
+	}
+	if err := lint.ObjectRefHint(o.Live, o.paths); err != nil {
+		return err
 	}
 	if slices.Contains(report.Formats, o.Output) {
 		return nil
@@ -195,6 +166,7 @@ func (o *LintOptions) Run(cmd *cobra.Command) error {
 		fmt.Fprintf(o.ErrOut, "warning: %s\n", w)
 	}
 	stdin := o.In
+	prog := progress.New(o.ErrOut, o.Output)
 	var baseline *lint.Baseline
 	namespace := o.namespace
 	if o.Live || o.AgainstLive || o.BaseRef != "" {
@@ -212,6 +184,7 @@ func (o *LintOptions) Run(cmd *cobra.Command) error {
 			if src.Cluster, err = liveClient(cmd.Context(), o.configFlags, o.ErrOut); err != nil {
 				return err
 			}
+			src.Cluster.Progress = prog.Listing
 			// Charts render as helm install renders them on this cluster.
 			if o.renderFlags.clusterAPIVersions, err = src.Cluster.APIVersions(cmd.Context()); err != nil {
 				fmt.Fprintf(o.ErrOut, "note: charts are rendered for the API versions of a v1.37 cluster: %v\n", err)
@@ -234,7 +207,9 @@ func (o *LintOptions) Run(cmd *cobra.Command) error {
 	}
 	defer renderer.Close()
 	res := linter.Run(cmd.Context(), lint.Options{Paths: o.paths, Stdin: stdin, Namespace: namespace, Renderer: renderer,
-		Settings: o.settings, NoIgnoreAnnotations: o.NoIgnore, Baseline: baseline, CRDPaths: o.CRDs, PolicyPaths: o.PoliciesFrom})
+		Settings: o.settings, NoIgnoreAnnotations: o.NoIgnore, Baseline: baseline, CRDPaths: o.CRDs, PolicyPaths: o.PoliciesFrom,
+		Progress: prog.Files})
+	prog.Done()
 	for _, w := range res.Warnings {
 		fmt.Fprintf(o.ErrOut, "warning: %s\n", w)
 	}
@@ -248,7 +223,7 @@ func (o *LintOptions) Run(cmd *cobra.Command) error {
 	if err != nil && len(res.Errors) == 0 {
 		return fmt.Errorf("built-in rules: %w", err)
 	}
-	if err := report.WriteOptions(o.Out, o.Output, res, builtins, version.Get().Kubernetes, report.Options{Verbose: o.Verbose}); err != nil {
+	if err := report.WriteOptions(o.Out, o.Output, res, builtins, version.Get().Kubernetes, report.Options{Verbose: o.Verbose, FailOn: o.failOn}); err != nil {
 		return err
 	}
 	if o.Verbose {

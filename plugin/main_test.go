@@ -10,7 +10,7 @@ import (
 	"github.com/kubectl-workload/kubectl-workload/internal/render/helper"
 )
 
-// TestMain builds the render helper (kubectl-workload-render) that the
+// TestMain builds the render helper (kubectl_workload-render) that the
 // commands run for charts and kustomizations, and points the plugin at it.
 func TestMain(m *testing.M) {
 	os.Exit(runWithHelper(m))
@@ -18,14 +18,14 @@ func TestMain(m *testing.M) {
 
 func runWithHelper(m *testing.M) int {
 	if os.Getenv(helper.EnvPath) == "" {
-		dir, err := os.MkdirTemp("", "kubectl-workload-render-")
+		dir, err := os.MkdirTemp("", "kubectl_workload-render-")
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 2
 		}
 		defer os.RemoveAll(dir)
 		bin := filepath.Join(dir, helper.Name)
-		cmd := exec.Command("go", "build", "-o", bin, "../cmd/kubectl-workload-render")
+		cmd := exec.Command("go", "build", "-o", bin, "../cmd/kubectl_workload-render")
 		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 		if err := cmd.Run(); err != nil {
 			fmt.Fprintln(os.Stderr, "build the render helper:", err)

@@ -103,7 +103,7 @@ func TestLintUsageErrors(t *testing.T) {
 }
 
 func TestLintVerboseNamesSkippedDocuments(t *testing.T) {
-	_, errOut, code := run(t, "", "lint", "-v", "testdata/not-kubernetes.yaml")
+	_, errOut, code := run(t, "", "lint", "--verbose", "testdata/not-kubernetes.yaml")
 	if code != ExitClean {
 		t.Errorf("exit code = %d, want 0", code)
 	}

@@ -3,6 +3,8 @@ package plugin
 import (
 	"bufio"
 	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -71,43 +73,52 @@ func matchOutput(want, got []string) bool {
 	return len(got) > 0 && want[0] == got[0] && matchOutput(want[1:], got[1:])
 }
 
-// TestREADMEExamples runs every example of README.md, from the repository's
-// root as a reader would, and compares what it prints with what the README
-// shows.
+// TestREADMEExamples runs every example of README.md and of the reference
+// pages under docs/, from the repository's root as a reader would, and
+// compares what each prints with what the page shows.
 func TestREADMEExamples(t *testing.T) {
-	examples := readmeExamples(t, "../README.md")
+	pages, err := filepath.Glob("../docs/*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages = append([]string{"../README.md"}, pages...)
 	ran := map[string]int{}
-	for _, ex := range examples {
-		args := strings.Fields(ex.command)
-		t.Run(ex.command, func(t *testing.T) {
-			if !readmeSubcommands[args[0]] {
-				t.Skipf("README.md:%d: %s examples are not checked yet (see readmeSubcommands)", ex.line, args[0])
-			}
-			if strings.ContainsAny(ex.command, `"'|<>$`) {
-				t.Fatalf("README.md:%d: the example uses shell syntax this test does not run: %s", ex.line, ex.command)
-			}
-			t.Chdir("..")
-			for _, a := range args {
-				if strings.HasSuffix(a, ".yaml") || strings.HasSuffix(a, ".json") {
-					if _, err := os.Stat(a); err != nil {
-						t.Errorf("README.md:%d: %s does not exist: %v", ex.line, a, err)
+	for _, page := range pages {
+		name := strings.TrimPrefix(page, "../")
+		for _, ex := range readmeExamples(t, page) {
+			args := strings.Fields(ex.command)
+			t.Run(name+":"+ex.command, func(t *testing.T) {
+				if !readmeSubcommands[args[0]] {
+					t.Skipf("%s:%d: %s examples are not checked yet (see readmeSubcommands)", name, ex.line, args[0])
+				}
+				if strings.ContainsAny(ex.command, `"'|<>$`) {
+					t.Fatalf("%s:%d: the example uses shell syntax this test does not run: %s", name, ex.line, ex.command)
+				}
+				t.Chdir("..")
+				for _, a := range args {
+					if strings.HasSuffix(a, ".yaml") || strings.HasSuffix(a, ".json") {
+						if _, err := os.Stat(a); err != nil {
+							t.Errorf("%s:%d: %s does not exist: %v", name, ex.line, a, err)
+						}
 					}
 				}
+				out, errOut, code := run(t, "", args...)
+				if code == ExitError {
+					t.Fatalf("%s:%d: kubectl workload %s: exit 2: %s", name, ex.line, ex.command, errOut)
+				}
+				got := strings.Split(strings.TrimRight(out, "\n"), "\n")
+				for i := range got {
+					got[i] = strings.TrimRight(got[i], " ")
+				}
+				if !matchOutput(ex.output, got) {
+					t.Errorf("%s:%d: kubectl workload %s prints\n%s\nwhich is not what the page shows:\n%s",
+						name, ex.line, ex.command, out, strings.Join(ex.output, "\n"))
+				}
+			})
+			if name == "README.md" {
+				ran[args[0]]++
 			}
-			out, errOut, code := run(t, "", args...)
-			if code == ExitError {
-				t.Fatalf("README.md:%d: kubectl workload %s: exit 2: %s", ex.line, ex.command, errOut)
-			}
-			got := strings.Split(strings.TrimRight(out, "\n"), "\n")
-			for i := range got {
-				got[i] = strings.TrimRight(got[i], " ")
-			}
-			if !matchOutput(ex.output, got) {
-				t.Errorf("README.md:%d: kubectl workload %s prints\n%s\nwhich is not what the README shows:\n%s",
-					ex.line, ex.command, out, strings.Join(ex.output, "\n"))
-			}
-		})
-		ran[args[0]]++
+		}
 	}
 	for sub := range readmeSubcommands {
 		if ran[sub] == 0 {
@@ -133,6 +144,27 @@ func TestMatchOutput(t *testing.T) {
 	for _, tt := range tests {
 		if ok := matchOutput(tt.want, got); ok != tt.ok {
 			t.Errorf("matchOutput(%q, %q) = %v, want %v", tt.want, got, ok, tt.ok)
+		}
+	}
+}
+
+// TestREADMEFrontDoor: the README shows the picture (a file that exists) and a
+// GitHub Actions workflow that uploads SARIF to code scanning.
+func TestREADMEFrontDoor(t *testing.T) {
+	data, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := string(data)
+	img := regexp.MustCompile(`!\[[^\]]+\]\((docs/img/[^)]+\.png)\)`).FindStringSubmatch(readme)
+	if img == nil {
+		t.Errorf("README.md shows no picture from docs/img")
+	} else if _, err := os.Stat("../" + img[1]); err != nil {
+		t.Errorf("README.md shows %s: %v", img[1], err)
+	}
+	for _, want := range []string{"github/codeql-action/upload-sarif", "lint -o sarif", "security-events: write", "reports:\n      junit:", "id: workload-lint"} {
+		if !strings.Contains(readme, want) {
+			t.Errorf("README.md lacks %q (the CI examples)", want)
 		}
 	}
 }

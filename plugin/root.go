@@ -9,6 +9,8 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kubectl-workload/kubectl-workload/internal/loglevel"
 )
 
 // Exit codes.
@@ -60,6 +62,7 @@ step by step, how a rollout will proceed, with the controllers' own arithmetic.`
 	cmd.SetOut(streams.Out)
 	cmd.SetErr(streams.ErrOut)
 	configFlags.AddFlags(cmd.PersistentFlags())
+	loglevel.AddFlag(cmd, streams.ErrOut)
 	cmd.AddCommand(NewCmdLint(configFlags, streams))
 	cmd.AddCommand(NewCmdPredict(configFlags, streams))
 	cmd.AddCommand(NewCmdVersion(streams))

@@ -84,6 +84,9 @@ type Options struct {
 	// Notes receives a line for each kind a live run goes on without, because the user may
 	// not read it; nil drops them.
 	Notes func(string)
+	// Progress, when set, is told how many of the --runs simulations of a workload are
+	// done (runner.Request.Progress).
+	Progress func(done, total int)
 }
 
 func (o Options) flagValue(name string) string { return o.FlagValues[name] }
@@ -115,7 +118,7 @@ func New(ctx context.Context, o Options) (*Prediction, error) {
 	r := runner.Request{
 		Files: o.Filenames, Stdin: o.Stdin, From: o.From, StateFiles: o.StateFiles, BaseRef: o.BaseRef,
 		ReadyAfter: o.ReadyAfter, TerminateAfter: o.TerminateAfter, FailNew: o.FailNew,
-		ReadySpread: o.ReadySpread, Runs: o.Runs, Seed: uint64(o.Seed),
+		ReadySpread: o.ReadySpread, Runs: o.Runs, Seed: uint64(o.Seed), Progress: o.Progress,
 	}
 	// As kubectl: -n, else the namespace of the kubeconfig's context, else default.
 	explicitNS := ""

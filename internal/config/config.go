@@ -13,9 +13,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
-	"sync"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/kubectl-workload/kubectl-workload/internal/boundedread"
 )
@@ -47,7 +46,8 @@ type File struct {
 
 // Rules are rule settings.
 type Rules struct {
-	// Disable lists rule ids (globs such as "kind/*") that do not run.
+	// Disable lists rule ids (globs such as "kind/*", or "*" for all) that
+	// do not run.
 	Disable []string `yaml:"disable"`
 	// Severity overrides a rule's severity: id → error|warning|info.
 	Severity map[string]string `yaml:"severity"`
@@ -183,14 +183,24 @@ func Load(path string) (*File, error) {
 			errs = append(errs, fmt.Errorf("%s:%d: exemption %d names no kind, namespace or name: it would silence every object", path, e.Line, i+1))
 		}
 		for _, g := range append(append(append([]string{}, e.Rules...), e.Containers...), e.Kind, e.Namespace, e.Name) {
-			if _, err := filepath.Match(g, ""); err != nil {
-				errs = append(errs, fmt.Errorf("%s:%d: bad pattern %q: %w", path, e.Line, g, err))
+			if err := checkNamePattern(g); err != nil {
+				errs = append(errs, fmt.Errorf("%s:%d: exemption %d: %w", path, e.Line, i+1, err))
+			}
+		}
+	}
+	for _, list := range []struct {
+		key      string
+		patterns []string
+	}{{"disable", f.Rules.Disable}, {"enable", f.Rules.Enable}, {"enforce", f.Rules.Enforce}} {
+		for _, g := range list.patterns {
+			if err := checkNamePattern(g); err != nil {
+				errs = append(errs, fmt.Errorf("%s:%d: rules.%s: %w", path, keyLine(&root, "rules"), list.key, err))
 			}
 		}
 	}
 	for _, g := range f.Exclude {
-		if _, err := globRegexp(g); err != nil {
-			errs = append(errs, fmt.Errorf("%s: exclude %q: %w", path, g, err))
+		if err := checkPathPattern(g); err != nil {
+			errs = append(errs, fmt.Errorf("%s:%d: exclude: %w", path, excludeLine(&root, g), err))
 		}
 	}
 	if len(errs) > 0 {
@@ -259,49 +269,6 @@ func topValue(root *yaml.Node, key string) *yaml.Node {
 	return nil
 }
 
-// globRegexp compiles a path glob in which "**" matches across directories
-// and "*" and "?" do not cross "/". A glob is compiled once per process:
-// ExcludedBy asks for every file of a run.
-func globRegexp(glob string) (*regexp.Regexp, error) {
-	if re, ok := globs.Load(glob); ok {
-		return re.(*regexp.Regexp), nil
-	}
-	re, err := compileGlob(glob)
-	if err == nil {
-		globs.Store(glob, re)
-	}
-	return re, err
-}
-
-// globs holds the compiled globs, by glob.
-var globs sync.Map
-
-func compileGlob(glob string) (*regexp.Regexp, error) {
-	var b strings.Builder
-	b.WriteString("^")
-	for i := 0; i < len(glob); i++ {
-		c := glob[i]
-		switch {
-		case c == '*' && i+1 < len(glob) && glob[i+1] == '*':
-			i++
-			if i+1 < len(glob) && glob[i+1] == '/' {
-				i++
-				b.WriteString("(?:.*/)?")
-			} else {
-				b.WriteString(".*")
-			}
-		case c == '*':
-			b.WriteString("[^/]*")
-		case c == '?':
-			b.WriteString("[^/]")
-		default:
-			b.WriteString(regexp.QuoteMeta(string(c)))
-		}
-	}
-	b.WriteString("$")
-	return regexp.Compile(b.String())
-}
-
 // Excluded reports whether path matches an exclude glob, as given or by
 // any suffix starting at a directory boundary.
 func (f *File) Excluded(path string) bool {
@@ -317,12 +284,12 @@ func (f *File) ExcludedBy(path string) (string, bool) {
 	}
 	p := filepath.ToSlash(filepath.Clean(path))
 	for _, g := range f.Exclude {
-		re, err := globRegexp(g)
+		re, err := compilePattern(pathPattern, g)
 		if err != nil {
 			continue // rejected by Load
 		}
 		for q := p; ; {
-			if re.MatchString(q) {
+			if re.Match(q) {
 				return g, true
 			}
 			i := strings.IndexByte(q, '/')
@@ -340,12 +307,7 @@ func (f *File) Disabled(rule string) bool {
 	if f == nil {
 		return false
 	}
-	for _, g := range f.Rules.Disable {
-		if ok, _ := filepath.Match(g, rule); ok {
-			return true
-		}
-	}
-	return false
+	return matchAny(f.Rules.Disable, rule)
 }
 
 // Exempt returns the first exemption that silences rule for the object
@@ -358,8 +320,7 @@ func (f *File) Exempt(rule, kind, namespace, name string) (Exemption, bool) {
 		if glob == "" {
 			return true
 		}
-		ok, _ := filepath.Match(glob, s)
-		return ok
+		return matchName(glob, s)
 	}
 	for _, e := range f.Exemptions {
 		if !match(e.Kind, kind) || !match(e.Namespace, namespace) || !match(e.Name, name) {
@@ -368,19 +329,18 @@ func (f *File) Exempt(rule, kind, namespace, name string) (Exemption, bool) {
 		if len(e.Rules) == 0 {
 			return e, true
 		}
-		for _, r := range e.Rules {
-			if ok, _ := filepath.Match(r, rule); ok {
-				return e, true
-			}
+		if matchAny(e.Rules, rule) {
+			return e, true
 		}
 	}
 	return Exemption{}, false
 }
 
-// matchAny reports whether rule matches one of globs.
+// matchAny reports whether rule matches one of globs (name patterns, in
+// which "*" crosses "/").
 func matchAny(globs []string, rule string) bool {
 	for _, g := range globs {
-		if ok, _ := filepath.Match(g, rule); ok {
+		if matchName(g, rule) {
 			return true
 		}
 	}
@@ -447,4 +407,15 @@ func Open(path string, disabled bool, dir string) (*File, error) {
 		path = found
 	}
 	return Load(path)
+}
+
+// excludeLine returns the line of the exclude entry g in the parsed file,
+// or the line of the exclude key.
+func excludeLine(root *yaml.Node, g string) int {
+	for _, item := range seqItems(topValue(root, "exclude")) {
+		if item.Value == g {
+			return item.Line
+		}
+	}
+	return keyLine(root, "exclude")
 }

@@ -3,11 +3,10 @@ package config
 import (
 	"errors"
 	"fmt"
-	"path/filepath"
 	"sort"
 	"strings"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/kubectl-workload/kubectl-workload/internal/nearest"
 )
@@ -65,7 +64,7 @@ func CheckRuleRef(path string, line int, key, pattern string, known []string) er
 		return nil
 	}
 	for _, id := range known {
-		if ok, _ := filepath.Match(pattern, id); ok {
+		if matchName(pattern, id) {
 			return nil
 		}
 	}
@@ -113,7 +112,7 @@ func (f *File) KindWarnings(known []string) []string {
 	for _, k := range f.kindRefs {
 		matched := false
 		for _, kind := range known {
-			if ok, _ := filepath.Match(k.Pattern, kind); ok {
+			if matchName(k.Pattern, kind) {
 				matched = true
 				break
 			}

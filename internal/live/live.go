@@ -114,6 +114,9 @@ type Client struct {
 	Namespace string
 	// Server is the API server's URL.
 	Server string
+	// Progress, when set, is told what List is about to list ("deployments in shop"), so
+	// that a run reading a dozen kinds shows it is alive (see package progress).
+	Progress func(listing string)
 }
 
 // New builds a Client. It reads the kubeconfig but sends no request.
@@ -166,6 +169,9 @@ func (c *Client) List(ctx context.Context, namespace string, kinds []Kind) ([]*u
 		var ri dynamic.ResourceInterface = c.dynamic.Resource(k.GVR)
 		if namespace != "" {
 			ri = c.dynamic.Resource(k.GVR).Namespace(namespace)
+		}
+		if c.Progress != nil {
+			c.Progress(resourceName(k.GVR) + inNamespace(namespace))
 		}
 		var items []*unstructured.Unstructured
 		err := c.within(func() (err error) {

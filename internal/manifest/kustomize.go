@@ -3,30 +3,15 @@ package manifest
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 
+	"sigs.k8s.io/kustomize/api/types"
 	sigsyaml "sigs.k8s.io/yaml"
 )
 
 // kustomizationNames are the file names kustomize reads in a directory.
 var kustomizationNames = []string{"kustomization.yaml", "kustomization.yml", "Kustomization"}
-
-// kustomization is the part of a kustomization (or Component) file that
-// names patches, and the directories it builds on.
-type kustomization struct {
-	Kind    string `json:"kind"`
-	Patches []struct {
-		Path string `json:"path"`
-	} `json:"patches"`
-	PatchesStrategicMerge []string `json:"patchesStrategicMerge"`
-	PatchesJSON6902       []struct {
-		Path string `json:"path"`
-	} `json:"patchesJson6902"`
-	// Resources and Components are followed when they are directories:
-	// a base's or a component's kustomization lists patches too.
-	Resources  []string `json:"resources"`
-	Components []string `json:"components"`
-}
 
 // maxKustomizations bounds how many kustomization directories one run
 // reads, so that a cycle or a huge tree of bases cannot run away.
@@ -86,13 +71,17 @@ func (idx *patchIndex) addDir(dir string) {
 		for _, p := range k.Patches {
 			add(p.Path)
 		}
+		//lint:ignore SA1019 users' kustomizations still use the deprecated keys, and kustomize still reads them
 		for _, p := range k.PatchesStrategicMerge {
-			add(p)
+			add(string(p))
 		}
-		for _, p := range k.PatchesJSON6902 {
+		//lint:ignore SA1019 users' kustomizations still use the deprecated keys, and kustomize still reads them
+		for _, p := range k.PatchesJson6902 {
 			add(p.Path)
 		}
-		for _, r := range append(append([]string{}, k.Resources...), k.Components...) {
+		// Bases are deprecated resources, still read by kustomize.
+		//lint:ignore SA1019 users' kustomizations still use the deprecated keys, and kustomize still reads them
+		for _, r := range slices.Concat(k.Resources, k.Bases, k.Components) {
 			if r == "" || filepath.IsAbs(r) {
 				continue // a URL or an absolute path: not followed
 			}
@@ -126,26 +115,26 @@ func (idx *patchIndex) patchOf(file string) (string, bool) {
 
 // readKustomization reads the kustomization in dir, if any. One that cannot
 // be read or parsed names no patches; it is linted like any file.
-func readKustomization(dir string) (string, kustomization, bool) {
+func readKustomization(dir string) (string, types.Kustomization, bool) {
 	for _, name := range kustomizationNames {
 		if kf, k, ok := readKustomizationFile(dir, name); ok || kf != "" {
 			return kf, k, ok
 		}
 	}
-	return "", kustomization{}, false
+	return "", types.Kustomization{}, false
 }
 
 // readKustomizationFile reads dir's kustomization file name. It returns the
 // file's path when the file could be read, even if it does not parse.
-func readKustomizationFile(dir, name string) (string, kustomization, bool) {
+func readKustomizationFile(dir, name string) (string, types.Kustomization, bool) {
 	kf := filepath.Join(dir, name)
 	data, err := os.ReadFile(kf)
 	if err != nil {
-		return "", kustomization{}, false
+		return "", types.Kustomization{}, false
 	}
-	var k kustomization
+	var k types.Kustomization // kustomize's own type: a Component's fields are the same
 	if err := sigsyaml.Unmarshal(data, &k); err != nil {
-		return kf, kustomization{}, false
+		return kf, types.Kustomization{}, false
 	}
 	return kf, k, true
 }

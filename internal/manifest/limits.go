@@ -3,7 +3,7 @@ package manifest
 import (
 	"fmt"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // Limits on one input. They keep a hostile or broken file (a YAML alias

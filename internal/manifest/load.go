@@ -14,7 +14,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/kubectl-workload/kubectl-workload/internal/boundedread"
 )

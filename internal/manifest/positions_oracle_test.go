@@ -1,7 +1,7 @@
 package manifest
 
 import (
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // allPositions walks an object's whole node tree and records the position

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"sync"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 	"sigs.k8s.io/kustomize/api/krusty"
 	"sigs.k8s.io/kustomize/api/types"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
@@ -25,48 +25,15 @@ import (
 // its order.
 var kustomizationNames = []string{"kustomization.yaml", "kustomization.yml", "Kustomization"}
 
-// kustFile is the part of a kustomization (or Component) this package
-// reads: what it builds on and its patches.
-type kustFile struct {
-	Resources  []string `json:"resources"`
-	Bases      []string `json:"bases"`
-	Components []string `json:"components"`
-	Patches    []struct {
-		Path   string      `json:"path"`
-		Patch  string      `json:"patch"`
-		Target *kustTarget `json:"target"`
-	} `json:"patches"`
-	PatchesStrategicMerge []string `json:"patchesStrategicMerge"`
-	PatchesJSON6902       []struct {
-		Path   string      `json:"path"`
-		Target *kustTarget `json:"target"`
-	} `json:"patchesJson6902"`
-	BuildMetadata []string `json:"buildMetadata"`
-	Images        []struct {
-		Name string `json:"name"`
-	} `json:"images"`
-	Replicas []struct {
-		Name string `json:"name"`
-	} `json:"replicas"`
-}
-
-// kustTarget is a patch's target selector.
-type kustTarget struct {
-	Kind               string `json:"kind"`
-	Name               string `json:"name"`
-	LabelSelector      string `json:"labelSelector"`
-	AnnotationSelector string `json:"annotationSelector"`
-}
-
 // readKust reads the kustomization file in dir.
-func readKust(dir string) (string, *kustFile, error) {
+func readKust(dir string) (string, *types.Kustomization, error) {
 	for _, n := range kustomizationNames {
 		f := filepath.Join(dir, n)
 		data, err := readInput(f)
 		if err != nil {
 			continue
 		}
-		var k kustFile
+		var k types.Kustomization // kustomize's own type; a Component's fields are the same
 		if err := sigsyaml.Unmarshal(data, &k); err != nil {
 			return f, nil, fmt.Errorf("read %s: %w", f, err)
 		}
@@ -92,6 +59,7 @@ func findRemote(dir string, seen map[string]bool) (file, ref string) {
 	if err != nil {
 		return "", ""
 	}
+	//lint:ignore SA1019 users' kustomizations still use the deprecated keys, and kustomize still reads them
 	for _, r := range concat(k.Resources, k.Bases, k.Components) {
 		local := filepath.Join(dir, r)
 		if _, err := os.Stat(local); err == nil {
@@ -262,7 +230,7 @@ type kustDoc struct {
 type kustPatch struct {
 	file   string
 	json   bool // a JSON 6902 patch
-	target *kustTarget
+	target *types.Selector
 	// entry is set for a kustomization's images or replicas entry (file
 	// is then the kustomization): the image or object name, and the line.
 	entry     string
@@ -288,6 +256,7 @@ func collectPatches(dir string, seen map[string]bool) []kustPatch {
 		return nil
 	}
 	var out []kustPatch
+	//lint:ignore SA1019 users' kustomizations still use the deprecated keys, and kustomize still reads them
 	for _, r := range concat(k.Resources, k.Bases, k.Components) {
 		sub := filepath.Join(dir, r)
 		if info, err := os.Stat(sub); err == nil && info.IsDir() {
@@ -306,12 +275,14 @@ func collectPatches(dir string, seen map[string]bool) []kustPatch {
 				json: strings.HasPrefix(strings.TrimSpace(p.Patch), "-") || strings.HasPrefix(strings.TrimSpace(p.Patch), "[")})
 		}
 	}
-	for _, p := range k.PatchesStrategicMerge {
-		if !strings.Contains(p, "\n") && !strings.Contains(p, ":") {
+	//lint:ignore SA1019 users' kustomizations still use the deprecated keys, and kustomize still reads them
+	for _, psm := range k.PatchesStrategicMerge {
+		if p := string(psm); !strings.Contains(p, "\n") && !strings.Contains(p, ":") {
 			out = append(out, kustPatch{file: filepath.Join(dir, p)})
 		}
 	}
-	for _, p := range k.PatchesJSON6902 {
+	//lint:ignore SA1019 users' kustomizations still use the deprecated keys, and kustomize still reads them
+	for _, p := range k.PatchesJson6902 {
 		if p.Path != "" {
 			out = append(out, kustPatch{file: filepath.Join(dir, p.Path), target: p.Target, json: true})
 		}

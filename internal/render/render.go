@@ -9,7 +9,7 @@
 // and a remote kustomize base are errors naming them.
 //
 // kubectl-workload does not link this package: it runs it in the helper
-// process kubectl-workload-render (Serve), through package render/helper,
+// process kubectl_workload-render (Serve), through package render/helper,
 // so that a run without charts does not pay for the Helm and kustomize
 // libraries' initialisation.
 package render

@@ -13,7 +13,7 @@ import (
 	"github.com/kubectl-workload/kubectl-workload/internal/render/helper"
 )
 
-// Serve is the helper process's loop (kubectl-workload-render): it reads the
+// Serve is the helper process's loop (kubectl_workload-render): it reads the
 // Options, then answers helper.Requests on in with helper.Responses on out,
 // one at a time, until in ends. It renders as Renderer.Render does, and
 // keeps each rendered file's origin to answer the locate requests about it.

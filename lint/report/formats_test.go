@@ -84,11 +84,13 @@ type junitOut struct {
 	Tests    int `xml:"tests,attr"`
 	Failures int `xml:"failures,attr"`
 	Errors   int `xml:"errors,attr"`
+	Skipped  int `xml:"skipped,attr"`
 	Suites   []struct {
 		Name     string `xml:"name,attr"`
 		Tests    int    `xml:"tests,attr"`
 		Failures int    `xml:"failures,attr"`
 		Errors   int    `xml:"errors,attr"`
+		Skipped  int    `xml:"skipped,attr"`
 		Cases    []struct {
 			Classname string `xml:"classname,attr"`
 			Name      string `xml:"name,attr"`
@@ -97,72 +99,121 @@ type junitOut struct {
 				Message string `xml:"message,attr"`
 				Body    string `xml:",chardata"`
 			} `xml:"failure"`
+			Skipped []struct {
+				Message string `xml:"message,attr"`
+			} `xml:"skipped"`
 			Errors    []struct{} `xml:"error"`
 			SystemOut string     `xml:"system-out"`
 		} `xml:"testcase"`
 	} `xml:"testsuite"`
 }
 
+// junitCases reads a JUnit report as Jenkins and GitLab do: a testcase
+// fails when it holds a failure, is skipped when it holds a skipped, and
+// passes otherwise; the counts on the suites must agree.
+func junitCases(t *testing.T, xmlText string) (junitOut, []string) {
+	t.Helper()
+	var got junitOut
+	if err := xml.Unmarshal([]byte(xmlText), &got); err != nil {
+		t.Fatalf("JUnit output is not XML: %v\n%s", err, xmlText)
+	}
+	var cases []string
+	tests, failures, errs, skipped := 0, 0, 0, 0
+	names := map[string]bool{}
+	for _, s := range got.Suites {
+		st, sf, se, ss := 0, 0, 0, 0
+		for _, c := range s.Cases {
+			key := c.Classname + " | " + c.Name
+			if names[key] {
+				t.Errorf("two testcases are %q: consumers merge them", key)
+			}
+			names[key] = true
+			state := "passed"
+			switch {
+			case len(c.Failures) > 0:
+				state = "failed " + c.Failures[0].Type + "|" + c.Failures[0].Message + "|" + c.Failures[0].Body
+				sf++
+			case len(c.Errors) > 0:
+				state = "error"
+				se++
+			case len(c.Skipped) > 0:
+				state = "skipped " + c.Skipped[0].Message
+				ss++
+			}
+			if len(c.Failures) > 1 {
+				t.Errorf("testcase %q holds %d failures, want one per testcase", key, len(c.Failures))
+			}
+			if c.SystemOut != "" {
+				state += " out " + c.SystemOut
+			}
+			cases = append(cases, s.Name+" | "+key+" | "+state)
+			st++
+		}
+		if s.Tests != st || s.Failures != sf || s.Errors != se || s.Skipped != ss {
+			t.Errorf("suite %s: tests=%d failures=%d errors=%d skipped=%d, want %d %d %d %d", s.Name, s.Tests, s.Failures, s.Errors, s.Skipped, st, sf, se, ss)
+		}
+		tests, failures, errs, skipped = tests+st, failures+sf, errs+se, skipped+ss
+	}
+	if got.Tests != tests || got.Failures != failures || got.Errors != errs || got.Skipped != skipped {
+		t.Errorf("testsuites: tests=%d failures=%d errors=%d skipped=%d, want %d %d %d %d", got.Tests, got.Failures, got.Errors, got.Skipped, tests, failures, errs, skipped)
+	}
+	return got, cases
+}
+
 func TestJUnit(t *testing.T) {
 	res := constructed()
 	res.Errors = []error{errors.New("missing.yaml: no such file or directory")}
 	var b strings.Builder
-	if err := JUnit(&b, res); err != nil {
+	if err := JUnit(&b, res, lint.SeverityWarning); err != nil {
 		t.Fatal(err)
 	}
-	var got junitOut
-	if err := xml.Unmarshal([]byte(b.String()), &got); err != nil {
-		t.Fatalf("JUnit output is not XML: %v\n%s", err, b.String())
+	got, cases := junitCases(t, b.String())
+	want := []string{
+		"k8s/a,b:c.yaml | k8s/a,b:c.yaml | input/unparsable: document at line 2 | failed input/unparsable|cannot parse YAML: 100% broken\nline two|k8s/a,b:c.yaml:2:1: error input/unparsable: cannot parse YAML: 100% broken\nline two",
+		"k8s/a,b:c.yaml | k8s/a,b:c.yaml | job/no-ttl: Job ops/migrate at 5:3 | passed out k8s/a,b:c.yaml:5:3: info job/no-ttl: finished Job is never cleaned up",
+		`k8s/web.yaml | k8s/web.yaml | api/invalid: Deployment shop/web at 7:13 | failed api/invalid|spec.replicas: Invalid value: -1: must be "<&>" 0|k8s/web.yaml:7:13: error api/invalid: spec.replicas: Invalid value: -1: must be "<&>" 0`,
+		"k8s/web.yaml | k8s/web.yaml | rollout/downtime: Deployment shop/web at 11:7 | skipped suppressed by annotation: single replica by design out k8s/web.yaml:11:7: warning rollout/downtime: every pod down",
+		"k8s/web.yaml | k8s/web.yaml | rollout/no-readiness-probe: Deployment shop/web at 20:9 | failed rollout/no-readiness-probe|no readinessProbe|k8s/web.yaml:20:9: warning rollout/no-readiness-probe: no readinessProbe",
+		"k8s/web.yaml | k8s/web.yaml | Service shop/web | passed",
+		"kubectl-workload | kubectl-workload | read inputs | error",
 	}
-	type tc struct{ suite, class, name, failures, out string }
-	var cases []tc
-	tests, failures, errs := 0, 0, 0
-	for _, s := range got.Suites {
-		st, sf, se := 0, 0, 0
-		for _, c := range s.Cases {
-			var fs []string
-			for _, f := range c.Failures {
-				fs = append(fs, f.Type+"|"+f.Message+"|"+f.Body)
-			}
-			cases = append(cases, tc{suite: s.Name, class: c.Classname, name: c.Name, failures: strings.Join(fs, "\n"), out: c.SystemOut})
-			st++
-			if len(c.Failures) > 0 {
-				sf++
-			}
-			if len(c.Errors) > 0 {
-				se++
-			}
+	if strings.Join(cases, "\n") != strings.Join(want, "\n") {
+		t.Errorf("JUnit testcases =\n%s\nwant\n%s", strings.Join(cases, "\n"), strings.Join(want, "\n"))
+	}
+	if got.Tests != 7 || got.Failures != 3 || got.Errors != 1 || got.Skipped != 1 {
+		t.Errorf("testsuites tests=%d failures=%d errors=%d skipped=%d, want 7, 3, 1 and 1", got.Tests, got.Failures, got.Errors, got.Skipped)
+	}
+}
+
+// TestJUnitOnlyInfosHasNoFailure: a run whose findings are all below
+// --fail-on exits 0, and its JUnit report fails nothing.
+func TestJUnitOnlyInfosHasNoFailure(t *testing.T) {
+	job := lint.ObjectRef{APIVersion: "batch/v1", Kind: "Job", Namespace: "ops", Name: "migrate"}
+	res := &lint.Result{
+		Files: 1, Documents: 1, Objects: 1,
+		Linted: []lint.LintedObject{{File: "job.yaml", Object: job}},
+		Findings: []lint.Finding{
+			{Rule: "job/no-ttl", Severity: lint.SeverityInfo, Message: "never cleaned up", File: "job.yaml", Line: 5, Column: 3, Object: &job},
+			{Rule: "availability/no-pdb", Severity: lint.SeverityInfo, Message: "no PDB", File: "job.yaml", Line: 1, Column: 1, Object: &job},
+		},
+	}
+	lint.SortFindings(res.Findings)
+	for _, failOn := range []lint.Severity{lint.SeverityError, lint.SeverityWarning} {
+		var b strings.Builder
+		if err := JUnit(&b, res, failOn); err != nil {
+			t.Fatal(err)
 		}
-		if s.Tests != st || s.Failures != sf || s.Errors != se {
-			t.Errorf("suite %s: tests=%d failures=%d errors=%d, want %d %d %d", s.Name, s.Tests, s.Failures, s.Errors, st, sf, se)
-		}
-		tests, failures, errs = tests+st, failures+sf, errs+se
-	}
-	if got.Tests != tests || got.Failures != failures || got.Errors != errs {
-		t.Errorf("testsuites: tests=%d failures=%d errors=%d, want %d %d %d", got.Tests, got.Failures, got.Errors, tests, failures, errs)
-	}
-	want := []tc{
-		{suite: "k8s/a,b:c.yaml", class: "k8s/a,b:c.yaml", name: "unparsable document at line 2",
-			failures: "input/unparsable|cannot parse YAML: 100% broken\nline two|k8s/a,b:c.yaml:2:1: error input/unparsable: cannot parse YAML: 100% broken\nline two"},
-		{suite: "k8s/a,b:c.yaml", class: "k8s/a,b:c.yaml", name: "Job ops/migrate",
-			failures: "job/no-ttl|finished Job is never cleaned up|k8s/a,b:c.yaml:5:3: info job/no-ttl: finished Job is never cleaned up"},
-		{suite: "k8s/web.yaml", class: "k8s/web.yaml", name: "Deployment shop/web",
-			failures: `api/invalid|spec.replicas: Invalid value: -1: must be "<&>" 0|k8s/web.yaml:7:13: error api/invalid: spec.replicas: Invalid value: -1: must be "<&>" 0` + "\n" +
-				"rollout/no-readiness-probe|no readinessProbe|k8s/web.yaml:20:9: warning rollout/no-readiness-probe: no readinessProbe",
-			out: "k8s/web.yaml:11:7: warning rollout/downtime: every pod down (suppressed by annotation: single replica by design)"},
-		{suite: "k8s/web.yaml", class: "k8s/web.yaml", name: "Service shop/web"},
-		{suite: "kubectl-workload", class: "kubectl-workload", name: "read inputs"},
-	}
-	if len(cases) != len(want) {
-		t.Fatalf("JUnit testcases = %+v\nwant %+v", cases, want)
-	}
-	for i := range want {
-		if cases[i] != want[i] {
-			t.Errorf("testcase %d = %+v\nwant %+v", i, cases[i], want[i])
+		got, cases := junitCases(t, b.String())
+		if got.Failures != 0 || got.Tests != 2 || res.Fails(failOn) {
+			t.Errorf("JUnit(failOn %v) of infos only: tests=%d failures=%d, want 2 and 0:\n%s", failOn, got.Tests, got.Failures, strings.Join(cases, "\n"))
 		}
 	}
-	if got.Tests != 5 || got.Failures != 3 || got.Errors != 1 {
-		t.Errorf("testsuites tests=%d failures=%d errors=%d, want 5, 3 and 1", got.Tests, got.Failures, got.Errors)
+	var b strings.Builder
+	if err := JUnit(&b, res, lint.SeverityInfo); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := junitCases(t, b.String()); got.Failures != 2 {
+		t.Errorf("JUnit(failOn info) of two infos: failures=%d, want 2", got.Failures)
 	}
 }
 

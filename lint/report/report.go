@@ -29,9 +29,13 @@ var FormatHelp = map[string]string{
 
 // Options change how a result is rendered.
 type Options struct {
-	// Verbose is -v: the skipped documents are named on standard error, so
-	// the summary does not point at -v.
+	// Verbose is --verbose: the skipped documents are named on standard error, so
+	// the summary does not point at --verbose.
 	Verbose bool
+	// FailOn is --fail-on: JUnit fails the testcases of findings at or
+	// above it, as the exit code does. The zero value is info: every
+	// finding fails.
+	FailOn lint.Severity
 }
 
 // Write renders res in the named format. catalogue is the built-in rules'
@@ -50,7 +54,7 @@ func WriteOptions(w io.Writer, format string, res *lint.Result, catalogue []rule
 	case "sarif":
 		return SARIF(w, res, catalogue, kubernetesVersion)
 	case "junit":
-		return JUnit(w, res)
+		return JUnit(w, res, opts.FailOn)
 	case "github":
 		return gitHub(w, res, opts)
 	default:
@@ -110,7 +114,7 @@ func summary(res *lint.Result, opts Options) string {
 		read = plural(res.Objects, "object", "objects") // lint --live: objects from the cluster
 	}
 	if n := len(res.Skipped); n > 0 {
-		hint := "; -v names them"
+		hint := "; --verbose names them"
 		if opts.Verbose {
 			hint = ""
 		}

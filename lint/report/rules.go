@@ -10,6 +10,7 @@ import (
 
 	"github.com/kubectl-workload/kubectl-workload/internal/admissionpolicy"
 	"github.com/kubectl-workload/kubectl-workload/internal/apicheck"
+	"github.com/kubectl-workload/kubectl-workload/internal/nearest"
 	"github.com/kubectl-workload/kubectl-workload/internal/podsecurity"
 	"github.com/kubectl-workload/kubectl-workload/lint"
 	"github.com/kubectl-workload/kubectl-workload/rules"
@@ -48,9 +49,24 @@ func builtinTiers() []rules.Rule {
 		case apicheck.RuleCRDMissing:
 			sev, title = rules.SeverityInfo, "Custom resource whose CustomResourceDefinition is nowhere in sight: not checked"
 		}
+		if title == "The API server's own validation (v1.37)" {
+			title = apiTitle(id)
+		}
 		out = append(out, rules.Rule{ID: id, Severity: sev, Title: title})
 	}
 	return out
+}
+
+// apiTitle is an api/* rule's own title (the SARIF rule's), so that the
+// rule list tells them apart.
+func apiTitle(id string) string {
+	if t := tierHelps[id].title; t != "" {
+		return t
+	}
+	if t := fieldErrorTitles[id]; t != "" {
+		return t
+	}
+	return "The API server's own validation (v1.37)"
 }
 
 // RuleList writes every rule: id, severity, whether it is on by default
@@ -95,6 +111,21 @@ func sortRules(rs []rules.Rule) []rules.Rule {
 	return out
 }
 
+// CheckRulesOutput checks the output format of --list-rules (text or json,
+// as RuleList writes) and --explain (text only, as Explain writes): a format
+// that does not apply is an error, not text printed silently.
+func CheckRulesOutput(listRules bool, explain, format string) error {
+	switch {
+	case listRules && explain != "":
+		return fmt.Errorf("--list-rules and --explain contradict each other: give one")
+	case listRules && format != "text" && format != "json":
+		return fmt.Errorf("-o %s does not apply to --list-rules: want text or json", format)
+	case explain != "" && format != "text":
+		return fmt.Errorf("-o %s does not apply to --explain, which prints text", format)
+	}
+	return nil
+}
+
 // Explain writes one rule's documentation.
 func Explain(w io.Writer, catalogue []rules.Rule, id string) error {
 	for _, r := range catalogue {
@@ -111,8 +142,15 @@ func Explain(w io.Writer, catalogue []rules.Rule, id string) error {
 			_, err := fmt.Fprintf(w, "%s (%s)\n\n%s\n\n%s\n\nRemediation: %s\n", r.ID, r.Severity, r.Title, h.description, h.remediation)
 			return err
 		}
-		_, err := fmt.Fprintf(w, "%s (%s)\n\n%s. Findings carry the API server's own message; see the README's rule table.\n", r.ID, r.Severity, r.Title)
+		_, err := fmt.Fprintf(w, "%s (%s)\n\n%s. Findings carry the API server's own message; see the rule table of docs/lint.md.\n", r.ID, r.Severity, r.Title)
 		return err
+	}
+	ids := make([]string, 0, len(catalogue))
+	for _, r := range append(builtinTiers(), catalogue...) {
+		ids = append(ids, r.ID)
+	}
+	if near := nearest.Nearest(id, ids); near != "" {
+		return fmt.Errorf("unknown rule %q (did you mean %s?): kubectl workload lint --list-rules lists them", id, near)
 	}
 	return fmt.Errorf("unknown rule %q: kubectl workload lint --list-rules lists them", id)
 }

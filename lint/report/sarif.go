@@ -37,8 +37,8 @@ func ruleDocURL(id string) string {
 }
 
 // readmeRulesURL documents the input/*, ignore/* and api/* rules, which have
-// no page of their own: the README's rule table.
-const readmeRulesURL = repositoryURL + "/blob/main/README.md#rules"
+// no page of their own: the rule table of docs/lint.md.
+const readmeRulesURL = repositoryURL + "/blob/main/docs/lint.md#rules"
 
 // tierHelp is the title, description and remediation of a rule that is Go,
 // not Rego, so has no METADATA to read them from. An empty title keeps the
@@ -218,6 +218,14 @@ type (
 		Help                 sarifMultiformat   `json:"help"`
 		HelpURI              string             `json:"helpUri,omitempty"`
 		DefaultConfiguration sarifConfiguration `json:"defaultConfiguration"`
+		Properties           *sarifRuleProps    `json:"properties,omitempty"`
+	}
+	// sarifRuleProps are what GitHub code scanning reads from a rule: a
+	// "security" tag and a security-severity (a CVSS-like score as a
+	// string) make its alerts security alerts, ranked by that score.
+	sarifRuleProps struct {
+		Tags             []string `json:"tags,omitempty"`
+		SecuritySeverity string   `json:"security-severity,omitempty"`
 	}
 	sarifMessage struct {
 		Text string `json:"text"`
@@ -247,7 +255,11 @@ type (
 		// kustomization, where it stands in the rendered output.
 		RelatedLocations []sarifRelatedLocation `json:"relatedLocations,omitempty"`
 		Suppressions     []sarifSuppression     `json:"suppressions,omitempty"`
-		Properties       *sarifResultProps      `json:"properties,omitempty"`
+		// PartialFingerprints identify a result across runs and commits, so
+		// that code scanning keeps one alert for a finding whose line moves
+		// (see fingerprints).
+		PartialFingerprints map[string]string `json:"partialFingerprints"`
+		Properties          *sarifResultProps `json:"properties,omitempty"`
 	}
 	sarifLocation struct {
 		PhysicalLocation sarifPhysicalLocation  `json:"physicalLocation"`
@@ -363,6 +375,7 @@ func descriptor(r rules.Rule, helpURI string) sarifRuleDescriptor {
 		Help:                 sarifMultiformat{Text: r.Remediation, Markdown: md},
 		HelpURI:              helpURI,
 		DefaultConfiguration: sarifConfiguration{Level: sarifLevel(r.Severity)},
+		Properties:           securityProps(r.ID),
 	}
 }
 
@@ -432,7 +445,8 @@ func SARIF(w io.Writer, res *lint.Result, catalogue []rules.Rule, kubernetesVers
 		run.Invocations[0].ToolExecutionNotifications = append(run.Invocations[0].ToolExecutionNotifications,
 			sarifNotification{Level: "error", Message: sarifMessage{Text: err.Error()}})
 	}
-	for _, f := range res.Findings {
+	prints := fingerprints(res.Findings)
+	for i, f := range res.Findings {
 		msg := f.Message
 		loc := sarifLocation{PhysicalLocation: sarifPhysicalLocation{
 			ArtifactLocation: artifactURI(f.File),
@@ -444,9 +458,10 @@ func SARIF(w io.Writer, res *lint.Result, catalogue []rules.Rule, kubernetesVers
 		}
 		r := sarifResult{
 			RuleID: f.Rule, RuleIndex: index[f.Rule], Level: sarifLevel(f.Severity.String()),
-			Message:    sarifMessage{Text: msg},
-			Locations:  []sarifLocation{loc},
-			Properties: &sarifResultProps{Field: f.Field, Document: f.Document, Related: f.Related},
+			Message:             sarifMessage{Text: msg},
+			Locations:           []sarifLocation{loc},
+			PartialFingerprints: map[string]string{fingerprintKey: prints[i]},
+			Properties:          &sarifResultProps{Field: f.Field, Document: f.Document, Related: f.Related},
 		}
 		if rd := f.Rendered; rd != nil {
 			r.RelatedLocations = []sarifRelatedLocation{{ID: 1, PhysicalLocation: sarifPhysicalLocation{

@@ -225,7 +225,7 @@ func toPlan(p *kernel.Plan) *plan {
 	for _, s := range p.Steps {
 		js := step{AtSeconds: secs(s.At), Reason: s.Reason, Message: s.Message, ReplicaSets: []size{}, Pods: s.Pods, Available: s.Available}
 		for _, r := range s.Revisions {
-			js.ReplicaSets = append(js.ReplicaSets, size(r))
+			js.ReplicaSets = append(js.ReplicaSets, size{Name: r.Name, Replicas: r.Replicas, Pods: r.Pods, Available: r.Available})
 		}
 		jp.Steps = append(jp.Steps, js)
 	}

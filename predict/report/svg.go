@@ -6,7 +6,6 @@ import (
 	"io"
 	"math"
 	"strings"
-	"time"
 
 	"github.com/kubectl-workload/kubectl-workload/internal/controller/kernel"
 	"github.com/kubectl-workload/kubectl-workload/predict/runner"
@@ -28,8 +27,9 @@ const (
 // svgColors shade the ReplicaSets, oldest first.
 var svgColors = []string{"#9aa5b1", "#3b82f6", "#10b981", "#f59e0b", "#a855f7", "#ef4444"}
 
-// SVG writes one timeline panel per predicted plan: each ReplicaSet's pods stacked over time,
-// the available pods as a line, and the strategy's bounds as dashed lines.
+// SVG writes one timeline panel per predicted plan (see writePanel): each revision's pods
+// stacked over time by state, the available pods as a line, the strategy's bounds as dashed
+// lines on the quantity they bound, the controller's steps and the completion marked.
 func SVG(w io.Writer, res *runner.Result) error {
 	var panels []runner.Prediction
 	// CronJobs, Jobs and scale-downs have no rollout timeline: a line names each instead.
@@ -57,9 +57,9 @@ func SVG(w io.Writer, res *runner.Result) error {
 		fmt.Fprintf(b, `<text x="%d" y="%d">nothing to predict</text>`+"\n", svgLeft, svgTop)
 	}
 	offset := 0
-	for _, p := range panels {
+	for i, p := range panels {
 		fmt.Fprintf(b, `<g transform="translate(0,%d)">`+"\n", offset)
-		writePanel(b, p)
+		writePanel(b, p, i)
 		b.WriteString("</g>\n")
 		offset += panelHeight(p)
 	}
@@ -78,7 +78,7 @@ const svgSubtitleChars = (svgWidth - svgLeft - 10) * 10 / 66
 // subtitles are a panel's lines under its title: the summary and the strategy's settings,
 // each setting with its value, wrapped to the picture's width.
 func subtitles(plan *kernel.Plan) []string {
-	settings := []string{fmt.Sprintf("%s, %d replicas", plan.Header.Strategy, plan.Header.Replicas)}
+	settings := []string{fmt.Sprintf("%s, %s", plan.Header.Strategy, kindSize(plan))}
 	for _, s := range plan.Header.Settings {
 		settings = append(settings, s.Name+" "+settingText(s))
 	}
@@ -122,9 +122,9 @@ func panelTop(p runner.Prediction) int {
 	return svgTop + (len(subtitles(p.Plan))-2)*svgLineHeight
 }
 
-// panelHeight is a panel's height: the plot's and its header's.
+// panelHeight is a panel's height: the plot's, its header's and its legend's.
 func panelHeight(p runner.Prediction) int {
-	return svgPanel + (len(subtitles(p.Plan))-2)*svgLineHeight
+	return svgPanel + (len(subtitles(p.Plan))-2)*svgLineHeight + svgLegendHeight
 }
 
 // svgLineHeight is the distance between two subtitle lines.
@@ -155,135 +155,6 @@ func samples(plan *kernel.Plan) []kernel.Sample {
 		out = append(out, st)
 	}
 	return out
-}
-
-func writePanel(b *strings.Builder, p runner.Prediction) {
-	plan := p.Plan
-	names := columns(plan)
-	subs := subtitles(plan)
-	svgTop := panelTop(p)
-	end := max(plan.Summary.Duration, plan.End)
-	for _, s := range plan.Steps {
-		end = max(end, s.At)
-	}
-	// Leave room after the last step so its state is visible.
-	end += max(end/10, time.Second)
-	peak := max(plan.Summary.PeakPods, plan.Header.MaxPods, 1)
-	for _, s := range plan.Timeline {
-		peak = max(peak, s.Pods)
-	}
-	// Headroom above the peak, so that its bar and the "at most" line stay clear of the top.
-	top := peak + max(peak/8, 1)
-	x := func(t time.Duration) float64 { return svgLeft + float64(t)/float64(end)*svgPlotWidth }
-	y := func(n float64) float64 { return float64(svgTop+svgPlotHeight) - n/float64(top)*svgPlotHeight }
-
-	title := fmt.Sprintf("%s %s/%s", p.Kind, p.Namespace, p.Name)
-	fmt.Fprintf(b, `<text x="%d" y="20" font-size="14" font-weight="bold">%s</text>`+"\n", svgLeft, html.EscapeString(title))
-	summaryLines := len(wrap(summaryText(plan), svgSubtitleChars))
-	for i, line := range subs {
-		fill := ""
-		if i >= summaryLines {
-			fill = ` fill="#444"`
-		}
-		fmt.Fprintf(b, `<text x="%d" y="%d"%s>%s</text>`+"\n", svgLeft, 38+i*svgLineHeight, fill, html.EscapeString(line))
-	}
-
-	// Axes and ticks.
-	fmt.Fprintf(b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="black"/>`+"\n", svgLeft, svgTop+svgPlotHeight, svgLeft+svgPlotWidth, svgTop+svgPlotHeight)
-	fmt.Fprintf(b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="black"/>`+"\n", svgLeft, svgTop, svgLeft, svgTop+svgPlotHeight)
-	for _, n := range ticks(float64(top)) {
-		fmt.Fprintf(b, `<text x="%d" y="%.1f" text-anchor="end">%g</text>`+"\n", svgLeft-6, y(n)+4, n)
-		fmt.Fprintf(b, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#eee"/>`+"\n", svgLeft+1, y(n), svgLeft+svgPlotWidth, y(n))
-	}
-	for _, sec := range ticks(end.Seconds()) {
-		t := time.Duration(sec * float64(time.Second))
-		fmt.Fprintf(b, `<text x="%.1f" y="%d" text-anchor="middle">%s</text>`+"\n", x(t), svgTop+svgPlotHeight+16, seconds(t))
-	}
-	fmt.Fprintf(b, `<text x="%d" y="%d" text-anchor="middle">time since the change</text>`+"\n", svgLeft+svgPlotWidth/2, svgTop+svgPlotHeight+34)
-	fmt.Fprintf(b, `<text x="16" y="%d" transform="rotate(-90 16 %d)" text-anchor="middle">pods</text>`+"\n", svgTop+svgPlotHeight/2, svgTop+svgPlotHeight/2)
-
-	// States: every change of pods (samples), each held until the next.
-	type state struct {
-		at        time.Duration
-		pods      map[string]int32
-		available int32
-	}
-	var states []state
-	for _, sm := range samples(plan) {
-		st := state{at: sm.At, pods: map[string]int32{}, available: sm.Available}
-		for _, r := range sm.Revisions {
-			st.pods[r.Name] = r.Pods
-		}
-		states = append(states, st)
-	}
-	// Stacked areas, one polygon per ReplicaSet.
-	for k := len(names) - 1; k >= 0; k-- {
-		var upper, lower []string
-		for i, st := range states {
-			next := end
-			if i+1 < len(states) {
-				next = states[i+1].at
-			}
-			base := int32(0)
-			for _, n := range names[:k] {
-				base += st.pods[n]
-			}
-			topv := base + st.pods[names[k]]
-			upper = append(upper, fmt.Sprintf("%.1f,%.1f %.1f,%.1f", x(st.at), y(float64(topv)), x(next), y(float64(topv))))
-			lower = append([]string{fmt.Sprintf("%.1f,%.1f %.1f,%.1f", x(next), y(float64(base)), x(st.at), y(float64(base)))}, lower...)
-		}
-		if len(upper) == 0 {
-			continue
-		}
-		fmt.Fprintf(b, `<polygon points="%s %s" fill="%s" fill-opacity="0.75" stroke="none"><title>%s</title></polygon>`+"\n",
-			strings.Join(upper, " "), strings.Join(lower, " "), svgColors[k%len(svgColors)], html.EscapeString(names[k]))
-	}
-	// Available pods.
-	var line []string
-	for i, st := range states {
-		next := end
-		if i+1 < len(states) {
-			next = states[i+1].at
-		}
-		line = append(line, fmt.Sprintf("%.1f,%.1f %.1f,%.1f", x(st.at), y(float64(st.available)), x(next), y(float64(st.available))))
-	}
-	if len(line) > 0 {
-		fmt.Fprintf(b, `<polyline points="%s" fill="none" stroke="black" stroke-width="2"/>`+"\n", strings.Join(line, " "))
-	}
-	// Bounds.
-	bound := func(n int32, color, text string, below bool) {
-		fmt.Fprintf(b, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="%s" stroke-dasharray="6 4"/>`+"\n", svgLeft, y(float64(n)), svgLeft+svgPlotWidth, y(float64(n)), color)
-		// The label sits inside the plot, right-aligned just above its line (below it when the
-		// other bound's label is there), with a white halo so that the areas under it do not
-		// hide it.
-		ty := y(float64(n)) - 3
-		if below {
-			ty = y(float64(n)) + 12
-		}
-		fmt.Fprintf(b, `<text x="%d" y="%.1f" fill="%s" text-anchor="end" font-size="11" stroke="white" stroke-width="3" paint-order="stroke">%s</text>`+"\n",
-			svgLeft+svgPlotWidth-4, ty, color, html.EscapeString(text))
-	}
-	bound(plan.Header.MaxPods, "#dc2626", fmt.Sprintf("at most %d pods", plan.Header.MaxPods), false)
-	// Two labels closer than a line would overlap: the lower bound's goes under its line.
-	close := y(float64(plan.Header.MinAvailable))-y(float64(plan.Header.MaxPods)) < 14
-	bound(plan.Header.MinAvailable, "#d97706", fmt.Sprintf("at least %d available", plan.Header.MinAvailable), close)
-	if plan.Summary.DeadlineExceeded {
-		fmt.Fprintf(b, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#dc2626"/>`+"\n", x(plan.Summary.DeadlineAt), svgTop, x(plan.Summary.DeadlineAt), svgTop+svgPlotHeight)
-		fmt.Fprintf(b, `<text x="%.1f" y="%d" fill="#dc2626" text-anchor="end">progress deadline exceeded</text>`+"\n", x(plan.Summary.DeadlineAt)-4, svgTop+12)
-	}
-	// Legend.
-	ly := svgTop + 4
-	for k, n := range names {
-		role := "old"
-		if n == plan.TargetRevision {
-			role = "new"
-		}
-		fmt.Fprintf(b, `<rect x="%d" y="%d" width="12" height="12" fill="%s" fill-opacity="0.75"/>`+"\n", svgLeft+svgPlotWidth+6, ly+k*18, svgColors[k%len(svgColors)])
-		fmt.Fprintf(b, `<text x="%d" y="%d">%s</text>`+"\n", svgLeft+svgPlotWidth+22, ly+k*18+10, html.EscapeString(shorten(n, 22)+" ("+role+")"))
-	}
-	ly += len(names) * 18
-	fmt.Fprintf(b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="black" stroke-width="2"/>`+"\n", svgLeft+svgPlotWidth+6, ly+6, svgLeft+svgPlotWidth+18, ly+6)
-	fmt.Fprintf(b, `<text x="%d" y="%d">available pods</text>`+"\n", svgLeft+svgPlotWidth+22, ly+10)
 }
 
 func shorten(s string, n int) string {

@@ -71,6 +71,13 @@ func resolveBaseline(ctx context.Context, req Request, checker *apicheck.Checker
 	if b.cur == nil {
 		b.state = state
 	}
+	if b.cur == nil && b.old == nil && !req.WhatIf.Empty() {
+		// A what-if (--image, --replicas, --undo, ...) changes what runs; with nothing running
+		// it would quietly predict a creation with the change folded in (issue 33).
+		return baseline{}, fmt.Errorf("%s %s/%s: a change such as --image or --replicas needs what runs now, and there is no baseline "+
+			"(the %s would be created): give --from OLD, --state DUMP, --base-ref REF or --live; to predict the creation, "+
+			"put the change in the manifest and leave the flag out", obj.Kind, namespace, obj.Name, obj.Kind)
+	}
 	return b, nil
 }
 

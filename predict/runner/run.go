@@ -14,6 +14,7 @@ import (
 	"io/fs"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	apps "k8s.io/api/apps/v1"
@@ -87,7 +88,10 @@ type Request struct {
 	// Seed. Zero spread: the deterministic causal plan.
 	ReadySpread time.Duration
 	Runs        int
-	Seed        uint64
+	// Progress, when set, is told after each of the Runs simulations of a workload: how
+	// many are done, of Runs. It may be called from several goroutines.
+	Progress func(done, total int)
+	Seed     uint64
 	// Start is the simulated time of the first sync; zero means a fixed epoch, or the state's
 	// time when there is a state.
 	Start time.Time
@@ -638,6 +642,15 @@ func spreadRuns(req Request, sim func(*kernel.Spread) (*kernel.Plan, error)) (*k
 	det, err := sim(nil)
 	if err != nil {
 		return nil, nil, err
+	}
+	if req.Progress != nil {
+		var done atomic.Int64
+		inner := sim
+		sim = func(s *kernel.Spread) (*kernel.Plan, error) {
+			p, err := inner(s)
+			req.Progress(min(int(done.Add(1)), req.Runs), req.Runs)
+			return p, err
+		}
 	}
 	dist, err := kernel.Distribute(req.Runs, req.Seed, req.ReadySpread, det, sim)
 	if err != nil {

@@ -131,7 +131,7 @@ func TestKrewInstall(t *testing.T) {
 	archiveName := fmt.Sprintf("kubectl-workload_%s_linux_amd64.tar.gz", krewTag)
 	archive := filepath.Join(dist, archiveName)
 	listing := mustRun(t, dist, base, "tar", "-tzf", archive)
-	if got := strings.Fields(listing); strings.Join(got, " ") != "LICENSE kubectl-workload kubectl-workload-render" {
+	if got := strings.Fields(listing); strings.Join(got, " ") != "LICENSE kubectl-workload kubectl_workload-render" {
 		t.Errorf("%s holds %v, want LICENSE, kubectl-workload and its render helper", archiveName, got)
 	}
 	sums, err := os.ReadFile(filepath.Join(dist, "kubectl-workload_"+krewTag+"_checksums.txt"))
@@ -180,7 +180,7 @@ func TestKrewInstall(t *testing.T) {
 		if r.code != 0 || !strings.Contains(r.out, `Installed plugin: workload`) {
 			t.Fatalf("kubectl krew install --manifest --archive: exit %d:\n%s", r.code, r.out)
 		}
-		for _, f := range []string{"LICENSE", "kubectl-workload-render"} {
+		for _, f := range []string{"LICENSE", "kubectl_workload-render"} {
 			if _, err := os.Stat(filepath.Join(krewRoot, "store", "workload", krewTag, f)); err != nil {
 				t.Errorf("krew did not extract %s: %v", f, err)
 			}
@@ -271,7 +271,7 @@ func checkKrewIndexRules(t *testing.T, m krewManifest) {
 		for _, f := range p.Files {
 			files = append(files, f.From)
 		}
-		wantHelper := strings.Replace(wantBin, "kubectl-workload", "kubectl-workload-render", 1)
+		wantHelper := strings.Replace(wantBin, "kubectl-workload", "kubectl_workload-render", 1)
 		if strings.Join(files, " ") != wantBin+" "+wantHelper+" LICENSE" {
 			t.Errorf("platforms[%d] (%s): files from %v, want the binary, its render helper and LICENSE", i, platform, files)
 		}

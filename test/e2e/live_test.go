@@ -363,7 +363,7 @@ func readOnlyCommands(env *liveEnv) []ReadOnlyCommand {
 				}
 				contains(`"objects": 1`)(t, r)
 			}},
-		{Name: "lint --live TYPE NAME -v", Args: []string{"lint", "--live", "deployments", "web", "-n", liveNamespace, "-v"}, Exit: []int{0, 1},
+		{Name: "lint --live TYPE NAME --verbose", Args: []string{"lint", "--live", "deployments", "web", "-n", liveNamespace, "--verbose"}, Exit: []int{0, 1},
 			Check: contains(src(liveNamespace, "Deployment", "web"), "1 object: ")},
 		{Name: "lint --against-live selector", Args: []string{"lint", "-f", env.path("deploy-selector.yaml"), "--against-live"}, Exit: []int{1},
 			Check: contains(env.path("deploy-selector.yaml")+":8:3: error api/invalid: spec.selector: Invalid value: ", "field is immutable")},
@@ -541,7 +541,7 @@ func TestLiveErrors(t *testing.T) {
 	}{
 		{name: "unreachable cluster", kubeconfig: unreachable, token: garbage, args: []string{"lint", "--live"},
 			want: []string{`context "nowhere"`, "cannot reach the API server", "connection refused"}},
-		{name: "invalid token", kubeconfig: expired, token: garbage, args: []string{"lint", "--live", "-v"},
+		{name: "invalid token", kubeconfig: expired, token: garbage, args: []string{"lint", "--live", "--verbose"},
 			want: []string{`context "stale"`, "401 Unauthorized"}},
 		{name: "forbidden list", kubeconfig: nobody.Kubeconfig, token: nobody.Token, args: []string{"lint", "--live", "-n", liveNamespace},
 			want: []string{`context "no-rbac"`, "is forbidden", `cannot list resource "deployments"`}},

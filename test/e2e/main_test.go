@@ -148,13 +148,13 @@ func pluginBinary(t testing.TB) string {
 		}
 		// The render helper, beside it, as a krew install and a release
 		// archive place it.
-		cmd = exec.Command("go", "build", "-o", filepath.Join(pluginDir, "kubectl-workload-render"), "./cmd/kubectl-workload-render")
+		cmd = exec.Command("go", "build", "-o", filepath.Join(pluginDir, "kubectl_workload-render"), "./cmd/kubectl_workload-render")
 		cmd.Dir = root
 		if out, err := cmd.CombinedOutput(); err != nil {
-			pluginErr = fmt.Errorf("go build ./cmd/kubectl-workload-render in %s: %w\n%s", root, err, out)
+			pluginErr = fmt.Errorf("go build ./cmd/kubectl_workload-render in %s: %w\n%s", root, err, out)
 			return
 		}
-		fmt.Fprintf(os.Stderr, "e2e: built kubectl-workload and kubectl-workload-render in %s\n", time.Since(start).Round(10*time.Millisecond))
+		fmt.Fprintf(os.Stderr, "e2e: built kubectl-workload and kubectl_workload-render in %s\n", time.Since(start).Round(10*time.Millisecond))
 		pluginBin = bin
 	})
 	if pluginErr != nil {

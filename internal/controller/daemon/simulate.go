@@ -601,6 +601,11 @@ func (w *world) sizes() []kernel.RevisionSize {
 				s.Pods++
 				if !p.deleted {
 					s.Replicas++
+				} else {
+					s.Terminating++
+				}
+				if p.ready(w.clock.Now()) {
+					s.Ready++
 				}
 				if p.available(w.clock.Now()) {
 					s.Available++

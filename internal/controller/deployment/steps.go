@@ -10,7 +10,8 @@ func (w *world) sizes() []kernel.RevisionSize {
 	sizes := make([]kernel.RevisionSize, 0, len(w.rsList))
 	for _, rs := range w.rsList {
 		p := w.pods[rs.UID]
-		sizes = append(sizes, kernel.RevisionSize{Name: rs.Name, Replicas: *rs.Spec.Replicas, Pods: p.active() + p.terminatingCount(), Available: p.available})
+		sizes = append(sizes, kernel.RevisionSize{Name: rs.Name, Replicas: *rs.Spec.Replicas, Pods: p.active() + p.terminatingCount(), Available: p.available,
+			Ready: p.ready(), Terminating: p.terminatingCount()})
 	}
 	return sizes
 }

@@ -678,7 +678,8 @@ func (w *world) Finish() {
 	}
 	for _, rs := range w.rsList {
 		p := w.pods[rs.UID]
-		w.plan.Final = append(w.plan.Final, kernel.RevisionSize{Name: rs.Name, Replicas: *rs.Spec.Replicas, Pods: p.active() + p.terminatingCount(), Available: p.available})
+		w.plan.Final = append(w.plan.Final, kernel.RevisionSize{Name: rs.Name, Replicas: *rs.Spec.Replicas, Pods: p.active() + p.terminatingCount(), Available: p.available,
+			Ready: p.ready(), Terminating: p.terminatingCount()})
 	}
 	if s.DeadlineExceeded && w.d.Spec.Strategy.Type == apps.RecreateDeploymentStrategyType {
 		w.plan.Notes = append(w.plan.Notes, NoteRecreateDeadlineRace)

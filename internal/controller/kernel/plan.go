@@ -42,6 +42,11 @@ type RevisionSize struct {
 	Pods int32
 	// Available counts its available pods.
 	Available int32
+	// Ready counts its ready pods that are not terminating, available ones included
+	// (Ready - Available are ready but not yet minReadySeconds old).
+	Ready int32
+	// Terminating counts its pods that are being deleted, within Pods.
+	Terminating int32
 }
 
 // Step is one controller action: a scale event or a condition flip.

@@ -671,6 +671,11 @@ func (w *world) sizes() []kernel.RevisionSize {
 			s.Pods++
 			if !p.deleted {
 				s.Replicas++
+			} else {
+				s.Terminating++
+			}
+			if p.runningAndReady(w.clock.Now()) {
+				s.Ready++
 			}
 			if p.available(w.clock.Now()) && !p.deleted {
 				s.Available++

@@ -585,7 +585,7 @@ func TestSummaryAndHeader(t *testing.T) {
 	if first.Reason != ReasonSuccessfulDelete || first.Message != "Delete Pod web-2 in StatefulSet web successful" {
 		t.Errorf("first step = %s %q, want the controller's SuccessfulDelete event", first.Reason, first.Message)
 	}
-	if want := []kernel.RevisionSize{{Name: oldRev, Replicas: 2, Pods: 3, Available: 2}, {Name: newRev}}; fmt.Sprint(first.Revisions) != fmt.Sprint(want) {
+	if want := []kernel.RevisionSize{{Name: oldRev, Replicas: 2, Pods: 3, Available: 2, Ready: 2, Terminating: 1}, {Name: newRev}}; fmt.Sprint(first.Revisions) != fmt.Sprint(want) {
 		t.Errorf("first step sizes = %+v, want %+v", first.Revisions, want)
 	}
 }

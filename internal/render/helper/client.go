@@ -17,8 +17,13 @@ import (
 	"github.com/kubectl-workload/kubectl-workload/internal/manifest"
 )
 
-// Name is the helper's executable name (with .exe on Windows).
-const Name = "kubectl-workload-render"
+// Name is the helper's executable name (with .exe on Windows). It must not
+// start with "kubectl-": kubectl takes every such executable on PATH for a
+// plugin, so kubectl-workload-render made `kubectl workload render` a command
+// (offered by completion, silent when run). The underscore keeps it beside
+// kubectl-workload in a listing, as kubectl's own kubectl_complete-NAME
+// convention does.
+const Name = "kubectl_workload-render"
 
 // EnvPath names the environment variable that, when set, is the helper's
 // path.
@@ -135,7 +140,7 @@ func Path() (string, error) {
 	p, err := exec.LookPath(name)
 	if err != nil {
 		return "", fmt.Errorf("%s is neither beside this executable nor on PATH (it renders Helm charts and kustomizations; "+
-			"a krew install and a release archive have it, or: go install github.com/kubectl-workload/kubectl-workload/cmd/%s@VERSION)", name, Name)
+			"a krew install and a release archive have it, or, from a clone of the repository: go install ./cmd/...)", name)
 	}
 	return p, nil
 }

@@ -1,5 +1,5 @@
 // Package helper renders Helm charts and kustomize overlays for lint and
-// predict in a helper process, kubectl-workload-render, which links the Helm
+// predict in a helper process, kubectl_workload-render, which links the Helm
 // and kustomize libraries (package render). kubectl-workload itself does not
 // link them: their package initialisation (Helm's JSON-schema meta-schemas
 // among it) would cost every run, and most runs have no chart. A helper

@@ -16,11 +16,11 @@ import (
 	"github.com/kubectl-workload/kubectl-workload/internal/render/helper"
 )
 
-// buildHelper builds kubectl-workload-render and points EnvPath at it.
+// buildHelper builds kubectl_workload-render and points EnvPath at it.
 func buildHelper(t *testing.T) {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), helper.Name)
-	cmd := exec.Command("go", "build", "-o", bin, "../../../cmd/kubectl-workload-render")
+	cmd := exec.Command("go", "build", "-o", bin, "../../../cmd/kubectl_workload-render")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("build the helper: %v\n%s", err, out)
 	}
@@ -200,8 +200,8 @@ func TestKubectlWorkloadLinksNoRenderer(t *testing.T) {
 			t.Errorf("cmd/kubectl-workload links %s", strings.TrimSpace(banned))
 		}
 	}
-	if h := deps("../../../cmd/kubectl-workload-render"); !strings.Contains(h, "helm.sh/helm/v4/pkg/engine") {
-		t.Error("cmd/kubectl-workload-render does not link Helm's engine: the test would prove nothing")
+	if h := deps("../../../cmd/kubectl_workload-render"); !strings.Contains(h, "helm.sh/helm/v4/pkg/engine") {
+		t.Error("cmd/kubectl_workload-render does not link Helm's engine: the test would prove nothing")
 	}
 }
 
