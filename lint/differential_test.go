@@ -64,6 +64,9 @@ func TestGoRulesMatchRego(t *testing.T) {
 	} else {
 		t.Logf("real-world corpus not found: skipped")
 	}
+	if _, err := os.Stat("../test/realworld/rendered"); err == nil {
+		corpora = append(corpora, corpus{"realworld-charts", []string{"../test/realworld/rendered"}})
+	}
 	for _, shape := range []string{"bench", "repo", "services", "one-namespace"} {
 		dir := t.TempDir()
 		var err error

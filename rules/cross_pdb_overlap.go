@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	policyv1 "k8s.io/api/policy/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // pdbOverlapRule is pdb/overlap.
@@ -51,10 +52,17 @@ func pdbOverlap(c *CrossContext) []Finding {
 	// The workloads another budget selects too; the other budgets' names
 	// are read only for the first maxRelatedNamed of them, so that n alike
 	// budgets over n workloads cost n², not n³.
+	// ws holds the first workloads shared with other budgets, enough to
+	// name; sharedCount counts them all.
 	var ws []shared
-	for _, w := range c.NS.AllWorkloadsSelectedBy(pdb.Spec.Selector) {
-		budgets := c.NS.SelectorsMatching(w.PodLabels(), "PodDisruptionBudget")
+	sharedCount := 0
+	for _, wb := range pdbOverlapCandidates(c.NS, pdb.Spec.Selector) {
+		w, budgets := wb.workload, wb.budgets
 		if len(budgets) == 0 || (len(budgets) == 1 && budgets[0].Key == c.Self.Key) {
+			continue
+		}
+		sharedCount++
+		if sharedCount > maxRelatedNamed {
 			continue
 		}
 		s := shared{key: w.Key}
@@ -73,16 +81,16 @@ func pdbOverlap(c *CrossContext) []Finding {
 		}
 		return fmt.Sprintf("%s and %d more", strings.Join(s.others[:maxRelatedNamed], ", "), len(s.others)-maxRelatedNamed)
 	}
-	if len(ws) > maxRelatedNamed {
+	if sharedCount > maxRelatedNamed {
 		parts := make([]string, maxRelatedNamed)
 		for i, s := range ws[:maxRelatedNamed] {
 			parts[i] = fmt.Sprintf("%s (also %s)", Describe(s.key), othersText(s))
 		}
 		return []Finding{{
 			Message: fmt.Sprintf("PodDisruptionBudget %s selects the pods of %d workloads that other budgets select too: %s and %d more. The eviction API refuses to evict a pod with more than one budget, so node drains never move them",
-				c.Self.Name, len(ws), strings.Join(parts, "; "), len(ws)-maxRelatedNamed),
+				c.Self.Name, sharedCount, strings.Join(parts, "; "), sharedCount-maxRelatedNamed),
 			Path:    "spec.selector",
-			Related: len(ws),
+			Related: sharedCount,
 		}}
 	}
 	var out []Finding
@@ -98,4 +106,25 @@ func pdbOverlap(c *CrossContext) []Finding {
 		out = append(out, f)
 	}
 	return out
+}
+
+// workloadBudgets is a workload a budget's selector selects, with the
+// budgets of its namespace that select its pods.
+type workloadBudgets struct {
+	workload *Entry
+	budgets  []*Entry
+}
+
+// pdbOverlapCandidates answers, once per distinct selector of a namespace,
+// which workloads sel selects and which budgets select each: every budget
+// with that selector reads the same answer (n alike budgets over n alike
+// workloads would otherwise ask n² questions).
+func pdbOverlapCandidates(ns *Namespace, sel *metav1.LabelSelector) []workloadBudgets {
+	return ns.Shared("pdb/overlap\x00"+SelectorKey(sel), func() any {
+		var out []workloadBudgets
+		for _, w := range ns.AllWorkloadsSelectedBy(sel) {
+			out = append(out, workloadBudgets{w, ns.SelectorsMatching(w.PodLabels(), "PodDisruptionBudget")})
+		}
+		return out
+	}).([]workloadBudgets)
 }

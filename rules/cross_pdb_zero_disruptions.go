@@ -10,6 +10,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
@@ -48,32 +49,11 @@ func pdbZeroDisruptions(c *CrossContext) []Finding {
 	if !ok || pdb.Spec.Selector == nil {
 		return nil
 	}
-	sel := pdb.Spec.Selector
-	var templates, pods []*Entry
-	for _, e := range c.NS.TemplatesSelectedBy(sel) {
-		if templateWorkloadKinds[e.Kind] {
-			templates = append(templates, e)
-		}
-	}
-	pods = c.NS.PodsSelectedBy(sel)
-	if c.NS.Workloads() > 0 && len(templates)+len(pods) == 0 {
+	z := zeroDisruptionsSelection(c.NS, pdb.Spec.Selector)
+	if c.NS.Workloads() > 0 && z.none {
 		return nil // pdb/no-matching-workload reports it
 	}
-	selected := templates
-	if len(selected) == 0 {
-		selected = pods
-	}
-	ofSelected := ""
-	if len(selected) > 0 {
-		names := make([]string, 0, maxRelatedNamed)
-		for _, e := range selected[:min(len(selected), maxRelatedNamed)] {
-			names = append(names, Describe(e.Key))
-		}
-		ofSelected = " of " + strings.Join(names, ", ")
-		if len(selected) > maxRelatedNamed {
-			ofSelected += fmt.Sprintf(" and %d more", len(selected)-maxRelatedNamed)
-		}
-	}
+	ofSelected := z.ofSelected
 	name := displayName(c.Self)
 	var out []Finding
 	if mu := pdb.Spec.MaxUnavailable; mu != nil && ((mu.Type == intstr.Int && mu.IntVal == 0) || (mu.Type == intstr.String && mu.StrVal == "0%")) {
@@ -95,49 +75,7 @@ func pdbZeroDisruptions(c *CrossContext) []Finding {
 	// The pods the selected templates run, when every count is known (a
 	// Deployment's ReplicaSets count through the Deployment), and the
 	// selected Pods no controller owns.
-	known := len(templates) > 0
-	templateReplicas := 0.0
-	autoscaled := false
-	var counted []string
-	for _, e := range templates {
-		n, isNum := 0.0, false
-		switch t := e.Object.(type) {
-		case *appsv1.Deployment:
-			n, isNum = replicasOf(t.Spec.Replicas)
-		case *appsv1.StatefulSet:
-			n, isNum = replicasOf(t.Spec.Replicas)
-		case *appsv1.ReplicaSet:
-			n, isNum = replicasOf(t.Spec.Replicas)
-		case *corev1.ReplicationController:
-			n, isNum = replicasOf(t.Spec.Replicas)
-		}
-		known = known && isNum
-		if _, hashed := e.TemplateLabels[appsv1.DefaultDeploymentUniqueLabelKey]; e.Kind == "ReplicaSet" && (e.Owned || hashed) {
-			n = 0
-		}
-		templateReplicas += n
-		if n > 0 {
-			counted = append(counted, fmt.Sprintf("%s with %s", Describe(e.Key), quantity(n, "replica")))
-		}
-		if len(c.NS.AutoscalersTargeting(e.Kind, e.Name, e.APIVersion)) > 0 {
-			autoscaled = true
-		}
-	}
-	sort.Strings(counted)
-	bare := 0
-	var barePods []string
-	for _, p := range pods {
-		if !p.Owned {
-			bare++
-			barePods = append(barePods, Describe(p.Key))
-		}
-	}
-	sort.Strings(barePods)
-	counted = append(counted, barePods...)
-	countedList := strings.Join(counted[:min(len(counted), maxRelatedNamed)], ", ")
-	if len(counted) > maxRelatedNamed {
-		countedList += fmt.Sprintf(" and %d more", len(counted)-maxRelatedNamed)
-	}
+	known, templateReplicas, autoscaled, bare, countedList := z.known, z.templateReplicas, z.autoscaled, z.bare, z.countedList
 	if !known || templateReplicas <= 0 || autoscaled {
 		return out
 	}
@@ -173,4 +111,89 @@ func replicasOf(p *int32) (float64, bool) {
 		return 0, false
 	}
 	return float64(*p), true
+}
+
+// zeroDisruptions is what pdb/zero-disruptions reads of a selector's
+// namespace: the same for every budget with that selector, so it is
+// computed once per distinct selector (Namespace.Shared).
+type zeroDisruptions struct {
+	none             bool // the selector selects no pod template and no Pod
+	ofSelected       string
+	known            bool
+	templateReplicas float64
+	autoscaled       bool
+	bare             int
+	countedList      string
+}
+
+func zeroDisruptionsSelection(ns *Namespace, sel *metav1.LabelSelector) *zeroDisruptions {
+	return ns.Shared("pdb/zero-disruptions\x00"+SelectorKey(sel), func() any {
+		var templates, pods []*Entry
+		for _, e := range ns.TemplatesSelectedBy(sel) {
+			if templateWorkloadKinds[e.Kind] {
+				templates = append(templates, e)
+			}
+		}
+		pods = ns.PodsSelectedBy(sel)
+		z := &zeroDisruptions{none: len(templates)+len(pods) == 0}
+		selected := templates
+		if len(selected) == 0 {
+			selected = pods
+		}
+		if len(selected) > 0 {
+			names := make([]string, 0, maxRelatedNamed)
+			for _, e := range selected[:min(len(selected), maxRelatedNamed)] {
+				names = append(names, Describe(e.Key))
+			}
+			z.ofSelected = " of " + strings.Join(names, ", ")
+			if len(selected) > maxRelatedNamed {
+				z.ofSelected += fmt.Sprintf(" and %d more", len(selected)-maxRelatedNamed)
+			}
+		}
+		known := len(templates) > 0
+		templateReplicas := 0.0
+		autoscaled := false
+		var counted []string
+		for _, e := range templates {
+			n, isNum := 0.0, false
+			switch t := e.Object.(type) {
+			case *appsv1.Deployment:
+				n, isNum = replicasOf(t.Spec.Replicas)
+			case *appsv1.StatefulSet:
+				n, isNum = replicasOf(t.Spec.Replicas)
+			case *appsv1.ReplicaSet:
+				n, isNum = replicasOf(t.Spec.Replicas)
+			case *corev1.ReplicationController:
+				n, isNum = replicasOf(t.Spec.Replicas)
+			}
+			known = known && isNum
+			if _, hashed := e.TemplateLabels[appsv1.DefaultDeploymentUniqueLabelKey]; e.Kind == "ReplicaSet" && (e.Owned || hashed) {
+				n = 0
+			}
+			templateReplicas += n
+			if n > 0 {
+				counted = append(counted, fmt.Sprintf("%s with %s", Describe(e.Key), quantity(n, "replica")))
+			}
+			if len(ns.AutoscalersTargeting(e.Kind, e.Name, e.APIVersion)) > 0 {
+				autoscaled = true
+			}
+		}
+		sort.Strings(counted)
+		bare := 0
+		var barePods []string
+		for _, p := range pods {
+			if !p.Owned {
+				bare++
+				barePods = append(barePods, Describe(p.Key))
+			}
+		}
+		sort.Strings(barePods)
+		counted = append(counted, barePods...)
+		countedList := strings.Join(counted[:min(len(counted), maxRelatedNamed)], ", ")
+		if len(counted) > maxRelatedNamed {
+			countedList += fmt.Sprintf(" and %d more", len(counted)-maxRelatedNamed)
+		}
+		z.known, z.templateReplicas, z.autoscaled, z.bare, z.countedList = known, templateReplicas, autoscaled, bare, countedList
+		return z
+	}).(*zeroDisruptions)
 }

@@ -2,12 +2,12 @@ package rules
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // selectorOverlapRule is selector/overlap.
@@ -54,29 +54,27 @@ func selectorOverlap(c *CrossContext) []Finding {
 	if self == nil || !self.IsController() {
 		return nil
 	}
+	all := selectorOverlapCandidates(c.NS, self.Selector, self.TemplateLabels)
 	selected, selecting := map[string]bool{}, map[string]bool{}
-	for _, e := range c.NS.TemplatesSelectedBy(self.Selector) {
-		if e.Key != self.Key && e.IsController() {
-			selected[e.Key] = true
-		}
-	}
-	for _, e := range c.NS.SelectorsMatching(self.TemplateLabels, controllerKinds...) {
-		if e.Key != self.Key && e.IsController() {
-			selecting[e.Key] = true
-		}
-	}
 	var overlapping []string
-	for k := range selected {
-		overlapping = append(overlapping, k)
-	}
-	for k := range selecting {
-		if !selected[k] {
-			overlapping = append(overlapping, k)
+	count := len(all)
+	for _, o := range all {
+		if o.key == self.Key {
+			count--
 		}
 	}
-	sort.Strings(overlapping)
+	for _, o := range all {
+		if o.key == self.Key {
+			continue
+		}
+		if count > maxRelatedNamed && len(overlapping) == maxRelatedNamed {
+			break // only the first few are named; count says how many
+		}
+		overlapping = append(overlapping, o.key)
+		selected[o.key], selecting[o.key] = o.selected, o.selecting
+	}
 	const effect = "A controller adopts the orphaned pods its selector matches and then deletes or replaces them to fit its own replicas and template, and whatever reads pods by selector (autoscalers, kubectl rollout status) counts "
-	if len(overlapping) > maxRelatedNamed {
+	if count > maxRelatedNamed {
 		first := overlapping[:maxRelatedNamed]
 		names := make([]string, len(first))
 		for i, k := range first {
@@ -84,9 +82,9 @@ func selectorOverlap(c *CrossContext) []Finding {
 		}
 		return []Finding{{
 			Message: fmt.Sprintf("%s overlaps %d other controllers: %s and %d more. %s. %severy set",
-				Describe(self.Key), len(overlapping), strings.Join(names, ", "), len(overlapping)-maxRelatedNamed, controllerSummary(self), effect),
+				Describe(self.Key), count, strings.Join(names, ", "), count-maxRelatedNamed, controllerSummary(self), effect),
 			Path:    "spec.selector",
-			Related: len(overlapping),
+			Related: count,
 		}}
 	}
 	var out []Finding
@@ -159,4 +157,42 @@ func controllerSize(e *Entry) string {
 		return "replicas unset"
 	}
 	return Quantity(int64(*replicas), "replica")
+}
+
+// overlapCandidate is a controller whose pod template a selector selects
+// (selected) or whose selector selects a pod template's labels (selecting).
+type overlapCandidate struct {
+	key                 string
+	selected, selecting bool
+}
+
+// selectorOverlapCandidates answers, once per distinct selector and pod
+// template labels of a namespace, which controllers overlap a controller
+// with them, sorted by key: every alike controller reads the same answer and
+// leaves itself out.
+func selectorOverlapCandidates(ns *Namespace, sel *metav1.LabelSelector, templateLabels map[string]string) []overlapCandidate {
+	return ns.Shared("selector/overlap\x00"+SelectorKey(sel)+"\x00"+LabelsKey(templateLabels), func() any {
+		flags := map[string]*overlapCandidate{}
+		get := func(key string) *overlapCandidate {
+			if flags[key] == nil {
+				flags[key] = &overlapCandidate{key: key}
+			}
+			return flags[key]
+		}
+		for _, e := range ns.TemplatesSelectedBy(sel) {
+			if e.IsController() {
+				get(e.Key).selected = true
+			}
+		}
+		for _, e := range ns.SelectorsMatching(templateLabels, controllerKinds...) {
+			if e.IsController() {
+				get(e.Key).selecting = true
+			}
+		}
+		out := make([]overlapCandidate, 0, len(flags))
+		for _, k := range sortedKeys(flags) {
+			out = append(out, *flags[k])
+		}
+		return out
+	}).([]overlapCandidate)
 }

@@ -46,34 +46,11 @@ func serviceTargetPortNotExposed(c *CrossContext) []Finding {
 	if !ok || svc.Spec.Type == corev1.ServiceTypeExternalName || len(svc.Spec.Selector) == 0 {
 		return nil
 	}
-	names, numbers := map[string]bool{}, map[int64]bool{}
-	allNumbered := true
-	var selected []string
-	for _, e := range c.NS.AllWorkloadsSelectedBy(&metav1.LabelSelector{MatchLabels: svc.Spec.Selector}) {
-		if e.Pods == nil {
-			continue
-		}
-		selected = append(selected, e.Key)
-		for _, n := range e.Pods.PortNames {
-			names[n] = true
-		}
-		for _, n := range e.Pods.PortNumbers {
-			numbers[n] = true
-		}
-		allNumbered = allNumbered && len(e.Pods.PortNumbers) > 0
-	}
-	if len(selected) == 0 {
+	sel := servicePortsSelection(c.NS, svc.Spec.Selector)
+	if sel == nil {
 		return nil
 	}
-	shown := DescribeList(selected)
-	declared := "it declares no ports"
-	if len(numbers) > 0 {
-		var parts []string
-		for _, n := range sortedInts(numbers) {
-			parts = append(parts, strconv.FormatInt(n, 10))
-		}
-		declared = "declared: " + strings.Join(append(parts, sortedKeys(names)...), ", ")
-	}
+	names, numbers, allNumbered, shown, declared := sel.names, sel.numbers, sel.allNumbered, sel.shown, sel.declared
 	var out []Finding
 	for i, sp := range svc.Spec.Ports {
 		label := strconv.Itoa(int(sp.Port))
@@ -118,4 +95,49 @@ func sortedInts(m map[int64]bool) []int64 {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
 	return out
+}
+
+// serviceTargetPorts is what service/target-port-not-exposed reads of the
+// workloads a Service selector selects: the same for every Service with that
+// selector, so it is computed once per distinct selector (Namespace.Shared).
+// nil when the selector selects no workload with pods.
+type serviceTargetPorts struct {
+	names           map[string]bool
+	numbers         map[int64]bool
+	allNumbered     bool
+	shown, declared string
+}
+
+func servicePortsSelection(ns *Namespace, selector map[string]string) *serviceTargetPorts {
+	return ns.Shared("service/target-port-not-exposed\x00"+LabelsKey(selector), func() any {
+		names, numbers := map[string]bool{}, map[int64]bool{}
+		allNumbered := true
+		var selected []string
+		for _, e := range ns.AllWorkloadsSelectedBy(&metav1.LabelSelector{MatchLabels: selector}) {
+			if e.Pods == nil {
+				continue
+			}
+			selected = append(selected, e.Key)
+			for _, n := range e.Pods.PortNames {
+				names[n] = true
+			}
+			for _, n := range e.Pods.PortNumbers {
+				numbers[n] = true
+			}
+			allNumbered = allNumbered && len(e.Pods.PortNumbers) > 0
+		}
+		if len(selected) == 0 {
+			return (*serviceTargetPorts)(nil)
+		}
+		shown := DescribeList(selected)
+		declared := "it declares no ports"
+		if len(numbers) > 0 {
+			var parts []string
+			for _, n := range sortedInts(numbers) {
+				parts = append(parts, strconv.FormatInt(n, 10))
+			}
+			declared = "declared: " + strings.Join(append(parts, sortedKeys(names)...), ", ")
+		}
+		return &serviceTargetPorts{names, numbers, allNumbered, shown, declared}
+	}).(*serviceTargetPorts)
 }

@@ -350,6 +350,22 @@ type Namespace struct {
 	// the Rego inventory's relations avoided), and the rules run on every
 	// CPU. Answers are shared: callers must not change them.
 	memo sync.Map
+	// shared holds what a rule computes once per distinct question (a
+	// selector, a label set) and then reads for every object that asks it:
+	// in a namespace of n alike objects, each rule would otherwise redo
+	// O(n) work n times.
+	shared sync.Map
+}
+
+// Shared returns the answer to key, computing it once per namespace. The
+// answer is shared by every caller: they must not change it. Keys start
+// with the rule id that computes them.
+func (ns *Namespace) Shared(key string, compute func() any) any {
+	if v, ok := ns.shared.Load(key); ok {
+		return v
+	}
+	v, _ := ns.shared.LoadOrStore(key, compute())
+	return v
 }
 
 // memoized returns the answer to the question key, computing it once.
@@ -363,8 +379,74 @@ func (ns *Namespace) memoized(key string, answer func() []*Entry) []*Entry {
 
 // questionKey renders a selector question as a memo key.
 func questionKey(question string, v any, kinds []string) string {
-	js, _ := json.Marshal(v)
-	return question + "\x00" + string(js) + "\x00" + strings.Join(kinds, ",")
+	var b strings.Builder
+	b.WriteString(question)
+	b.WriteByte(0)
+	switch t := v.(type) {
+	case map[string]string:
+		writeLabelsKey(&b, t)
+	case *metav1.LabelSelector:
+		writeSelectorKey(&b, t)
+	default:
+		js, _ := json.Marshal(v)
+		b.Write(js)
+	}
+	b.WriteByte(0)
+	b.WriteString(strings.Join(kinds, ","))
+	return b.String()
+}
+
+// SelectorKey renders sel as a memo key: equal for equal selectors, and
+// distinct for distinct ones (every string is written with its length).
+func SelectorKey(sel *metav1.LabelSelector) string {
+	var b strings.Builder
+	writeSelectorKey(&b, sel)
+	return b.String()
+}
+
+// LabelsKey renders a label set as a memo key, as SelectorKey does.
+func LabelsKey(set map[string]string) string {
+	var b strings.Builder
+	writeLabelsKey(&b, set)
+	return b.String()
+}
+
+func writeKeyString(b *strings.Builder, s string) {
+	b.WriteString(strconv.Itoa(len(s)))
+	b.WriteByte(':')
+	b.WriteString(s)
+}
+
+func writeLabelsKey(b *strings.Builder, set map[string]string) {
+	if set == nil {
+		b.WriteByte('n')
+		return
+	}
+	b.WriteByte('{')
+	for _, k := range sortedKeys(set) {
+		writeKeyString(b, k)
+		writeKeyString(b, set[k])
+	}
+	b.WriteByte('}')
+}
+
+func writeSelectorKey(b *strings.Builder, sel *metav1.LabelSelector) {
+	if sel == nil {
+		b.WriteByte('n')
+		return
+	}
+	writeLabelsKey(b, sel.MatchLabels)
+	b.WriteByte('[')
+	for _, r := range sel.MatchExpressions {
+		writeKeyString(b, r.Key)
+		writeKeyString(b, string(r.Operator))
+		b.WriteString(strconv.Itoa(len(r.Values)))
+		for _, v := range r.Values {
+			writeKeyString(b, v)
+		}
+		b.WriteByte(';')
+	}
+	b.WriteByte(']')
 }
 
 // Index is the Go inventory of a run (or of a batch of its namespaces).
