@@ -183,6 +183,12 @@ type Config struct {
 type Linter struct {
 	api   *apicheck.Checker
 	rules *rules.Engine
+	// regoOnly evaluates every built-in rule in Rego, those written in Go
+	// too: lint's differential test compares both.
+	regoOnly bool
+	// policies is set when the configuration gives user policies
+	// (--policy), which run in Rego.
+	policies bool
 }
 
 // New builds a Linter. It fails when a user policy does not compile.
@@ -192,7 +198,7 @@ func New(cfg Config) (*Linter, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Linter{api: apicheck.New(), rules: engine}, nil
+	return &Linter{api: apicheck.New(), rules: engine, policies: len(cfg.Policies) > 0}, nil
 }
 
 // PoliciesNotRun says which packages of the user policies hold rules that
@@ -218,15 +224,19 @@ func (l *Linter) Rules() ([]rules.Rule, error) { return l.rules.Rules() }
 // input are dropped, and what the second pass needs is kept: a large run
 // keeps one per object, which every collection scans.
 type checked struct {
-	obj          *manifest.Object
-	file         string
-	document     int
-	ref          ObjectRef
-	input        *rules.Object
-	findings     []Finding
-	errs         []error
-	summary      rules.Summary
-	cross        rules.CrossInput
+	obj      *manifest.Object
+	file     string
+	document int
+	ref      ObjectRef
+	input    *rules.Object
+	findings []Finding
+	errs     []error
+	summary  rules.Summary
+	cross    rules.CrossInput
+	// entry is the object in the Go inventory, and goCross is set when the
+	// cross-resource Go rules evaluate it (it is not rejected).
+	entry        *rules.Entry
+	goCross      bool
 	shallow      shallowIndex
 	ignored      map[string]bool
 	ignoreReason string
@@ -284,7 +294,15 @@ func (l *Linter) Run(ctx context.Context, opts Options) *Result {
 	// waits for the Rego rules to compile, which should overlap loading.
 	known := sync.OnceValue(l.knownRules)
 	off := func(id string) bool { return l.off(opts, id) } // the rules this run leaves out
-	local := &localRules{off: off}
+	// The built-in rules written in Go run in Go, and their Rego is left
+	// out (regoOnly aside).
+	var goRules *rules.GoRunner
+	regoOff := off
+	if !l.regoOnly {
+		goRules = rules.NewGoRunner(off)
+		regoOff = func(id string) bool { return off(id) || rules.InGo(id) }
+	}
+	local := &localRules{off: regoOff, goRules: goRules, rego: l.needsRego()}
 	keep := rules.NewKeep() // what each object keeps for the second pass
 	sets := make([]*manifest.Set, len(inputs))
 	perFile := make([][]*checked, len(inputs))
@@ -354,7 +372,7 @@ func (l *Linter) Run(ctx context.Context, opts Options) *Result {
 
 	res.Timings.Load = time.Since(start)
 	extra := opts.Baseline.contextInputs(all)
-	if err := l.secondPass(ctx, all, extra, off, &res.Timings); err != nil {
+	if err := l.secondPass(ctx, all, extra, regoOff, goRules, local.rego, &res.Timings); err != nil {
 		res.Errors = append(res.Errors, err)
 	}
 	if err := joinErrs(all); err != nil {
@@ -383,6 +401,26 @@ func (l *Linter) Run(ctx context.Context, opts Options) *Result {
 	SortFindings(res.Findings)
 	manifest.SortSkipped(res.Skipped)
 	return res
+}
+
+// needsRego reports whether a run evaluates anything in Rego: user
+// policies, or a built-in rule not written in Go (or every one, with
+// regoOnly). Without, the run neither waits for the Rego compile nor
+// builds the Rego inputs and inventory.
+func (l *Linter) needsRego() bool {
+	if l.regoOnly || l.policies {
+		return true
+	}
+	builtins, err := l.rules.Metadata()
+	if err != nil {
+		return true // the Rego tier reports it
+	}
+	for _, r := range builtins {
+		if !rules.InGo(r.ID) {
+			return true
+		}
+	}
+	return false
 }
 
 // parallel calls fn(0..n-1) on one worker per CPU: a producer, N workers,
@@ -521,6 +559,9 @@ func (l *Linter) checkObject(ctx context.Context, obj *manifest.Object, opts Opt
 			c.input.Defaulted = js
 		}
 		c.input.Facts = rules.Facts(res.Versioned)
+	}
+	if !c.input.Rejected {
+		c.input.Versioned = res.Versioned
 	}
 	return c
 }

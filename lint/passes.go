@@ -94,7 +94,12 @@ func (s *shallowIndex) exact(path string) (manifest.Pos, bool) {
 // on first use: a run without objects prepares nothing.
 type localRules struct {
 	// off names the built-in rules the run leaves out (Linter.off).
-	off  func(id string) bool
+	off func(id string) bool
+	// goRules are the run's Go rules; nil when every rule runs in Rego.
+	goRules *rules.GoRunner
+	// rego is set when the run evaluates anything in Rego
+	// (Linter.needsRego).
+	rego bool
 	once sync.Once
 	run  *rules.Run
 	err  error
@@ -114,19 +119,24 @@ func (l *Linter) firstPass(ctx context.Context, c *checked, local *localRules, o
 	// policy evaluates alone (rules.Engine.Hold); EvalInput holds it itself
 	// for the built-in rules.
 	release := l.rules.Hold()
-	c.summary = rules.Summarize(*c.input)
+	if local.rego {
+		c.summary = rules.Summarize(*c.input)
+	}
 	in, err := rules.NewInput(*c.input)
 	var run *rules.Run
-	if err == nil {
+	if err == nil && local.rego {
 		run, err = local.get(ctx, l.rules)
 	}
 	release()
-	if err == nil {
+	if err == nil && run != nil {
 		var found []rules.Finding
 		// A policy the sandbox stopped is an error; the other rules'
 		// findings on the object still count.
 		found, err = run.EvalInput(ctx, in)
 		c.addRuleFindings(found)
+	}
+	if local.goRules != nil {
+		c.addRuleFindings(l.goFirstPass(c, local.goRules))
 	}
 	release = l.rules.Hold()
 	defer release()
@@ -138,13 +148,28 @@ func (l *Linter) firstPass(ctx context.Context, c *checked, local *localRules, o
 		c.nameContainers()
 	}
 	if in != nil && !in.Rejected() {
-		if cross := in.Cross(); l.rules.ReportsAcross(cross.Kind()) {
-			c.cross = cross
+		if cross := in.Cross(); (local.rego && l.rules.ReportsAcross(cross.Kind())) || (local.goRules != nil && local.goRules.ReportsAcross(cross.Kind())) {
+			if local.rego {
+				c.cross = cross
+			}
 			c.shallow = newShallowIndex(c.obj.Start, in.ShallowPaths(), c.obj.Position, c.input.Keep)
 		}
 	}
 	c.obj = nil
 	c.input = nil
+}
+
+// goFirstPass runs the per-object Go rules on c's object, and reads its
+// Go inventory entry.
+func (l *Linter) goFirstPass(c *checked, run *rules.GoRunner) []rules.Finding {
+	c.entry = rules.NewEntry(*c.input)
+	if c.input.Rejected || c.input.Versioned == nil {
+		return nil
+	}
+	c.goCross = c.entry != nil
+	return run.Eval(&rules.ObjectContext{Object: c.input.Versioned, JSON: c.input.JSON, Kind: c.ref.Kind,
+		APIVersion: c.ref.APIVersion, Name: c.ref.Name, Namespace: c.ref.Namespace, Key: rules.Key(c.ref.Kind, c.ref.Name),
+		Deployment: rules.DeploymentFactsOf(c.input.Facts)})
 }
 
 // addRuleFindings adds the Rego tier's findings, placed at their fields.
@@ -172,14 +197,16 @@ func (c *checked) addRuleFindings(found []rules.Finding) {
 // namespace, if larger): what the second pass holds is the inventory of a
 // batch, not of the run's, and that is what each collection marks. A run
 // of up to batchObjects objects is one batch.
-func (l *Linter) secondPass(ctx context.Context, all []*checked, extra []rules.Object, off func(id string) bool, timings *Timings) error {
-	if len(all) == 0 || !l.rules.HasCrossResource() {
+func (l *Linter) secondPass(ctx context.Context, all []*checked, extra []rules.Object, off func(id string) bool, goRules *rules.GoRunner,
+	rego bool, timings *Timings) error {
+	if len(all) == 0 || !(goRules != nil || (rego && l.rules.HasCrossResource())) {
 		return nil
 	}
 	// Each namespace's objects and summaries, in input order.
 	type namespace struct {
 		objects []*checked
 		sums    []rules.Summary
+		entries []*rules.Entry
 	}
 	byName := map[string]*namespace{}
 	var names []string
@@ -196,11 +223,17 @@ func (l *Linter) secondPass(ctx context.Context, all []*checked, extra []rules.O
 		ns := get(c.ref.Namespace) // the namespace of its summary and of its rules' input
 		ns.objects = append(ns.objects, c)
 		ns.sums = append(ns.sums, c.summary)
+		ns.entries = append(ns.entries, c.entry)
 		c.summary = rules.Summary{}
 	}
 	for _, o := range extra {
 		ns := get(o.Namespace)
-		ns.sums = append(ns.sums, rules.Summarize(o))
+		if rego {
+			ns.sums = append(ns.sums, rules.Summarize(o))
+		}
+		if goRules != nil {
+			ns.entries = append(ns.entries, rules.NewEntry(o))
+		}
 	}
 	// Namespaces with nothing to evaluate (only context objects) are left
 	// out.
@@ -208,15 +241,17 @@ func (l *Linter) secondPass(ctx context.Context, all []*checked, extra []rules.O
 	for first := 0; first < len(names); {
 		var objects []*checked
 		var sums []rules.Summary
+		var entries []*rules.Entry
 		next := first
 		for ; next < len(names) && (next == first || len(sums)+len(byName[names[next]].sums) <= batchObjects); next++ {
 			ns := byName[names[next]]
 			objects = append(objects, ns.objects...)
 			sums = append(sums, ns.sums...)
+			entries = append(entries, ns.entries...)
 			byName[names[next]] = nil // the batch's lists hold them now
 		}
 		first = next
-		if err := l.crossBatch(ctx, objects, sums, off, timings); err != nil {
+		if err := l.crossBatch(ctx, objects, sums, entries, off, goRules, rego, timings); err != nil {
 			return err
 		}
 	}
@@ -233,18 +268,31 @@ var batchObjects = 1024
 
 // crossBatch runs the cross-resource rules on objects, against the
 // inventory of sums (their namespaces' summaries).
-func (l *Linter) crossBatch(ctx context.Context, objects []*checked, sums []rules.Summary, off func(id string) bool, timings *Timings) error {
+func (l *Linter) crossBatch(ctx context.Context, objects []*checked, sums []rules.Summary, entries []*rules.Entry,
+	off func(id string) bool, goRules *rules.GoRunner, rego bool, timings *Timings) error {
 	start := time.Now()
-	run, err := l.rules.PrepareCross(ctx, rules.NewInventoryOf(sums), off)
-	if err != nil {
-		return err
+	var run *rules.Run
+	if rego {
+		var err error
+		if run, err = l.rules.PrepareCross(ctx, rules.NewInventoryOf(sums), off); err != nil {
+			return err
+		}
+	}
+	var index *rules.Index
+	if goRules != nil {
+		index = rules.NewIndex(entries)
 	}
 	timings.Inventory += time.Since(start)
 	start = time.Now()
 	defer func() { timings.Rules += time.Since(start) }()
 	if stopped := parallel(ctx, len(objects), func(i int) {
 		c := objects[i]
-		if c.cross.IsZero() {
+		if index != nil && c.goCross && goRules.ReportsAcross(c.entry.Kind) {
+			c.addRuleFindings(goRules.EvalCross(&rules.CrossContext{Self: c.entry, NS: index.Namespace(c.entry.Namespace)}))
+		}
+		c.entry = nil
+		if run == nil || c.cross.IsZero() {
+			c.cross = rules.CrossInput{}
 			return
 		}
 		found, err := run.EvalCross(ctx, &c.cross)

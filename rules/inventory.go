@@ -6,6 +6,7 @@ import (
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/storage"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kubectl-workload/kubectl-workload/internal/each"
 	"github.com/kubectl-workload/kubectl-workload/internal/slab"
@@ -27,6 +28,10 @@ type Object struct {
 	// built-in rules then leave it alone (its API errors come first), while
 	// user policies still see it, as in conftest.
 	Rejected bool
+	// Versioned is the typed object after the API server's decoding and
+	// defaulting (apicheck's Result.Versioned), which the per-object Go
+	// rules read; nil when the API tier has none.
+	Versioned runtime.Object
 	// Keep, when set, is where the run keeps what the object's CrossInput
 	// and Summary hold until its second pass (NewKeep); nil allocates them
 	// apart.

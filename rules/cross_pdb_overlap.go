@@ -1,0 +1,130 @@
+package rules
+
+import (
+	"fmt"
+	"strings"
+
+	policyv1 "k8s.io/api/policy/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// pdbOverlapRule is pdb/overlap.
+var pdbOverlapRule = GoRule{
+	Meta: Rule{
+		ID:       "pdb/overlap",
+		Title:    "Pods covered by two PodDisruptionBudgets",
+		Severity: SeverityError,
+		Kinds:    []string{"PodDisruptionBudget"},
+		File:     "cross_pdb_overlap.go",
+		Description: `The eviction API refuses to evict a pod that more than one
+PodDisruptionBudget selects ("This pod has more than one
+PodDisruptionBudget, which the eviction subresource does not support.",
+k8s.io/kubernetes pkg/registry/core/pod/storage/eviction.go), so kubectl
+drain and the cluster autoscaler can never move those pods, and node
+drains hang. Reported on each budget whose selector selects the pod
+template (or a Pod) of a workload that another budget of the namespace
+selects too. A budget that shares more than 5 workloads with other
+budgets gets one finding that counts them and names the first 5 (the
+count is the finding's related count in JSON and SARIF), and a message
+names at most 5 other budgets, so n alike budgets give n findings, not
+n².`,
+		Remediation: "Make the budgets' selectors disjoint, so that each pod has at most one PodDisruptionBudget.",
+	},
+	Cross: pdbOverlap,
+}
+
+// maxRelatedNamed is how many related objects a bounded message names,
+// beyond which one finding counts them (maxRelated in bounded.go).
+const maxRelatedNamed = maxRelated
+
+// pdbOverlap reports the workloads a budget shares with other budgets: one
+// finding per workload, naming up to five others, or, beyond five
+// workloads, one finding that counts them.
+func pdbOverlap(c *CrossContext) []Finding {
+	pdb, ok := c.Self.Written.(*policyv1.PodDisruptionBudget)
+	if !ok || pdb.Spec.Selector == nil {
+		return nil
+	}
+	type shared struct {
+		key    string
+		others []string // names, sorted; only for the workloads a message names
+	}
+	// The workloads another budget selects too; the other budgets' names
+	// are read only for the first maxRelatedNamed of them, so that n alike
+	// budgets over n workloads cost n², not n³.
+	// ws holds the first workloads shared with other budgets, enough to
+	// name; sharedCount counts them all.
+	var ws []shared
+	sharedCount := 0
+	for _, wb := range pdbOverlapCandidates(c.NS, pdb.Spec.Selector) {
+		w, budgets := wb.workload, wb.budgets
+		if len(budgets) == 0 || (len(budgets) == 1 && budgets[0].Key == c.Self.Key) {
+			continue
+		}
+		sharedCount++
+		if sharedCount > maxRelatedNamed {
+			continue
+		}
+		s := shared{key: w.Key}
+		if len(ws) < maxRelatedNamed {
+			for _, o := range budgets {
+				if o.Key != c.Self.Key {
+					s.others = append(s.others, o.Name)
+				}
+			}
+		}
+		ws = append(ws, s)
+	}
+	othersText := func(s shared) string {
+		if len(s.others) <= maxRelatedNamed {
+			return strings.Join(s.others, ", ")
+		}
+		return fmt.Sprintf("%s and %d more", strings.Join(s.others[:maxRelatedNamed], ", "), len(s.others)-maxRelatedNamed)
+	}
+	if sharedCount > maxRelatedNamed {
+		parts := make([]string, maxRelatedNamed)
+		for i, s := range ws[:maxRelatedNamed] {
+			parts[i] = fmt.Sprintf("%s (also %s)", Describe(s.key), othersText(s))
+		}
+		return []Finding{{
+			Message: fmt.Sprintf("PodDisruptionBudget %s selects the pods of %d workloads that other budgets select too: %s and %d more. The eviction API refuses to evict a pod with more than one budget, so node drains never move them",
+				c.Self.Name, sharedCount, strings.Join(parts, "; "), sharedCount-maxRelatedNamed),
+			Path:    "spec.selector",
+			Related: sharedCount,
+		}}
+	}
+	var out []Finding
+	for _, s := range ws {
+		f := Finding{
+			Message: fmt.Sprintf("PodDisruptionBudget %s and %s both select the pods of %s: the eviction API refuses to evict a pod with more than one budget, so node drains never move them",
+				c.Self.Name, othersText(s), Describe(s.key)),
+			Path: "spec.selector",
+		}
+		if len(s.others) > maxRelatedNamed {
+			f.Related = len(s.others)
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// workloadBudgets is a workload a budget's selector selects, with the
+// budgets of its namespace that select its pods.
+type workloadBudgets struct {
+	workload *Entry
+	budgets  []*Entry
+}
+
+// pdbOverlapCandidates answers, once per distinct selector of a namespace,
+// which workloads sel selects and which budgets select each: every budget
+// with that selector reads the same answer (n alike budgets over n alike
+// workloads would otherwise ask n² questions).
+func pdbOverlapCandidates(ns *Namespace, sel *metav1.LabelSelector) []workloadBudgets {
+	return ns.Shared("pdb/overlap\x00"+SelectorKey(sel), func() any {
+		var out []workloadBudgets
+		for _, w := range ns.AllWorkloadsSelectedBy(sel) {
+			out = append(out, workloadBudgets{w, ns.SelectorsMatching(w.PodLabels(), "PodDisruptionBudget")})
+		}
+		return out
+	}).([]workloadBudgets)
+}

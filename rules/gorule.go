@@ -1,0 +1,240 @@
+package rules
+
+import (
+	"encoding/json"
+	"reflect"
+	"sort"
+	"sync"
+
+	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+)
+
+// The Go rule framework. A built-in rule written in Go is one GoRule: its
+// metadata as data (Meta) and one check, Check for a per-object rule (it
+// sees one object: ObjectContext) or Cross for a cross-resource rule (it
+// sees one object and the Go inventory of its namespace: CrossContext).
+// The catalogue is objectRules (catalogue_object.go) and crossRules
+// (catalogue_cross.go); GoRules lists both, sorted by id.
+//
+// While the Rego rules still exist, a rule id in the Go catalogue is
+// evaluated in Go and its Rego rule is left out of the run (lint's
+// differential test compares both on every corpus).
+
+// GoRule is one built-in rule written in Go.
+type GoRule struct {
+	// Meta is the rule's metadata: id, title, severity, description,
+	// remediation, kinds (the kinds it reports on; required for a
+	// cross-resource rule, which is evaluated only on those), and whether it
+	// is off by default (OptIn). Meta.File names its Go source in rules/.
+	Meta Rule
+	// Check, for a per-object rule, returns its findings on one object.
+	Check func(*ObjectContext) []Finding
+	// Cross, for a cross-resource rule, returns its findings on one object,
+	// given its namespace's inventory.
+	Cross func(*CrossContext) []Finding
+}
+
+// ObjectContext is what a per-object Go rule sees of one object.
+type ObjectContext struct {
+	// Object is the typed object after the API server's decoding and
+	// defaulting (apicheck's Result.Versioned): *appsv1.Deployment, ...
+	Object runtime.Object
+	// JSON is the object as written (as kubectl would send it); Written
+	// decodes it.
+	JSON []byte
+	// Kind, APIVersion and Name are the object's, as written.
+	Kind, APIVersion, Name string
+	// Namespace is the namespace it would be created in.
+	Namespace string
+	// Key is Kind/name, its key in the inventory.
+	Key string
+	// Deployment holds, for a Deployment, the values the controller's own
+	// helpers compute (DeploymentFactsOf); nil for other kinds.
+	Deployment *DeploymentFacts
+
+	written     runtime.Object
+	writtenOnce sync.Once
+}
+
+// Written returns the object as written, decoded into the type of Object
+// without defaulting, so that a field the manifest leaves out is nil or
+// zero. It is decoded on first use; nil when it does not decode.
+func (c *ObjectContext) Written() runtime.Object {
+	c.writtenOnce.Do(func() { c.written = decodeLike(c.Object, c.JSON) })
+	return c.written
+}
+
+// decodeLike decodes js into a new value of typed's type.
+func decodeLike(typed runtime.Object, js []byte) runtime.Object {
+	if typed == nil || js == nil {
+		return nil
+	}
+	t := reflect.TypeOf(typed)
+	if t.Kind() != reflect.Pointer {
+		return nil
+	}
+	v := reflect.New(t.Elem()).Interface()
+	if json.Unmarshal(js, v) != nil {
+		return nil
+	}
+	obj, _ := v.(runtime.Object)
+	return obj
+}
+
+// DeploymentFacts are a Deployment's values computed with the Deployment
+// controller's exported helpers (see Facts): rules must not re-derive them.
+type DeploymentFacts struct {
+	// Replicas is spec.replicas after defaulting.
+	Replicas int32
+	// Strategy is RollingUpdate or Recreate.
+	Strategy appsv1.DeploymentStrategyType
+	// Rolling is set for the RollingUpdate strategy: then MaxSurge and
+	// MaxUnavailable are deploymentutil.ResolveFenceposts' results,
+	// MaxUnavailableClamped deploymentutil.MaxUnavailable's and
+	// MinAvailable deploymentutil.MinAvailable's.
+	Rolling                                                       bool
+	MaxSurge, MaxUnavailable, MaxUnavailableClamped, MinAvailable int32
+}
+
+// DeploymentFactsOf reads Facts' values back as DeploymentFacts; nil when
+// facts has none.
+func DeploymentFactsOf(facts map[string]any) *DeploymentFacts {
+	dep, ok := facts["deployment"].(map[string]any)
+	if !ok {
+		return nil
+	}
+	f := &DeploymentFacts{}
+	f.Replicas, _ = dep["replicas"].(int32)
+	s, _ := dep["strategy"].(string)
+	f.Strategy = appsv1.DeploymentStrategyType(s)
+	if surge, ok := dep["maxSurge"].(int32); ok {
+		f.Rolling = true
+		f.MaxSurge = surge
+		f.MaxUnavailable, _ = dep["maxUnavailable"].(int32)
+		f.MaxUnavailableClamped, _ = dep["maxUnavailableClamped"].(int32)
+		f.MinAvailable, _ = dep["minAvailable"].(int32)
+	}
+	return f
+}
+
+// CrossContext is what a cross-resource Go rule sees: the object (as its
+// inventory entry, pod specs left out) and its namespace's inventory.
+type CrossContext struct {
+	Self *Entry
+	NS   *Namespace
+}
+
+// GoRules is the Go catalogue, sorted by id.
+func GoRules() []GoRule { return goCatalogue() }
+
+var goCatalogue = sync.OnceValue(func() []GoRule {
+	out := make([]GoRule, 0, len(objectRules)+len(crossRules))
+	out = append(out, objectRules...)
+	out = append(out, crossRules...)
+	sort.Slice(out, func(i, j int) bool { return out[i].Meta.ID < out[j].Meta.ID })
+	return out
+})
+
+// goRuleByID indexes the Go catalogue by id.
+var goRuleByID = sync.OnceValue(func() map[string]*GoRule {
+	m := map[string]*GoRule{}
+	rs := goCatalogue()
+	for i := range rs {
+		m[rs[i].Meta.ID] = &rs[i]
+	}
+	return m
+})
+
+// InGo reports whether the built-in rule id is written in Go.
+func InGo(id string) bool {
+	_, ok := goRuleByID()[id]
+	return ok
+}
+
+// GoRunner evaluates the Go catalogue in one lint run.
+type GoRunner struct {
+	// off names the rules the run leaves out.
+	off func(id string) bool
+	// object are the per-object rules that run; cross the cross-resource
+	// rules that run, by the kinds they report on.
+	object []*GoRule
+	cross  map[string][]*GoRule
+}
+
+// NewGoRunner readies the Go rules for one run, without those off names
+// (nil: none).
+func NewGoRunner(off func(id string) bool) *GoRunner {
+	r := &GoRunner{off: off, cross: map[string][]*GoRule{}}
+	rs := goCatalogue()
+	for i := range rs {
+		g := &rs[i]
+		if off != nil && off(g.Meta.ID) {
+			continue
+		}
+		if g.Check != nil {
+			r.object = append(r.object, g)
+		}
+		if g.Cross != nil {
+			for _, k := range g.Meta.Kinds {
+				r.cross[k] = append(r.cross[k], g)
+			}
+		}
+	}
+	return r
+}
+
+// ReportsAcross reports whether a cross-resource Go rule of the run reports
+// on objects of kind.
+func (r *GoRunner) ReportsAcross(kind string) bool { return len(r.cross[kind]) > 0 }
+
+// Eval runs the per-object Go rules on one object. Kinds outside a rule's
+// Meta.Kinds (when it names any) are passed over.
+func (r *GoRunner) Eval(c *ObjectContext) []Finding {
+	var out []Finding
+	for _, g := range r.object {
+		if len(g.Meta.Kinds) > 0 && !contains(g.Meta.Kinds, c.Kind) {
+			continue
+		}
+		out = append(out, ruleFindings(g, g.Check(c))...)
+	}
+	return out
+}
+
+// EvalCross runs the cross-resource Go rules that report on the entry's
+// kind.
+func (r *GoRunner) EvalCross(c *CrossContext) []Finding {
+	var out []Finding
+	for _, g := range r.cross[c.Self.Kind] {
+		out = append(out, ruleFindings(g, g.Cross(c))...)
+	}
+	return out
+}
+
+// ruleFindings stamps a rule's findings with its id and severity (a
+// finding may lower it to info, never raise it), sorted by path and message
+// as the Rego tier's are.
+func ruleFindings(g *GoRule, fs []Finding) []Finding {
+	for i := range fs {
+		fs[i].RuleID = g.Meta.ID
+		if fs[i].Severity != SeverityInfo {
+			fs[i].Severity = g.Meta.Severity
+		}
+	}
+	sort.SliceStable(fs, func(i, j int) bool {
+		if fs[i].Path != fs[j].Path {
+			return fs[i].Path < fs[j].Path
+		}
+		return fs[i].Message < fs[j].Message
+	})
+	return fs
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

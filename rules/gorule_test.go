@@ -1,0 +1,72 @@
+package rules_test
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/kubectl-workload/kubectl-workload/rules"
+)
+
+// TestGoCatalogueWellFormed walks the Go catalogue: unique ids of the form
+// category/name, a title, a description, a severity, a remediation ending
+// with a period, a docs page, its source file, one check (per-object or
+// cross-resource, the latter with the kinds it reports on), passing and
+// failing fixtures, and, while the Rego rule of the same id exists,
+// metadata identical to its METADATA.
+func TestGoCatalogueWellFormed(t *testing.T) {
+	rego := map[string]rules.Rule{}
+	for _, r := range builtinRules(t) {
+		rego[r.ID] = r
+	}
+	seen := map[string]bool{}
+	for _, g := range rules.GoRules() {
+		m := g.Meta
+		t.Run(m.ID, func(t *testing.T) {
+			if seen[m.ID] {
+				t.Errorf("rule id %s is used twice", m.ID)
+			}
+			seen[m.ID] = true
+			category, name, ok := strings.Cut(m.ID, "/")
+			if !ok || category == "" || name == "" || slices.Contains([]string{"api", "input", "policy"}, category) {
+				t.Errorf("id %q: want category/name, and api/, input/ and policy/ are reserved", m.ID)
+			}
+			if m.Title == "" || m.Description == "" {
+				t.Errorf("needs a title and a description")
+			}
+			switch m.Severity {
+			case rules.SeverityError, rules.SeverityWarning, rules.SeverityInfo:
+			default:
+				t.Errorf("severity %q: want error, warning or info", m.Severity)
+			}
+			if !strings.HasSuffix(m.Remediation, ".") {
+				t.Errorf("remediation %q does not end with a period", m.Remediation)
+			}
+			if _, err := os.Stat(filepath.Join("..", "docs", "rules", rules.DocFile(m.ID))); err != nil {
+				t.Errorf("no docs page: %v", err)
+			}
+			if _, err := os.Stat(m.File); err != nil {
+				t.Errorf("source file: %v", err)
+			}
+			if (g.Check == nil) == (g.Cross == nil) {
+				t.Errorf("needs exactly one of Check (per-object) and Cross (cross-resource)")
+			}
+			if g.Cross != nil && len(m.Kinds) == 0 {
+				t.Errorf("a cross-resource rule names the kinds it reports on (Meta.Kinds)")
+			}
+			pass, fail := fixtures(t, m.ID)
+			if len(pass) == 0 || len(fail) == 0 {
+				t.Errorf("testdata/%s needs at least one pass-*.yaml and one fail-*.yaml (have %d and %d)",
+					rules.FixtureDir(m.ID), len(pass), len(fail))
+			}
+			if r, ok := rego[m.ID]; ok {
+				if r.Title != m.Title || r.Severity != m.Severity || r.Description != m.Description ||
+					r.Remediation != m.Remediation || r.OptIn != m.OptIn || (len(r.Kinds) > 0 && !slices.Equal(r.Kinds, m.Kinds)) {
+					t.Errorf("metadata differs from the Rego rule's (%s):\nGo:   %+v\nRego: %+v", r.File, m, r)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,83 @@
+package rules
+
+import (
+	"fmt"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+)
+
+// availabilityNoSpreadRule is availability/no-spread.
+var availabilityNoSpreadRule = GoRule{
+	Meta: Rule{
+		ID:       "availability/no-spread",
+		Title:    "Several replicas without anti-affinity or topology spread",
+		Severity: SeverityInfo,
+		Kinds:    []string{"Deployment", "StatefulSet"},
+		File:     "object_availability_no_spread.go",
+		Description: `Nothing in a pod template with several replicas says that its pods must
+not share a node or a zone: the scheduler's default spreading is only a
+preference (ScheduleAnyway), so after a node failure, a scale-up on a busy
+cluster or a drain, every replica may land on the same node, and one node
+or zone outage takes them all. Reported for Deployments and StatefulSets
+with two or more replicas whose pod template has neither a pod
+anti-affinity term nor a topologySpreadConstraint on kubernetes.io/hostname
+or topology.kubernetes.io/zone (either one satisfies it).`,
+		Remediation: "Add a topologySpreadConstraint on topology.kubernetes.io/zone or kubernetes.io/hostname (or a preferred pod anti-affinity) selecting the workload's own pods.",
+	},
+	Check: checkNoSpread,
+}
+
+var spreadTopologyKeys = map[string]bool{"kubernetes.io/hostname": true, "topology.kubernetes.io/zone": true,
+	"failure-domain.beta.kubernetes.io/zone": true}
+
+// checkNoSpread reports a Deployment or StatefulSet of two or more replicas
+// (after defaulting) whose pod template spreads its pods neither by anti-
+// affinity nor by a topology spread constraint on the node or the zone.
+func checkNoSpread(c *ObjectContext) []Finding {
+	var kind, name string
+	var replicas int32
+	var spec *corev1.PodSpec
+	switch o := c.Object.(type) {
+	case *appsv1.Deployment:
+		kind, name, replicas, spec = "Deployment", o.Name, ptrOr(o.Spec.Replicas, 1), &o.Spec.Template.Spec
+	case *appsv1.StatefulSet:
+		kind, name, replicas, spec = "StatefulSet", o.Name, ptrOr(o.Spec.Replicas, 1), &o.Spec.Template.Spec
+	default:
+		return nil
+	}
+	if replicas < 2 || name == "" || spreads(spec) {
+		return nil
+	}
+	path := "spec.template.spec"
+	if written, _ := podSpecOf(c.Written()); written != nil && written.Affinity != nil {
+		path += ".affinity"
+	}
+	return []Finding{{
+		Path: path,
+		Message: fmt.Sprintf("%s %s runs %d replicas, but its pod template has no pod anti-affinity and no topology spread constraint on the node or the zone: all of them may run on one node",
+			kind, name, replicas),
+	}}
+}
+
+func spreads(spec *corev1.PodSpec) bool {
+	for _, c := range spec.TopologySpreadConstraints {
+		if spreadTopologyKeys[c.TopologyKey] {
+			return true
+		}
+	}
+	if spec.Affinity == nil || spec.Affinity.PodAntiAffinity == nil {
+		return false
+	}
+	for _, t := range spec.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
+		if spreadTopologyKeys[t.TopologyKey] {
+			return true
+		}
+	}
+	for _, w := range spec.Affinity.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution {
+		if spreadTopologyKeys[w.PodAffinityTerm.TopologyKey] {
+			return true
+		}
+	}
+	return false
+}
