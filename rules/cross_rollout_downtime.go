@@ -22,7 +22,11 @@ var rolloutDowntimeRule = GoRule{
 deploymentutil.ResolveFenceposts. When both resolve to 0 it forces one
 unavailable pod, because a surge might not be possible under quota. When the
 resolved maxSurge is 0 and the resolved maxUnavailable reaches spec.replicas,
-a rollout may stop every old pod before any new one is ready: downtime. Also
+a rollout may stop every old pod before any new one is ready: downtime. With
+a surge, the resolved maxUnavailable reaching spec.replicas does the same:
+the controller scales the new ReplicaSet up, then may scale every old pod
+down (replicas - maxUnavailable = 0 must stay available) before a new pod is
+ready, as predict shows (1 replica at 25%/1: minimum 0 available). Also
 reported: percentages that resolve to 0/0, where upstream quietly allows one
 unavailable pod although the manifest seems to allow none. A Deployment
 that leaves spec.replicas unset and is scaled by a HorizontalPodAutoscaler
@@ -102,6 +106,20 @@ func rolloutDowntime(c *CrossContext) []Finding {
 			Message: fmt.Sprintf("a rollout can take all %d pods down at once: maxSurge %s resolves to 0 (rounded up) and maxUnavailable %s resolves to %d%s, which is at least replicas %d%s",
 				replicas, maxSurge.String(), maxUnavailable.String(), unavailable, forced, replicas, source),
 			Path: rollingUpdatePath(written, "maxSurge"),
+		})
+	}
+	// With a surge the controller scales the new ReplicaSet up first, but
+	// reconcileOldReplicaSets may then scale the old pods down to
+	// replicas - maxUnavailable = 0 before a new pod is available
+	// (maxScaledDown = allPods - minAvailable - newRSUnavailable). Example:
+	// replicas 1, maxSurge 25%, maxUnavailable 1 (podinfo's chart): new 0→1,
+	// then old 1→0, and no pod is available until the new one is; predict
+	// shows the same minimum of 0.
+	if replicas > 0 && surge > 0 && unavailable >= replicas {
+		out = append(out, Finding{
+			Message: fmt.Sprintf("a rollout can leave no pod available: maxUnavailable %s resolves to %d, which is at least replicas %d%s, so the controller may scale every old pod down before a new one is available (maxSurge %s resolves to %d: it adds new pods, it does not keep old ones)",
+				maxUnavailable.String(), unavailable, replicas, source, maxSurge.String(), surge),
+			Path: rollingUpdatePath(written, "maxUnavailable"),
 		})
 	}
 	if replicas > 1 && surge == 0 && unavailable == 1 && rawUnavailable == 0 {

@@ -12,7 +12,7 @@ var statefulsetServiceNotHeadlessRule = GoRule{
 	Meta: Rule{
 		ID:       "statefulset/service-not-headless",
 		Title:    "StatefulSet's governing Service is not headless",
-		Severity: SeverityError,
+		Severity: SeverityWarning,
 		Kinds:    []string{"StatefulSet"},
 		File:     "cross_statefulset_service_not_headless.go",
 		Description: `A StatefulSet's spec.serviceName names the governing Service that gives each

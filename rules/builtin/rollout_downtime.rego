@@ -6,7 +6,11 @@
 #   deploymentutil.ResolveFenceposts. When both resolve to 0 it forces one
 #   unavailable pod, because a surge might not be possible under quota. When the
 #   resolved maxSurge is 0 and the resolved maxUnavailable reaches spec.replicas,
-#   a rollout may stop every old pod before any new one is ready: downtime. Also
+#   a rollout may stop every old pod before any new one is ready: downtime. With
+#   a surge, the resolved maxUnavailable reaching spec.replicas does the same:
+#   the controller scales the new ReplicaSet up, then may scale every old pod
+#   down (replicas - maxUnavailable = 0 must stay available) before a new pod is
+#   ready, as predict shows (1 replica at 25%/1: minimum 0 available). Also
 #   reported: percentages that resolve to 0/0, where upstream quietly allows one
 #   unavailable pod although the manifest seems to allow none. A Deployment
 #   that leaves spec.replicas unset and is scaled by a HorizontalPodAutoscaler
@@ -88,6 +92,21 @@ findings contains f if {
 			[replicas, format(max_surge_input), format(max_unavailable_input), unavailable, forced, replicas, replicas_source],
 		),
 		"path": lib.path_or_parent(input.object, ["spec", "strategy", "rollingUpdate", "maxSurge"]),
+	}
+}
+
+findings contains f if {
+	input.object.kind == "Deployment"
+	object.get(strategy, "type", "RollingUpdate") == "RollingUpdate"
+	replicas > 0
+	surge > 0
+	unavailable >= replicas
+	f := {
+		"msg": sprintf(
+			"a rollout can leave no pod available: maxUnavailable %s resolves to %d, which is at least replicas %d%s, so the controller may scale every old pod down before a new one is available (maxSurge %s resolves to %d: it adds new pods, it does not keep old ones)",
+			[format(max_unavailable_input), unavailable, replicas, replicas_source, format(max_surge_input), surge],
+		),
+		"path": lib.path_or_parent(input.object, ["spec", "strategy", "rollingUpdate", "maxUnavailable"]),
 	}
 }
 

@@ -46,8 +46,18 @@ test_default_strategy_is_safe if {
 	count(findings_for(dep(3, "25%", "25%"), 3, [])) == 0
 }
 
-test_surge_allowed_is_safe if {
-	count(findings_for(dep(1, 1, 1), 1, [])) == 0
+test_surge_without_unavailable_is_safe if {
+	count(findings_for(dep(1, 1, 0), 1, [])) == 0
+}
+
+# Issue 29: a surge does not keep old pods. With maxUnavailable reaching
+# replicas, the controller scales the new ReplicaSet up, then the old one
+# down to 0 before the new pod is ready (predict: minimum 0 available).
+test_surge_with_all_unavailable_is_reported if {
+	fs := findings_for(dep(1, 1, 1), 1, [])
+	count(fs) == 1
+	some f in fs
+	contains(f.msg, "can leave no pod available")
 }
 
 # Issue 18: replicas left to an autoscaler (minReplicas 3) are not the

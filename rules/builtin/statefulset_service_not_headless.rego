@@ -11,7 +11,7 @@
 #   by them (databases, quorum systems) cannot.
 # custom:
 #   id: statefulset/service-not-headless
-#   severity: error
+#   severity: warning
 #   kinds: [StatefulSet]
 #   remediation: Set clusterIP to None in the Service that spec.serviceName names, or point spec.serviceName at a headless Service (a separate Service can keep a cluster IP for clients).
 package kubectl_workload.rules.statefulset_service_not_headless
