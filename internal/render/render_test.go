@@ -257,6 +257,7 @@ func TestSameAsCLIs(t *testing.T) {
 		args []string
 	}{
 		{"defaults", Options{}, nil},
+		{"with tests", Options{HelmTests: true}, nil},
 		{"values and sets", Options{ValuesFiles: []string{"testdata/web/values-prod.yaml"}, Set: []string{"cache.enabled=false"}, SetString: []string{"image.tag=2"},
 			ReleaseName: "prod", Namespace: "shop", KubeVersion: "v1.35.0"},
 			[]string{"--values", "testdata/web/values-prod.yaml", "--set", "cache.enabled=false", "--set-string", "image.tag=2", "--namespace", "shop", "--kube-version", "v1.35.0"}},
@@ -269,6 +270,10 @@ func TestSameAsCLIs(t *testing.T) {
 			args := append([]string{"template", release, "testdata/web"}, c.args...)
 			if !slices.Contains(args, "--kube-version") {
 				args = append(args, "--kube-version", DefaultKubeVersion())
+			}
+			if !c.opts.HelmTests {
+				// Test hooks are left out by default, as helm template --skip-tests does.
+				args = append(args, "--skip-tests")
 			}
 			want := objects(t, run(helm, args...))
 			got := objects(t, rendered(newRenderer(t, c.opts).Render("testdata/web", manifest.Chart)))
