@@ -199,9 +199,9 @@ func TestKrewInstall(t *testing.T) {
 		}
 		// A chart is rendered by the helper krew put beside the plugin (krew's bin
 		// directory holds only a link to kubectl-workload).
-		chart := runCmd(t, time.Minute, root, env, kubectl, "workload", "lint", "render/testdata/web", "-o", "json")
-		if chart.code != 0 || !strings.Contains(chart.out, `"file": "render/testdata/web/templates/deployment.yaml"`) {
-			t.Errorf("kubectl workload lint render/testdata/web: exit %d, want 0 and findings in the chart's templates:\n%s", chart.code, chart.out)
+		chart := runCmd(t, time.Minute, root, env, kubectl, "workload", "lint", "internal/render/testdata/web", "-o", "json")
+		if chart.code != 0 || !strings.Contains(chart.out, `"file": "internal/render/testdata/web/templates/deployment.yaml"`) {
+			t.Errorf("kubectl workload lint internal/render/testdata/web: exit %d, want 0 and findings in the chart's templates:\n%s", chart.code, chart.out)
 		}
 		plugins := runCmd(t, time.Minute, t.TempDir(), env, kubectl, "plugin", "list")
 		if !strings.Contains(plugins.out, filepath.Join(krewRoot, "bin", "kubectl-workload")) {

@@ -49,7 +49,7 @@ func TestPreCommitChart(t *testing.T) {
 	env = prependPath(env, filepath.Dir(bin))
 
 	dir := filepath.Join(t.TempDir(), "work")
-	copyTree(t, filepath.Join("..", "..", "render", "testdata", "web"), filepath.Join(dir, "chart"))
+	copyTree(t, filepath.Join("..", "..", "internal", "render", "testdata", "web"), filepath.Join(dir, "chart"))
 	values, err := os.ReadFile(filepath.Join(dir, "chart", "values.yaml"))
 	if err != nil {
 		t.Fatal(err)
