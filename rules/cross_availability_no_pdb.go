@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 )
 
 // availabilityNoPdbRule is availability/no-pdb.
@@ -19,7 +20,10 @@ autoscaler removing a node) evicts every pod of the node at once: when
 several replicas share the node, they all go down together, however many
 there are. A budget lets the eviction API keep enough of them running.
 Reported for Deployments and StatefulSets with two or more replicas whose
-pods no PodDisruptionBudget in the input selects.`,
+pods no PodDisruptionBudget in the input selects. A workload that leaves
+spec.replicas to a HorizontalPodAutoscaler of the input is counted at the
+smallest count the autoscaler allows, its minReplicas (1 when unset), not
+at the default of 1.`,
 		Remediation: "Add a PodDisruptionBudget selecting the workload's pods, with maxUnavailable 1 (or a minAvailable below replicas) and unhealthyPodEvictionPolicy AlwaysAllow.",
 	},
 	Cross: availabilityNoPdb,
@@ -30,16 +34,17 @@ pods no PodDisruptionBudget in the input selects.`,
 func availabilityNoPdb(c *CrossContext) []Finding {
 	var replicas *int32
 	var written map[string]string
+	writtenReplicasUnset := false
 	switch t := c.Self.Object.(type) {
 	case *appsv1.Deployment:
 		replicas = t.Spec.Replicas
 		if w, ok := c.Self.Written.(*appsv1.Deployment); ok {
-			written = w.Spec.Template.Labels
+			written, writtenReplicasUnset = w.Spec.Template.Labels, w.Spec.Replicas == nil
 		}
 	case *appsv1.StatefulSet:
 		replicas = t.Spec.Replicas
 		if w, ok := c.Self.Written.(*appsv1.StatefulSet); ok {
-			written = w.Spec.Template.Labels
+			written, writtenReplicasUnset = w.Spec.Template.Labels, w.Spec.Replicas == nil
 		}
 	default:
 		return nil
@@ -48,12 +53,38 @@ func availabilityNoPdb(c *CrossContext) []Finding {
 	if replicas != nil {
 		n = *replicas
 	}
+	// With spec.replicas left to autoscalers (as hpa/replicas-set advises),
+	// the count is theirs: the smallest minReplicas, as rollout/downtime
+	// counts it.
+	source := ""
+	if writtenReplicasUnset && c.NS.Has("HorizontalPodAutoscaler") {
+		if autoscalers := c.NS.AutoscalersTargeting(c.Self.Kind, c.Self.Name, c.Self.APIVersion); len(autoscalers) > 0 {
+			n = smallestMinReplicas(autoscalers)
+			source = fmt.Sprintf(" (the minReplicas of %s, which scales it)", DescribeList(KeysOf(autoscalers)))
+		}
+	}
 	if n < 2 || len(written) == 0 || len(c.NS.SelectorsMatching(written, "PodDisruptionBudget")) > 0 {
 		return nil
 	}
 	return []Finding{{
-		Message: fmt.Sprintf("%s %s runs %d replicas and no PodDisruptionBudget in the input selects its pods: a node drain may evict all of them at once",
-			c.Self.Kind, c.Self.Name, n),
+		Message: fmt.Sprintf("%s %s runs %d replicas%s and no PodDisruptionBudget in the input selects its pods: a node drain may evict all of them at once",
+			c.Self.Kind, c.Self.Name, n, source),
 		Path: "spec.replicas",
 	}}
+}
+
+// smallestMinReplicas is the smallest minReplicas of the autoscalers (1
+// where unset, the API server's default): the fewest pods the workload runs.
+func smallestMinReplicas(autoscalers []*Entry) int32 {
+	n := int32(-1)
+	for _, h := range autoscalers {
+		m := int32(1)
+		if hpa, ok := h.Object.(*autoscalingv2.HorizontalPodAutoscaler); ok && hpa.Spec.MinReplicas != nil {
+			m = *hpa.Spec.MinReplicas
+		}
+		if n < 0 || m < n {
+			n = m
+		}
+	}
+	return n
 }
