@@ -149,31 +149,38 @@ func TestPredictStatefulSetDifferential(t *testing.T) {
 		t.Run(sc.name, func(t *testing.T) {
 			t.Parallel()
 			if sc.runs == 0 {
-				actions, want := runStatefulSet(t, c, cs, sc, "sts-"+sc.name)
-				if !slices.Equal(actions, want) {
-					t.Errorf("pod actions:\n  controller: %s\n  plan:       %s", strings.Join(actions, ", "), strings.Join(want, ", "))
-				} else {
-					t.Logf("pod actions agree: %s", strings.Join(actions, ", "))
-				}
+				// Even a rollout whose order does not vary can meet the stale pod cache (see
+				// stsStaleCacheRuns): up to that many runs are recorded, stopping at the first
+				// that equals the plan.
+				matchOneOf(t, 1, stsStaleCacheRuns, func(k int) ([]string, []string) {
+					return runStatefulSet(t, c, cs, sc, fmt.Sprintf("sts-%s-%d", sc.name, k))
+				})
 				return
 			}
-			matchOneOf(t, sc.runs, func(k int) ([]string, []string) {
+			matchOneOf(t, predictMinRuns, sc.runs, func(k int) ([]string, []string) {
 				return runStatefulSet(t, c, cs, sc, fmt.Sprintf("sts-%s-%d", sc.name, k))
 			})
 		})
 	}
 }
 
-// matchOneOf records real runs of a scenario whose rollouts vary, at least predictMinRuns and
-// up to runs, stopping at the first that equals the plan after the minimum, and requires one
-// to equal the plan exactly. run(k) performs run k and returns the real and the predicted
+// stsStaleCacheRuns is how many real runs a StatefulSet scenario without its own runs may
+// record. Rarely (CI saw it once in about forty rollouts), the controller syncs on a pod cache
+// that still holds a pod it has just deleted and recreated, and deletes the recreated pod by name
+// a second time: "delete web-2, create web-2, delete web-2, create web-2". The plan does not
+// model that interleaving (docs/predict.md says so under "What can vary").
+const stsStaleCacheRuns = 3
+
+// matchOneOf records real runs of a scenario whose rollouts vary, at least minRuns and up to
+// runs, stopping at the first that equals the plan after the minimum, and requires one to
+// equal the plan exactly. run(k) performs run k and returns the real and the predicted
 // actions, in the same form. The log says which runs matched, and every run's actions.
-func matchOneOf(t *testing.T, runs int, run func(k int) (got, want []string)) {
+func matchOneOf(t *testing.T, minRuns, runs int, run func(k int) (got, want []string)) {
 	t.Helper()
 	var seen []string
 	var matched []int
 	var want []string
-	for k := 1; k <= runs && (len(matched) == 0 || k <= predictMinRuns); k++ {
+	for k := 1; k <= runs && (len(matched) == 0 || k <= minRuns); k++ {
 		got, w := run(k)
 		want = w
 		seen = append(seen, fmt.Sprintf("run %d: %s", k, strings.Join(got, ", ")))
@@ -549,7 +556,7 @@ func TestPredictDaemonSetDifferential(t *testing.T) {
 				}
 				return
 			}
-			matchOneOf(t, sc.runs, func(k int) ([]string, []string) {
+			matchOneOf(t, predictMinRuns, sc.runs, func(k int) ([]string, []string) {
 				return runDaemonSet(t, c, cs, sc, fmt.Sprintf("ds-%s-%d", sc.name, k))
 			})
 		})
