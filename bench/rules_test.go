@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -80,8 +81,8 @@ spec:
 `
 
 // ruleCostObjects decodes ruleCostService as lint hands it to the rules:
-// the JSON as written (manifest.Parse, lint's loader), the defaulted JSON
-// and the facts from the API tier.
+// the JSON as written (manifest.Parse, lint's loader), the typed and
+// defaulted object and its JSON from the API tier.
 func ruleCostObjects(tb testing.TB) []rules.Object {
 	tb.Helper()
 	set := manifest.Parse("service.yaml", []byte(ruleCostService))
@@ -100,69 +101,47 @@ func ruleCostObjects(tb testing.TB) []rules.Object {
 		if err != nil {
 			tb.Fatal(err)
 		}
-		out = append(out, rules.Object{JSON: o.JSON, Defaulted: defaulted, Namespace: o.Namespace,
-			Facts: rules.Facts(res.Versioned)})
+		out = append(out, rules.Object{JSON: o.JSON, Defaulted: defaulted, Namespace: o.Namespace, Versioned: res.Versioned})
 	}
 	return out
 }
 
-// BenchmarkRuleCost is the Rego time of one object of each kind of
-// ruleCostService, in each pass: every default rule together ("all"), then
-// each rule that can report on the kind alone. A rule alone also pays what
-// it shares with others (the library's helpers, the inventory lookups),
-// which "all" pays once, so the parts add up to more than the whole. It
-// shows where the Rego tier's time goes per object (bench/README.md).
+// BenchmarkRuleCost is the time of the built-in rules on one object of each
+// kind of ruleCostService, in each pass: every default rule together
+// ("all"), then each rule that reports on the kind alone. The cross-resource
+// rules run against the four objects' inventory. It shows where the rules'
+// time goes per object (bench/README.md).
 func BenchmarkRuleCost(b *testing.B) {
 	objects := ruleCostObjects(b)
-	engine, err := rules.New(rules.Options{})
-	if err != nil {
-		b.Fatal(err)
+	entries := make([]*rules.Entry, len(objects))
+	for i, o := range objects {
+		entries[i] = rules.NewEntry(o)
 	}
-	all, err := engine.Rules()
-	if err != nil {
-		b.Fatal(err)
-	}
-	ctx := context.Background()
-	inv := rules.NewInventory(objects)
-	for _, o := range objects {
-		in, err := rules.NewInput(o)
-		if err != nil {
-			b.Fatal(err)
-		}
-		ci := in.Cross()
-		kind := ci.Kind()
+	index := rules.NewIndex(entries)
+	for i, o := range objects {
+		e := entries[i]
 		for _, cross := range []bool{false, true} {
 			pass := "local"
 			if cross {
 				pass = "cross"
 			}
 			ids := []string{"all"}
-			for _, r := range all {
-				if !engine.OptIn(r.ID) && engine.CrossResource(r.ID) == cross && engine.Evaluates(r.ID, kind) {
-					ids = append(ids, r.ID)
+			for _, g := range rules.GoRules() {
+				if !g.Meta.OptIn && (g.Cross != nil) == cross && (len(g.Meta.Kinds) == 0 || slices.Contains(g.Meta.Kinds, e.Kind)) {
+					ids = append(ids, g.Meta.ID)
 				}
 			}
 			for _, id := range ids {
-				off := func(rule string) bool { return engine.OptIn(rule) || (id != "all" && rule != id) }
-				b.Run(pass+"/"+kind+"/"+strings.ReplaceAll(id, "/", ":"), func(b *testing.B) {
-					var eval func() ([]rules.Finding, error)
-					if cross {
-						run, err := engine.PrepareCross(ctx, inv, off)
-						if err != nil {
-							b.Fatal(err)
-						}
-						eval = func() ([]rules.Finding, error) { return run.EvalCross(ctx, &ci) }
-					} else {
-						run, err := engine.PrepareLocal(ctx, off)
-						if err != nil {
-							b.Fatal(err)
-						}
-						eval = func() ([]rules.Finding, error) { return run.EvalInput(ctx, in) }
-					}
+				run := rules.NewGoRunner(func(rule string) bool { return rules.OptIn(rule) || (id != "all" && rule != id) })
+				b.Run(pass+"/"+e.Kind+"/"+strings.ReplaceAll(id, "/", ":"), func(b *testing.B) {
 					var found []rules.Finding
 					for b.Loop() {
-						if found, err = eval(); err != nil {
-							b.Fatal(err)
+						if cross {
+							found = run.EvalCross(&rules.CrossContext{Self: e, NS: index.Namespace(e.Namespace)})
+						} else {
+							found = run.Eval(&rules.ObjectContext{Object: o.Versioned, JSON: o.JSON, Kind: e.Kind,
+								APIVersion: e.APIVersion, Name: e.Name, Namespace: e.Namespace, Key: e.Key,
+								Deployment: rules.DeploymentFactsOf(o.Versioned)})
 						}
 					}
 					b.ReportMetric(float64(len(found)), "findings")

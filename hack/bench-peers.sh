@@ -23,9 +23,9 @@
 #   ROUNDS_100K       rounds on the 100,000-object corpus (default 3)
 #   ROUNDS_PRECOMMIT  rounds on the pre-commit set of 5 files (default 20)
 #   PEERS_100K        also run the peers on the 100,000-object corpus (default 0)
-#   PEERS             which peers to run, of those installed (default: kube-score conftest
+#   PEERS             which peers to run, of those installed (default: kube-score
 #                     kubeconform kube-linter polaris)
-#   FLOOR             1: also run "api-tier", ours with every Rego rule disabled by a config
+#   FLOOR             1: also run "api-tier", ours with every built-in rule disabled by a config
 #                     file (decoding, defaulting and the API server's validation, positions and
 #                     the input checks only): the floor under lint with every default rule
 #                     (default 0)
@@ -44,7 +44,6 @@ FLOOR=${FLOOR:-0}
 
 # Pinned peers: name, version, go install package, binary.
 KUBE_SCORE_VERSION=v1.20.0
-CONFTEST_VERSION=v0.71.1
 KUBE_LINTER_VERSION=v0.7.6
 POLARIS_VERSION=v9.6.1
 KUBECONFORM_VERSION=v0.8.0
@@ -84,7 +83,6 @@ install() {
 }
 
 KUBE_SCORE=$(install kube-score "$KUBE_SCORE_VERSION" github.com/zegl/kube-score/cmd/kube-score kube-score)
-CONFTEST=$(install conftest "$CONFTEST_VERSION" github.com/open-policy-agent/conftest conftest)
 KUBE_LINTER=$(install kube-linter "$KUBE_LINTER_VERSION" golang.stackrox.io/kube-linter/cmd/kube-linter kube-linter)
 POLARIS=$(install polaris "$POLARIS_VERSION" github.com/fairwindsops/polaris/v9 polaris)
 KUBECONFORM=$(install kubeconform "$KUBECONFORM_VERSION" github.com/yannh/kubeconform/cmd/kubeconform kubeconform)
@@ -97,32 +95,19 @@ log "building kubectl-workload"
 (cd "$ROOT" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$WORK/kubectl-workload" ./cmd/kubectl-workload)
 KW=$WORK/kubectl-workload
 
-# The conftest policy: our built-in rules and their library, and the adapter
-# that gives them lint's input (bench/conftest/adapter.rego).
-POLICY=$WORK/conftest-policy
-mkdir -p "$POLICY"
-cp "$ROOT/bench/conftest/adapter.rego" "$POLICY/"
-for f in "$ROOT"/rules/builtin/*.rego "$ROOT"/rules/lib/*.rego; do
-	[[ $f == *_test.rego ]] && continue
-	cp "$f" "$POLICY/$(basename "$(dirname "$f")")_$(basename "$f")"
-done
-
 # Checks each tool runs.
-kw_rego=$("$KW" lint --list-rules | awk 'NR > 1 && $1 !~ /^(api|input|ignore)\// {n++} END {print n}')
+kw_rules=$("$KW" lint --list-rules | awk 'NR > 1 && $1 !~ /^(api|input|ignore)\// {n++} END {print n}')
 kw_api=$("$KW" lint --list-rules | awk '$1 ~ /^api\// {n++} END {print n}')
 kw_input=$("$KW" lint --list-rules | awk '$1 ~ /^input\// {n++} END {print n}')
 declare -A CHECKS
-CHECKS[kubectl-workload]="$((kw_rego + kw_api + kw_input)): $kw_rego Rego rules, API-server validation ($kw_api finding types), $kw_input input checks"
+CHECKS[kubectl-workload]="$((kw_rules + kw_api + kw_input)): $kw_rules built-in rules, API-server validation ($kw_api finding types), $kw_input input checks"
 [[ -n $KUBE_SCORE ]] && CHECKS[kube-score]="$("$KUBE_SCORE" list | awk -F, '$4 == "default" {n++} END {print n}') (default checks; $("$KUBE_SCORE" list | awk -F, '$4 != "default" {n++} END {print n+0}') optional off)"
-[[ -n $CONFTEST ]] && CHECKS[conftest]="$kw_rego: our Rego rules via bench/conftest/adapter.rego, one document at a time, no defaulting"
 [[ -n $KUBE_LINTER ]] && CHECKS[kube-linter]="$("$KUBE_LINTER" checks list --format plain 2>/dev/null | grep -c '^Name:' || echo '?') (built-in)"
 [[ -n $POLARIS ]] && CHECKS[polaris]="(built-in)"
 [[ -n $KUBECONFORM ]] && CHECKS[kubeconform]="JSON schema only, -strict ($(find "$ROOT/bench/testdata/kubeconform-schemas" -name '*.json' | wc -l) kinds, standalone-strict from the v1.37.1 OpenAPI document)"
 declare -A VERSION=([kubectl-workload]=$(cd "$ROOT" && git rev-parse --short HEAD) [kube-score]=$KUBE_SCORE_VERSION
-	[conftest]=$CONFTEST_VERSION [kube-linter]=$KUBE_LINTER_VERSION [polaris]=$POLARIS_VERSION [kubeconform]=$KUBECONFORM_VERSION)
+	[kube-linter]=$KUBE_LINTER_VERSION [polaris]=$POLARIS_VERSION [kubeconform]=$KUBECONFORM_VERSION)
 # The floor (FLOOR=1): a configuration that disables every rule family but api/* and input/*.
-# The Rego rules are then not evaluated (they are still compiled, in the background from the
-# start: the compile begins before the configuration is read).
 FLOOR_CONFIG=$WORK/api-tier.yaml
 {
 	echo "rules:"
@@ -130,19 +115,18 @@ FLOOR_CONFIG=$WORK/api-tier.yaml
 	"$KW" lint --list-rules | awk 'NR > 1 {split($1, p, "/"); if (p[1] != "api" && p[1] != "input") print p[1]}' | sort -u | sed 's|.*|    - "&/*"|'
 } >"$FLOOR_CONFIG"
 VERSION[api-tier]=${VERSION[kubectl-workload]}
-CHECKS[api-tier]="$((kw_api + kw_input)): ours with every Rego rule disabled (API-server validation, input checks)"
+CHECKS[api-tier]="$((kw_api + kw_input)): ours with every built-in rule disabled (API-server validation, input checks)"
 
 # tool_cmd TOOL CORPUS FILELIST: sets CMD to the command line of one run.
-# kube-score and conftest get the object files only (not the broken
-# templates-*.yaml): kube-score gives up on the whole run at an unparsable
-# document, and conftest fails its files. Every tool sees every object.
+# kube-score gets the object files only (not the broken templates-*.yaml):
+# it gives up on the whole run at an unparsable document. Every tool sees
+# every object.
 tool_cmd() {
 	local tool=$1 corpus=$2 list=$3
 	case $tool in
 	kubectl-workload) CMD=("$KW" lint -o json "$corpus") ;;
 	api-tier) CMD=("$KW" lint --config "$FLOOR_CONFIG" -o json "$corpus") ;;
 	kube-score) CMD=(xargs -a "$list" -d '\n' -s 2000000 "$KUBE_SCORE" score --output-format ci) ;;
-	conftest) CMD=(xargs -a "$list" -d '\n' -s 2000000 "$CONFTEST" test --no-color --policy "$POLICY") ;;
 	kube-linter) CMD=("$KUBE_LINTER" lint --format plain "$corpus") ;;
 	polaris) CMD=("$POLARIS" audit --audit-path "$corpus" --format score) ;;
 	kubeconform) CMD=("$KUBECONFORM" -strict -summary -schema-location "$KUBECONFORM_SCHEMAS" "$corpus") ;;
@@ -223,11 +207,10 @@ median_of() { # median_of SET TOOL: the median wall time, in seconds
 
 peers=(kubectl-workload)
 [[ $FLOOR == 1 ]] && peers+=(api-tier)
-for t in ${PEERS:-kube-score conftest kubeconform kube-linter polaris}; do
+for t in ${PEERS:-kube-score kubeconform kube-linter polaris}; do
 	case $t in
 	kube-score) [[ -n $KUBE_SCORE ]] && peers+=("$t") ;;
 	kubeconform) [[ -n $KUBECONFORM ]] && peers+=("$t") ;;
-	conftest) [[ -n $CONFTEST ]] && peers+=("$t") ;;
 	kube-linter) [[ -n $KUBE_LINTER ]] && peers+=("$t") ;;
 	polaris) [[ -n $POLARIS ]] && peers+=("$t") ;;
 	esac

@@ -14,6 +14,7 @@ import (
 	"github.com/kubectl-workload/kubectl-workload/internal/config"
 	"github.com/kubectl-workload/kubectl-workload/internal/nearest"
 	"github.com/kubectl-workload/kubectl-workload/internal/podsecurity"
+	"github.com/kubectl-workload/kubectl-workload/rules"
 )
 
 // The ignore annotations, set in an object's own metadata.
@@ -49,10 +50,7 @@ func (l *Linter) knownRules() map[string]bool {
 	for _, id := range admissionpolicy.Rules() {
 		known[id] = true
 	}
-	// An engine that failed to build fails every evaluation of the run,
-	// which reports the error; the ids known without it still count.
-	builtins, _ := l.rules.Metadata()
-	for _, r := range builtins {
+	for _, r := range rules.Builtin() {
 		known[r.ID] = true
 	}
 	return known
@@ -146,7 +144,7 @@ func (l *Linter) applyGovernance(c *checked, opts Options) {
 
 // off reports whether the run leaves the rule out: disabled by the
 // configuration, or opt-in and not enabled. The built-in rules it names are
-// not even evaluated (rules.Engine.PrepareLocal).
+// not even evaluated (rules.NewGoRunner).
 func (l *Linter) off(opts Options, rule string) bool {
 	return opts.Settings.Disabled(rule) || (l.OptIn(rule) && !opts.Settings.Enabled(rule))
 }
@@ -157,7 +155,7 @@ func (l *Linter) OptIn(rule string) bool {
 	if podsecurity.OptIn(rule) {
 		return true
 	}
-	return l.rules.OptIn(rule)
+	return rules.OptIn(rule)
 }
 
 // readIgnore reads the ignore annotations, and adds findings when they are

@@ -120,7 +120,7 @@ type Timings struct {
 	Load time.Duration
 	// Inventory is building the cross-resource index and preparing queries.
 	Inventory time.Duration
-	// Rules is evaluating the Rego tier on every object.
+	// Rules is evaluating the cross-resource rules on every object.
 	Rules time.Duration
 }
 
@@ -179,15 +179,13 @@ type Config struct {
 }
 
 // Linter holds what is built once and reused across runs: the API tier and
-// the compiled Rego rules.
+// the compiled user policies.
 type Linter struct {
-	api   *apicheck.Checker
+	api *apicheck.Checker
+	// rules holds the user policies (--policy), compiled in Rego; without
+	// any, it holds nothing and nothing of OPA is compiled.
 	rules *rules.Engine
-	// regoOnly evaluates every built-in rule in Rego, those written in Go
-	// too: lint's differential test compares both.
-	regoOnly bool
-	// policies is set when the configuration gives user policies
-	// (--policy), which run in Rego.
+	// policies is set when there are user policy rules to run.
 	policies bool
 }
 
@@ -198,31 +196,24 @@ func New(cfg Config) (*Linter, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Linter{api: apicheck.New(), rules: engine, policies: len(cfg.Policies) > 0}, nil
+	return &Linter{api: apicheck.New(), rules: engine, policies: engine.HasPolicies()}, nil
 }
 
 // PoliciesNotRun says which packages of the user policies hold rules that
 // do not run, because --policy-namespace does not name them.
 func (l *Linter) PoliciesNotRun() []string { return l.rules.PoliciesNotRun() }
 
-// BuiltinRules returns the built-in Rego rules' metadata, sorted by id,
-// without user policies.
-func BuiltinRules() ([]rules.Rule, error) {
-	l, err := New(Config{})
-	if err != nil {
-		return nil, err
-	}
-	return l.Rules()
-}
+// BuiltinRules returns the built-in rules' metadata, sorted by id. The
+// error is always nil: the catalogue is Go data.
+func BuiltinRules() ([]rules.Rule, error) { return rules.Builtin(), nil }
 
-// Rules returns the built-in Rego rules' metadata, sorted by id, or the error
-// compiling them met.
-func (l *Linter) Rules() ([]rules.Rule, error) { return l.rules.Rules() }
+// Rules returns the built-in rules' metadata, sorted by id (BuiltinRules).
+func (l *Linter) Rules() ([]rules.Rule, error) { return BuiltinRules() }
 
 // checked is one object after the per-object checks: its findings so far and
-// what the Rego tier needs. After the first pass (firstPass), obj and
-// input are dropped, and what the second pass needs is kept: a large run
-// keeps one per object, which every collection scans.
+// what the rules need. After the first pass (firstPass), obj and input are
+// dropped, and what the second pass needs is kept: a large run keeps one per
+// object, which every collection scans.
 type checked struct {
 	obj      *manifest.Object
 	file     string
@@ -231,8 +222,6 @@ type checked struct {
 	input    *rules.Object
 	findings []Finding
 	errs     []error
-	summary  rules.Summary
-	cross    rules.CrossInput
 	// entry is the object in the Go inventory, and goCross is set when the
 	// cross-resource Go rules evaluate it (it is not rejected).
 	entry        *rules.Entry
@@ -259,13 +248,12 @@ type checked struct {
 // Run loads opts.Paths and lints every object found, in two passes:
 //
 //  1. files are loaded and each object gets the per-object checks (input
-//     problems, the API tier, the Rego rules that need no other object and
-//     user policies) by one worker per CPU; then only what the second pass
-//     needs of the object is kept (see passes.go), so memory follows the
-//     inventory, not the YAML;
-//  2. with every object known, the cross-resource Rego rules run on each
-//     object against an inventory of the whole run, again one worker per
-//     CPU.
+//     problems, the API tier, the built-in rules that need no other object
+//     and user policies) by one worker per CPU; then only what the second
+//     pass needs of the object is kept (see passes.go), so memory follows
+//     the inventory, not the YAML;
+//  2. with every object known, the cross-resource rules run on each object
+//     against an inventory of its namespace, again one worker per CPU.
 //
 // Results are merged in input order and sorted, so output does not depend on
 // scheduling.
@@ -290,33 +278,21 @@ func (l *Linter) Run(ctx context.Context, opts Options) *Result {
 	}
 
 	start := time.Now()
-	// The rule ids are needed only for ignore annotations; reading them
-	// waits for the Rego rules to compile, which should overlap loading.
+	// The rule ids are needed only for ignore annotations.
 	known := sync.OnceValue(l.knownRules)
 	off := func(id string) bool { return l.off(opts, id) } // the rules this run leaves out
-	// The built-in rules written in Go run in Go, and their Rego is left
-	// out (regoOnly aside).
-	var goRules *rules.GoRunner
-	regoOff := off
-	if !l.regoOnly {
-		goRules = rules.NewGoRunner(off)
-		regoOff = func(id string) bool { return off(id) || rules.InGo(id) }
-	}
-	local := &localRules{off: regoOff, goRules: goRules, rego: l.needsRego()}
+	goRules := rules.NewGoRunner(off)
+	local := &localRules{goRules: goRules, policies: l.policies}
 	keep := rules.NewKeep() // what each object keeps for the second pass
 	sets := make([]*manifest.Set, len(inputs))
 	perFile := make([][]*checked, len(inputs))
 	// Two stages: workers load each file and check its objects with the API
-	// tier, and hand them to as many Rego workers, which run the first pass.
-	// The Rego workers wait for the rules to compile (the first few
-	// milliseconds), while the loaders go on: a small run, such as a
-	// pre-commit hook's, overlaps the two. What is queued while they wait is
-	// bounded by the queue; every object takes the same path, however long
-	// the compile takes.
+	// tier, and hand them to as many rule workers, which run the first pass.
+	// What is queued is bounded by the queue.
 	queue := make(chan *checked, firstPassQueue)
-	var regoWorkers sync.WaitGroup
+	var ruleWorkers sync.WaitGroup
 	for range runtime.GOMAXPROCS(0) {
-		regoWorkers.Go(func() {
+		ruleWorkers.Go(func() {
 			for c := range queue {
 				l.firstPass(ctx, c, local, opts, known)
 			}
@@ -342,7 +318,7 @@ func (l *Linter) Run(ctx context.Context, opts Options) *Result {
 		}
 	})
 	close(queue)
-	regoWorkers.Wait()
+	ruleWorkers.Wait()
 	if stopped >= 0 {
 		res.Errors = append(res.Errors, fmt.Errorf("lint stopped before %s: %w", inputs[stopped].Name, ctx.Err()))
 	}
@@ -372,7 +348,7 @@ func (l *Linter) Run(ctx context.Context, opts Options) *Result {
 
 	res.Timings.Load = time.Since(start)
 	extra := opts.Baseline.contextInputs(all)
-	if err := l.secondPass(ctx, all, extra, regoOff, goRules, local.rego, &res.Timings); err != nil {
+	if err := l.secondPass(ctx, all, extra, goRules, &res.Timings); err != nil {
 		res.Errors = append(res.Errors, err)
 	}
 	if err := joinErrs(all); err != nil {
@@ -403,33 +379,13 @@ func (l *Linter) Run(ctx context.Context, opts Options) *Result {
 	return res
 }
 
-// needsRego reports whether a run evaluates anything in Rego: user
-// policies, or a built-in rule not written in Go (or every one, with
-// regoOnly). Without, the run neither waits for the Rego compile nor
-// builds the Rego inputs and inventory.
-func (l *Linter) needsRego() bool {
-	if l.regoOnly || l.policies {
-		return true
-	}
-	builtins, err := l.rules.Metadata()
-	if err != nil {
-		return true // the Rego tier reports it
-	}
-	for _, r := range builtins {
-		if !rules.InGo(r.ID) {
-			return true
-		}
-	}
-	return false
-}
+// firstPassQueue bounds the objects loaded and checked by the API tier that
+// wait for the first pass's rules.
+const firstPassQueue = 1024
 
 // parallel calls fn(0..n-1) on one worker per CPU: a producer, N workers,
 // no shared state beyond what fn's index owns. It returns the first index
 // not handed out because ctx was done, or -1.
-// firstPassQueue bounds the objects loaded and checked by the API tier that
-// wait for the Rego first pass.
-const firstPassQueue = 1024
-
 func parallel(ctx context.Context, n int, fn func(i int)) int {
 	jobs := make(chan int)
 	var wg sync.WaitGroup
@@ -477,7 +433,7 @@ func addProblems(res *Result, problems []manifest.Problem) {
 }
 
 // checkObject runs the per-object checks on one object: duplicate keys and
-// the API tier. It also prepares the object's input to the Rego tier.
+// the API tier. It also prepares the object's input to the rules.
 // What the second pass keeps of it is allocated in keep.
 func (l *Linter) checkObject(ctx context.Context, obj *manifest.Object, opts Options, keep *rules.Keep) *checked {
 	ns := obj.Namespace
@@ -558,7 +514,6 @@ func (l *Linter) checkObject(ctx context.Context, obj *manifest.Object, opts Opt
 		if js, err := json.Marshal(res.Versioned); err == nil {
 			c.input.Defaulted = js
 		}
-		c.input.Facts = rules.Facts(res.Versioned)
 	}
 	if !c.input.Rejected {
 		c.input.Versioned = res.Versioned
@@ -566,10 +521,10 @@ func (l *Linter) checkObject(ctx context.Context, obj *manifest.Object, opts Opt
 	return c
 }
 
-// defaultedKinds are the kinds whose defaulted object the Rego rules see
-// (input.defaulted): the workloads. Other kinds the API tier validates
-// (Services, ConfigMaps, ...) are given to the rules as written, which saves
-// encoding and reading them twice.
+// defaultedKinds are the kinds whose inventory entry is read from the
+// defaulted object (rules.NewEntry): the workloads. Other kinds the API
+// tier validates (Services, ConfigMaps, ...) are read as written, which
+// saves encoding and reading them twice.
 var defaultedKinds = map[string]bool{"Deployment": true, "ReplicaSet": true, "StatefulSet": true, "DaemonSet": true,
 	"Job": true, "CronJob": true, "ReplicationController": true, "Pod": true, "PodTemplate": true}
 

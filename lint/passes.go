@@ -16,14 +16,13 @@ import (
 )
 
 // Memory. A run keeps, for each object, only what the second pass needs:
-// its findings so far, its inventory summary (JSON bytes), the trimmed input
-// of the cross-resource rules (rules.Input.Cross: the few fields they read,
-// as JSON) and the positions of its fields two levels deep, where
-// cross-resource findings point; the last two only for a kind some
-// cross-resource rule reports on (not a ConfigMap or a CronJob). The bytes
-// are pieces of per-run slabs (package slab), so each object keeps about
-// three allocations: what a collection marks grows with the number of
-// objects kept, and a large run collects often. The parsed document (the
+// its findings so far, its inventory entry (rules.Entry: the typed object
+// without its pod specs) and the positions of its fields two levels deep,
+// where cross-resource findings point; the last only for a kind some
+// cross-resource rule reports on (not a ConfigMap or a CronJob). The
+// positions are pieces of a per-run slab (package slab): what a collection
+// marks grows with the number of objects kept, and a large run collects
+// often. The parsed document (the
 // YAML node tree, the JSON, the defaulted object) is dropped as soon as the
 // first pass is done with it, and the second pass holds the inventory of a
 // batch of namespaces at a time (secondPass), so the memory a run holds
@@ -90,77 +89,61 @@ func (s *shallowIndex) exact(path string) (manifest.Pos, bool) {
 	return manifest.Pos{}, false
 }
 
-// localRules is the per-object half of the Rego tier, prepared once per run
-// on first use: a run without objects prepares nothing.
+// localRules is the per-object half of a run's rules: the built-in rules
+// and the user policies, whose queries are prepared once per run on first
+// use (a run without objects prepares nothing).
 type localRules struct {
-	// off names the built-in rules the run leaves out (Linter.off).
-	off func(id string) bool
-	// goRules are the run's Go rules; nil when every rule runs in Rego.
+	// goRules are the run's built-in rules.
 	goRules *rules.GoRunner
-	// rego is set when the run evaluates anything in Rego
-	// (Linter.needsRego).
-	rego bool
-	once sync.Once
-	run  *rules.Run
-	err  error
+	// policies is set when the run has user policies to evaluate.
+	policies bool
+	once     sync.Once
+	run      *rules.Run
+	err      error
 }
 
 func (lr *localRules) get(ctx context.Context, e *rules.Engine) (*rules.Run, error) {
-	lr.once.Do(func() { lr.run, lr.err = e.PrepareLocal(ctx, lr.off) })
+	lr.once.Do(func() { lr.run, lr.err = e.Prepare(ctx) })
 	return lr.run, lr.err
 }
 
 // firstPass finishes an object checked by checkObject: it runs the
-// per-object Rego rules and user policies, reads its ignore annotations,
-// summarizes it for the inventory and keeps what the cross-resource rules
-// need. The parsed object is dropped.
+// per-object built-in rules and user policies, reads its ignore
+// annotations, reads its inventory entry and keeps the positions the
+// cross-resource rules' findings need. The parsed object is dropped.
 func (l *Linter) firstPass(ctx context.Context, c *checked, local *localRules, opts Options, known func() map[string]bool) {
-	// The work around the evaluation holds the engine, so that a user
-	// policy evaluates alone (rules.Engine.Hold); EvalInput holds it itself
-	// for the built-in rules.
-	release := l.rules.Hold()
-	if local.rego {
-		c.summary = rules.Summarize(*c.input)
-	}
-	in, err := rules.NewInput(*c.input)
-	var run *rules.Run
-	if err == nil && local.rego {
-		run, err = local.get(ctx, l.rules)
-	}
-	release()
-	if err == nil && run != nil {
-		var found []rules.Finding
+	if local.policies {
 		// A policy the sandbox stopped is an error; the other rules'
-		// findings on the object still count.
-		found, err = run.EvalInput(ctx, in)
-		c.addRuleFindings(found)
+		// findings on the object still count. The policies evaluate alone
+		// (rules.Engine.Hold): this goroutine holds nothing meanwhile.
+		run, err := local.get(ctx, l.rules)
+		if err == nil {
+			var found []rules.Finding
+			found, err = run.Eval(ctx, *c.input)
+			c.addRuleFindings(found)
+		}
+		if err != nil {
+			c.errs = append(c.errs, fmt.Errorf("%s: document %d: %s: %w", c.file, c.document, c.ref, err))
+		}
 	}
-	if local.goRules != nil {
-		c.addRuleFindings(l.goFirstPass(c, local.goRules))
-	}
-	release = l.rules.Hold()
+	release := l.rules.Hold()
 	defer release()
-	if err != nil {
-		c.errs = append(c.errs, fmt.Errorf("%s: document %d: %s: %w", c.file, c.document, c.ref, err))
-	}
+	c.addRuleFindings(l.goFirstPass(c, local.goRules))
 	l.readGovernance(c, opts, known)
 	if opts.Settings.HasContainerExemptions() {
 		c.nameContainers()
 	}
-	if in != nil && !in.Rejected() {
-		if cross := in.Cross(); (local.rego && l.rules.ReportsAcross(cross.Kind())) || (local.goRules != nil && local.goRules.ReportsAcross(cross.Kind())) {
-			if local.rego {
-				c.cross = cross
-			}
-			c.shallow = newShallowIndex(c.obj.Start, in.ShallowPaths(), c.obj.Position, c.input.Keep)
-		}
+	// Findings made after the first pass (cross-resource rules, Pod
+	// Security, references, custom resources) point at these fields.
+	if !c.input.Rejected && local.goRules.ReportsAcross(c.ref.Kind) {
+		c.shallow = newShallowIndex(c.obj.Start, shallowPaths(c.input.JSON), c.obj.Position, c.input.Keep)
 	}
 	c.obj = nil
 	c.input = nil
 }
 
-// goFirstPass runs the per-object Go rules on c's object, and reads its
-// Go inventory entry.
+// goFirstPass runs the per-object built-in rules on c's object, and reads
+// its inventory entry.
 func (l *Linter) goFirstPass(c *checked, run *rules.GoRunner) []rules.Finding {
 	c.entry = rules.NewEntry(*c.input)
 	if c.input.Rejected || c.input.Versioned == nil {
@@ -169,10 +152,10 @@ func (l *Linter) goFirstPass(c *checked, run *rules.GoRunner) []rules.Finding {
 	c.goCross = c.entry != nil
 	return run.Eval(&rules.ObjectContext{Object: c.input.Versioned, JSON: c.input.JSON, Kind: c.ref.Kind,
 		APIVersion: c.ref.APIVersion, Name: c.ref.Name, Namespace: c.ref.Namespace, Key: rules.Key(c.ref.Kind, c.ref.Name),
-		Deployment: rules.DeploymentFactsOf(c.input.Facts)})
+		Deployment: rules.DeploymentFactsOf(c.input.Versioned)})
 }
 
-// addRuleFindings adds the Rego tier's findings, placed at their fields.
+// addRuleFindings adds the rules' findings, placed at their fields.
 func (c *checked) addRuleFindings(found []rules.Finding) {
 	for _, f := range found {
 		sev, err := ParseSeverity(f.Severity)
@@ -190,22 +173,19 @@ func (c *checked) addRuleFindings(found []rules.Finding) {
 // inventory of its namespace in the whole run (and the baseline's context
 // objects).
 //
-// No cross-resource rule reads another namespace than its input's (they
-// reach the inventory through lib.index, the input's namespace; a test in
-// package rules checks it), so the namespaces are indexed and evaluated a
-// batch at a time, in batches of up to batchObjects objects (or one
-// namespace, if larger): what the second pass holds is the inventory of a
-// batch, not of the run's, and that is what each collection marks. A run
-// of up to batchObjects objects is one batch.
-func (l *Linter) secondPass(ctx context.Context, all []*checked, extra []rules.Object, off func(id string) bool, goRules *rules.GoRunner,
-	rego bool, timings *Timings) error {
-	if len(all) == 0 || !(goRules != nil || (rego && l.rules.HasCrossResource())) {
+// No cross-resource rule reads another namespace than its input's
+// (CrossContext holds the input's namespace alone), so the namespaces are
+// indexed and evaluated a batch at a time, in batches of up to batchObjects
+// objects (or one namespace, if larger): what the second pass holds is the
+// inventory of a batch, not of the run's, and that is what each collection
+// marks. A run of up to batchObjects objects is one batch.
+func (l *Linter) secondPass(ctx context.Context, all []*checked, extra []rules.Object, goRules *rules.GoRunner, timings *Timings) error {
+	if len(all) == 0 {
 		return nil
 	}
-	// Each namespace's objects and summaries, in input order.
+	// Each namespace's objects and entries, in input order.
 	type namespace struct {
 		objects []*checked
-		sums    []rules.Summary
 		entries []*rules.Entry
 	}
 	byName := map[string]*namespace{}
@@ -220,38 +200,29 @@ func (l *Linter) secondPass(ctx context.Context, all []*checked, extra []rules.O
 		return ns
 	}
 	for _, c := range all {
-		ns := get(c.ref.Namespace) // the namespace of its summary and of its rules' input
+		ns := get(c.ref.Namespace) // the namespace of its entry
 		ns.objects = append(ns.objects, c)
-		ns.sums = append(ns.sums, c.summary)
 		ns.entries = append(ns.entries, c.entry)
-		c.summary = rules.Summary{}
 	}
 	for _, o := range extra {
 		ns := get(o.Namespace)
-		if rego {
-			ns.sums = append(ns.sums, rules.Summarize(o))
-		}
-		if goRules != nil {
-			ns.entries = append(ns.entries, rules.NewEntry(o))
-		}
+		ns.entries = append(ns.entries, rules.NewEntry(o))
 	}
 	// Namespaces with nothing to evaluate (only context objects) are left
 	// out.
 	names = slices.DeleteFunc(names, func(name string) bool { return len(byName[name].objects) == 0 })
 	for first := 0; first < len(names); {
 		var objects []*checked
-		var sums []rules.Summary
 		var entries []*rules.Entry
 		next := first
-		for ; next < len(names) && (next == first || len(sums)+len(byName[names[next]].sums) <= batchObjects); next++ {
+		for ; next < len(names) && (next == first || len(entries)+len(byName[names[next]].entries) <= batchObjects); next++ {
 			ns := byName[names[next]]
 			objects = append(objects, ns.objects...)
-			sums = append(sums, ns.sums...)
 			entries = append(entries, ns.entries...)
 			byName[names[next]] = nil // the batch's lists hold them now
 		}
 		first = next
-		if err := l.crossBatch(ctx, objects, sums, entries, off, goRules, rego, timings); err != nil {
+		if err := l.crossBatch(ctx, objects, entries, goRules, timings); err != nil {
 			return err
 		}
 	}
@@ -259,48 +230,23 @@ func (l *Linter) secondPass(ctx context.Context, all []*checked, extra []rules.O
 }
 
 // batchObjects is the number of objects the second pass indexes together,
-// at most, unless one namespace holds more. A batch's inventory, as Rego
-// values, is most of what the second pass holds: on the 10k repo-shaped
-// corpus (a namespace per service), one batch of the whole run held 61 MB
-// of it at once, and the collections that marked it cost more than the
-// smaller batches' preparations (bench/README.md).
+// at most, unless one namespace holds more.
 var batchObjects = 1024
 
 // crossBatch runs the cross-resource rules on objects, against the
-// inventory of sums (their namespaces' summaries).
-func (l *Linter) crossBatch(ctx context.Context, objects []*checked, sums []rules.Summary, entries []*rules.Entry,
-	off func(id string) bool, goRules *rules.GoRunner, rego bool, timings *Timings) error {
+// inventory of entries (their namespaces' objects).
+func (l *Linter) crossBatch(ctx context.Context, objects []*checked, entries []*rules.Entry, goRules *rules.GoRunner, timings *Timings) error {
 	start := time.Now()
-	var run *rules.Run
-	if rego {
-		var err error
-		if run, err = l.rules.PrepareCross(ctx, rules.NewInventoryOf(sums), off); err != nil {
-			return err
-		}
-	}
-	var index *rules.Index
-	if goRules != nil {
-		index = rules.NewIndex(entries)
-	}
+	index := rules.NewIndex(entries)
 	timings.Inventory += time.Since(start)
 	start = time.Now()
 	defer func() { timings.Rules += time.Since(start) }()
 	if stopped := parallel(ctx, len(objects), func(i int) {
 		c := objects[i]
-		if index != nil && c.goCross && goRules.ReportsAcross(c.entry.Kind) {
+		if c.goCross && goRules.ReportsAcross(c.entry.Kind) {
 			c.addRuleFindings(goRules.EvalCross(&rules.CrossContext{Self: c.entry, NS: index.Namespace(c.entry.Namespace)}))
 		}
 		c.entry = nil
-		if run == nil || c.cross.IsZero() {
-			c.cross = rules.CrossInput{}
-			return
-		}
-		found, err := run.EvalCross(ctx, &c.cross)
-		if err != nil {
-			c.errs = append(c.errs, fmt.Errorf("%s: document %d: %s: %w", c.file, c.document, c.ref, err))
-		}
-		c.addRuleFindings(found)
-		c.cross = rules.CrossInput{}
 	}); stopped >= 0 {
 		return fmt.Errorf("rules stopped: %w", ctx.Err())
 	}

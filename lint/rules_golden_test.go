@@ -56,7 +56,7 @@ func TestBuiltinRulesGolden(t *testing.T) {
 		// have golden files of their own.
 		var builtin []lint.Finding
 		for _, f := range res.Findings {
-			if rules.InGo(f.Rule) {
+			if rules.IsBuiltin(f.Rule) {
 				seen[f.Rule]++
 				builtin = append(builtin, f)
 			}
@@ -159,4 +159,38 @@ func compareGolden(t *testing.T, path, got string) {
 	const show = 20
 	t.Errorf("the built-in rules' findings differ from %s (run with -update to accept): %d lines only there, %d only in the output\nonly in %s:\n%s\nonly in the output:\n%s",
 		path, len(missing), len(extra), path, strings.Join(missing[:min(show, len(missing))], "\n"), strings.Join(extra[:min(show, len(extra))], "\n"))
+}
+
+// findingLines renders findings as comparable lines, sorted.
+func findingLines(fs []lint.Finding) []string {
+	out := make([]string, len(fs))
+	for i, f := range fs {
+		out[i] = fmt.Sprintf("%s:%d:%d: %s %s related=%d: %s", f.File, f.Line, f.Column, f.Rule, f.Severity, f.Related, f.Message)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// diffLines returns the lines only in want, and only in got.
+func diffLines(want, got []string) (missing, extra []string) {
+	count := map[string]int{}
+	for _, l := range want {
+		count[l]++
+	}
+	for _, l := range got {
+		count[l]--
+	}
+	for _, l := range want {
+		if count[l] > 0 {
+			missing = append(missing, l)
+			count[l]--
+		}
+	}
+	for _, l := range got {
+		if count[l] < 0 {
+			extra = append(extra, l)
+			count[l]++
+		}
+	}
+	return missing, extra
 }

@@ -26,7 +26,7 @@ func Doc(r Rule) string {
 // DocIndex renders docs/rules/README.md: every rule, by id.
 func DocIndex(rs []Rule) string {
 	var b strings.Builder
-	b.WriteString("# Built-in rules\n\nGenerated from the rules' METADATA by `go test ./rules -update-docs`; do not edit.\n\n")
+	b.WriteString("# Built-in rules\n\nGenerated from the rules' metadata (rules/catalogue_*.go) by `go test ./rules -update-docs`; do not edit.\n\n")
 	b.WriteString("| rule | severity | default | title |\n| --- | --- | --- | --- |\n")
 	for _, r := range rs {
 		def := "on"

@@ -1,20 +1,13 @@
 package rules
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
-	"sync"
-
-	"github.com/open-policy-agent/opa/v1/rego"
-	"github.com/open-policy-agent/opa/v1/topdown"
-
-	"github.com/kubectl-workload/kubectl-workload/rules/compiled"
 )
 
-// Finding is one result of a Rego rule.
+// Finding is one result of a built-in rule or a user policy.
 type Finding struct {
 	// RuleID is the built-in rule's id, or policy/<namespace>/<rule> for a
 	// user policy.
@@ -26,95 +19,15 @@ type Finding struct {
 	Path string
 	// Related is, for a cross-resource finding that names a few of many
 	// related objects ("and N more"), how many there are in all; 0
-	// otherwise. Rules set it as "related_count".
+	// otherwise.
 	Related int
 }
 
-// Run is the engine prepared for one lint run: its queries are prepared once
-// against that run's inventory. Eval is safe for concurrent use.
-type Run struct {
-	engine  *Engine
-	builtin rego.PreparedEvalQuery
-	// local, in a first-pass run (PrepareLocal), holds its queries by kind
-	// instead of builtin.
-	local *localQueries
-	// off are the built-in rule ids the run leaves out (Off), and crossByKind
-	// the cross-resource packages per kind without them, made on first use.
-	off         func(id string) bool
-	crossByKind sync.Map // kind -> *ast.Term
-	// users are the user policy rules, one query each, and the sandbox
-	// they run in (sandbox.go).
-	users   []*userQuery
-	sandbox *sandbox
-	// cancel stops the run's built-in evaluations when the context of its
-	// preparation is done (see newRun).
-	cancel topdown.Cancel
-}
-
-// newRun starts a run of e's rules. Its built-in evaluations share one
-// cancellation, fired when ctx is done: without it, OPA starts a goroutine
-// per evaluation to watch the context (rego.EvalExternalCancel).
-func newRun(ctx context.Context, e *Engine) *Run {
-	r := &Run{engine: e, cancel: topdown.NewCancel()}
-	context.AfterFunc(ctx, r.cancel.Cancel)
-	return r
-}
-
-type userKey struct{ namespace, rule string }
-
-// Prepare readies the queries for one run.
-func (e *Engine) Prepare(ctx context.Context, inv *Inventory) (*Run, error) {
-	if err := e.wait(); err != nil {
-		return nil, err
-	}
-	c, err := e.fullCompiler()
-	if err != nil {
-		return nil, err
-	}
-	store := inv.store()
-	run := newRun(ctx, e)
-	pq, err := rego.New(
-		rego.Query(`out = {pkg: fs | fs := data.`+builtinRoot+`[pkg].findings}`),
-		rego.Compiler(c), rego.Store(store), rego.Capabilities(compiled.Capabilities()),
-	).PrepareForEval(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("prepare built-in rules: %w", err)
-	}
-	run.builtin = pq
-
-	if err := run.prepareUser(ctx); err != nil {
-		return nil, err
-	}
-	return run, nil
-}
-
-// Eval runs every built-in rule and user policy on one object. Built-in rules
-// see input.object (as written), input.defaulted, input.namespace,
-// input.key (Kind/name) and input.facts; user policies see the object as
-// written, as in conftest.
-func (r *Run) Eval(ctx context.Context, o Object) ([]Finding, error) {
-	in, err := NewInput(o)
-	if err != nil {
-		return nil, err
-	}
-	// User policies run in the sandbox; a policy it stops is an error, and
-	// the findings of every other rule are still returned.
-	return r.EvalInput(ctx, in)
-}
-
-// asFindings reads a rule's results: strings, or objects with "msg" and an
-// optional "path" (a string in field-path notation, or an array of
-// segments).
-func asFindings(v any) []Finding {
-	out, _ := readFindings(v, false)
-	return out
-}
-
-// readFindings is asFindings, and returns apart the results that are neither
-// a string nor an object with a string "msg". With strict (user policies),
-// those are left out of the findings; without, an object without msg is a
-// finding whose message is its JSON.
-func readFindings(v any, strict bool) ([]Finding, []any) {
+// readFindings reads a policy rule's results: strings, or objects with
+// "msg" and an optional "path" (a string in field-path notation, or an
+// array of segments), and returns apart, left out of the findings, the
+// results that are neither a string nor an object with a string "msg".
+func readFindings(v any) ([]Finding, []any) {
 	var items []any
 	switch t := v.(type) {
 	case []any:
@@ -152,13 +65,7 @@ func readFindings(v any, strict bool) ([]Finding, []any) {
 			}
 			if _, ok := t["msg"].(string); !ok {
 				bad = append(bad, it)
-				if strict {
-					continue
-				}
-			}
-			if f.Message == "" {
-				b, _ := json.Marshal(t)
-				f.Message = string(b)
+				continue
 			}
 			out = append(out, f)
 		default:

@@ -6,7 +6,6 @@ import (
 	"sort"
 	"sync"
 
-	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
@@ -82,42 +81,6 @@ func decodeLike(typed runtime.Object, js []byte) runtime.Object {
 	return obj
 }
 
-// DeploymentFacts are a Deployment's values computed with the Deployment
-// controller's exported helpers (see Facts): rules must not re-derive them.
-type DeploymentFacts struct {
-	// Replicas is spec.replicas after defaulting.
-	Replicas int32
-	// Strategy is RollingUpdate or Recreate.
-	Strategy appsv1.DeploymentStrategyType
-	// Rolling is set for the RollingUpdate strategy: then MaxSurge and
-	// MaxUnavailable are deploymentutil.ResolveFenceposts' results,
-	// MaxUnavailableClamped deploymentutil.MaxUnavailable's and
-	// MinAvailable deploymentutil.MinAvailable's.
-	Rolling                                                       bool
-	MaxSurge, MaxUnavailable, MaxUnavailableClamped, MinAvailable int32
-}
-
-// DeploymentFactsOf reads Facts' values back as DeploymentFacts; nil when
-// facts has none.
-func DeploymentFactsOf(facts map[string]any) *DeploymentFacts {
-	dep, ok := facts["deployment"].(map[string]any)
-	if !ok {
-		return nil
-	}
-	f := &DeploymentFacts{}
-	f.Replicas, _ = dep["replicas"].(int32)
-	s, _ := dep["strategy"].(string)
-	f.Strategy = appsv1.DeploymentStrategyType(s)
-	if surge, ok := dep["maxSurge"].(int32); ok {
-		f.Rolling = true
-		f.MaxSurge = surge
-		f.MaxUnavailable, _ = dep["maxUnavailable"].(int32)
-		f.MaxUnavailableClamped, _ = dep["maxUnavailableClamped"].(int32)
-		f.MinAvailable, _ = dep["minAvailable"].(int32)
-	}
-	return f
-}
-
 // CrossContext is what a cross-resource Go rule sees: the object (as its
 // inventory entry, pod specs left out) and its namespace's inventory.
 type CrossContext struct {
@@ -146,8 +109,8 @@ var goRuleByID = sync.OnceValue(func() map[string]*GoRule {
 	return m
 })
 
-// InGo reports whether the built-in rule id is written in Go.
-func InGo(id string) bool {
+// IsBuiltin reports whether id is a built-in rule's.
+func IsBuiltin(id string) bool {
 	_, ok := goRuleByID()[id]
 	return ok
 }
@@ -212,8 +175,7 @@ func (r *GoRunner) EvalCross(c *CrossContext) []Finding {
 }
 
 // ruleFindings stamps a rule's findings with its id and severity (a
-// finding may lower it to info, never raise it), sorted by path and message
-// as the Rego tier's are.
+// finding may lower it to info, never raise it), sorted by path and message.
 func ruleFindings(g *GoRule, fs []Finding) []Finding {
 	for i := range fs {
 		fs[i].RuleID = g.Meta.ID

@@ -220,7 +220,7 @@ func objectContext(t *testing.T, api *apicheck.Checker, manifest string) *rules.
 	}
 	return &rules.ObjectContext{Object: res.Versioned, JSON: js, Kind: head.Kind, APIVersion: head.APIVersion,
 		Name: head.Metadata.Name, Namespace: "default", Key: rules.Key(head.Kind, head.Metadata.Name),
-		Deployment: rules.DeploymentFactsOf(rules.Facts(res.Versioned))}
+		Deployment: rules.DeploymentFactsOf(res.Versioned)}
 }
 
 func hpa(extra string) string {

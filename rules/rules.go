@@ -1,8 +1,8 @@
-// Package rules is lint's Rego tier: the built-in rule catalogue (Rego v1
-// files embedded from builtin/, with METADATA annotations) and user policies
-// in conftest's style. Everything is compiled once; queries are prepared once
-// per run and evaluated per object. Rules return findings as data; the
-// package never prints.
+// Package rules is what lint checks: the built-in rule catalogue, written
+// in Go on the typed, defaulted objects (one GoRule per rule, its metadata
+// as data: catalogue_object.go, catalogue_cross.go), and user policies in
+// conftest's style, in Rego (--policy), compiled only when there are some.
+// Rules return findings as data; the package never prints.
 package rules
 
 import (
@@ -16,8 +16,6 @@ import (
 	"time"
 
 	"github.com/open-policy-agent/opa/v1/ast"
-
-	"github.com/kubectl-workload/kubectl-workload/rules/compiled"
 )
 
 // Severities a rule may declare.
@@ -27,10 +25,7 @@ const (
 	SeverityInfo    = "info"
 )
 
-// builtinRoot is the package prefix of every built-in rule.
-const builtinRoot = "kubectl_workload.rules"
-
-// Rule is one built-in rule's metadata, read from its METADATA annotation.
+// Rule is one built-in rule's metadata.
 type Rule struct {
 	// ID is the rule id, such as rollout/downtime.
 	ID       string `json:"id"`
@@ -40,17 +35,40 @@ type Rule struct {
 	Description string `json:"description"`
 	// Remediation says how to fix a finding; it ends with a period.
 	Remediation string `json:"remediation"`
-	// Package is the Rego package, data.kubectl_workload.rules.<name>.
-	Package string `json:"package"`
-	// File is the rule's source file in builtin/.
+	// File is the rule's Go source file in rules/.
 	File string `json:"file"`
-	// Kinds are the kinds of object the rule can report on (METADATA
-	// custom.kinds), or nil for any: a cross-resource rule is evaluated
-	// only on objects of its kinds.
+	// Kinds are the kinds of object the rule can report on, or nil for
+	// any: a cross-resource rule is evaluated only on objects of its kinds.
 	Kinds []string `json:"-"`
-	// OptIn is set for a rule that is off by default (METADATA custom
-	// default: off) until the configuration enables it (rules.enable).
+	// OptIn is set for a rule that is off by default until the
+	// configuration enables it (rules.enable).
 	OptIn bool `json:"optIn,omitempty"`
+}
+
+// Builtin returns the built-in rules' metadata, sorted by id. The caller
+// may modify the slice, not the rules' Kinds.
+func Builtin() []Rule {
+	rs := goCatalogue()
+	out := make([]Rule, len(rs))
+	for i := range rs {
+		out[i] = rs[i].Meta
+	}
+	return out
+}
+
+// Lookup returns the built-in rule with the given id.
+func Lookup(id string) (Rule, bool) {
+	g, ok := goRuleByID()[id]
+	if !ok {
+		return Rule{}, false
+	}
+	return g.Meta, true
+}
+
+// OptIn reports whether the built-in rule id is off by default.
+func OptIn(id string) bool {
+	r, ok := Lookup(id)
+	return ok && r.OptIn
 }
 
 // Options configure an Engine.
@@ -69,16 +87,12 @@ type Options struct {
 	PolicyMemory uint64
 }
 
-// Engine holds the compiled built-in rules and user policies.
+// Engine holds the compiled user policies. Without user policies it holds
+// nothing, and nothing of OPA is compiled or prepared.
 type Engine struct {
-	// compiler has compiled the built-in rules with the user policies; it
-	// is nil without user policies, when the per-process compiles of
-	// package compiled serve instead (see localCompiler).
-	compiler *ast.Compiler
-	// userCompiler has compiled the user policies alone (userpolicy.go).
+	// userCompiler has compiled the user policies alone (userpolicy.go);
+	// nil without user policies.
 	userCompiler *ast.Compiler
-	rules        []Rule
-	byPackage    map[string]*Rule
 	namespaces   []userNamespace
 	// notRun says which packages of the user policies hold finding rules
 	// but are not among the namespaces run (PoliciesNotRun).
@@ -90,26 +104,6 @@ type Engine struct {
 	// policyTimeout and policyMemory are the sandbox's limits (Options).
 	policyTimeout time.Duration
 	policyMemory  uint64
-	// cross tells, by package, the built-in rules that read the inventory
-	// (split.go).
-	cross map[string]bool
-	// crossByKind is, for a kind, the cross-resource packages (short
-	// names) that can report on it, as a Rego set; crossAnyKind for a
-	// kind no rule names (the rules without kinds). Made by classify.
-	crossByKind  map[string]*ast.Term
-	crossAnyKind *ast.Term
-	// ready is closed once the fields above are set (New); err is what
-	// building them met.
-	ready chan struct{}
-	err   error
-	// localKinds are, by package, the kinds each per-object built-in rule
-	// can report on (kinds.go), derived once (kindsOnce).
-	localKinds map[string]kindSet
-	kindsOnce  sync.Once
-	// meta is closed once rules and byPackage are set, from the parsed
-	// modules, before the compile; metaErr is what reading them met.
-	meta    chan struct{}
-	metaErr error
 }
 
 // userNamespace is one policy package and its finding rules.
@@ -119,80 +113,24 @@ type userNamespace struct {
 	rules []string
 }
 
-// BuiltinModules parses the embedded rules and their library, plus the
-// _test.rego files when withTests is set.
-func BuiltinModules(withTests bool) (map[string]*ast.Module, error) {
-	return compiled.Modules(withTests)
-}
-
-// New compiles the built-in rules and the user policies in opts. Policy
-// errors name the file and row.
-//
-// Without user policies there is nothing New could fail on that the tests
-// have not seen, so it returns at once and the engine is built in the
-// background from the process's shared compiles (package compiled): it is
-// ready once the first pass's rules are compiled, and
-// the cross-resource rules compile while the first files load, which
-// matters to a pre-commit hook's run on a few files. Every method waits
-// for what it needs.
+// New compiles the user policies in opts. Policy errors name the file and
+// row. Without user policies it compiles nothing.
 func New(opts Options) (*Engine, error) {
-	e := &Engine{byPackage: map[string]*Rule{}, policyTimeout: opts.PolicyTimeout, policyMemory: opts.PolicyMemory,
-		ready: make(chan struct{}), meta: make(chan struct{}), guarded: len(opts.Policies) > 0}
+	e := &Engine{policyTimeout: opts.PolicyTimeout, policyMemory: opts.PolicyMemory, guarded: len(opts.Policies) > 0}
 	if len(opts.Policies) == 0 {
-		compiled.Warm()
-		go func() {
-			defer close(e.ready)
-			e.err = e.build(opts)
-		}()
 		return e, nil
 	}
-	defer close(e.ready)
-	if err := e.build(opts); err != nil {
+	user, err := loadPolicies(opts.Policies)
+	if err != nil {
 		return nil, err
 	}
-	return e, nil
-}
-
-// wait blocks until the engine is built, and returns the error building it
-// met.
-func (e *Engine) wait() error {
-	<-e.ready
-	return e.err
-}
-
-// build parses and compiles the rules and policies. The built-in rules'
-// metadata is published (e.meta) as soon as the modules are parsed, before
-// the compile: settings checks and ignore annotations need the rule ids
-// only, and must not hold up the loading that the compile overlaps.
-func (e *Engine) build(opts Options) error {
-	user, parsed, err := e.readMetadata(opts)
-	e.metaErr = err
-	close(e.meta)
-	if err != nil {
-		return err
-	}
-	modules := parsed
-	var compiler *ast.Compiler
-	if len(user) == 0 {
-		// The process's shared compiles, started by Warm (package
-		// compiled): the engine is ready once the rules of the first pass
-		// are compiled.
-		if _, err := compiled.Local(); err != nil {
-			return builtinCompileError(err)
-		}
-	} else {
+	if len(user) > 0 {
 		// The user policies are compiled alone, in a world of their own
-		// (userpolicy.go); the built-in rules use the shared compiles.
+		// (userpolicy.go).
 		if e.userCompiler, err = userCompile(user); err != nil {
-			return err
-		}
-		if _, err := compiled.Local(); err != nil {
-			return builtinCompileError(err)
+			return nil, err
 		}
 	}
-	e.compiler = compiler
-	e.classify(modules)
-
 	namespaces := opts.Namespaces
 	if len(namespaces) == 0 {
 		namespaces = []string{"main"}
@@ -203,155 +141,17 @@ func (e *Engine) build(opts Options) error {
 		run[ns] = true
 	}
 	e.notRun = packagesNotRun(user, run, namespaces)
-	return nil
+	return e, nil
 }
 
-// readMetadata loads the user policies and the parsed built-in modules, and
-// sets the built-in rules (rules, byPackage) from their METADATA.
-func (e *Engine) readMetadata(opts Options) (user, parsed map[string]*ast.Module, err error) {
-	if user, err = loadPolicies(opts.Policies); err != nil {
-		return nil, nil, err
-	}
-	if parsed, err = compiled.Parsed(); err != nil {
-		return nil, nil, err
-	}
-	for file, m := range parsed {
-		if !strings.HasPrefix(file, "builtin/") {
-			continue
-		}
-		r, err := ruleFromModule(file, m)
-		if err != nil {
-			return nil, nil, err
-		}
-		e.rules = append(e.rules, r)
-	}
-	sort.Slice(e.rules, func(i, j int) bool { return e.rules[i].ID < e.rules[j].ID })
-	for i := range e.rules {
-		if prev, dup := e.byPackage[e.rules[i].Package]; dup {
-			return nil, nil, fmt.Errorf("built-in rules %s and %s share package %s", prev.File, e.rules[i].File, e.rules[i].Package)
-		}
-		e.byPackage[e.rules[i].Package] = &e.rules[i]
-	}
-	return user, parsed, nil
-}
-
-// builtinCompileError is the error of a shared compile (package compiled).
-func builtinCompileError(err error) error {
-	if errs, ok := err.(ast.Errors); ok {
-		return compileError(errs)
-	}
-	return err
-}
-
-// localCompiler is the compiler of the first pass: the built-in rules that
-// read no inventory, and the user policies.
-func (e *Engine) localCompiler() (*ast.Compiler, error) { return e.compilerOr(compiled.Local) }
-
-// crossCompiler is the compiler of the second pass: the cross-resource
-// rules. Without user policies, the first call may wait for their compile.
-func (e *Engine) crossCompiler() (*ast.Compiler, error) { return e.compilerOr(compiled.Cross) }
-
-// fullCompiler has compiled every built-in rule and user policy.
-func (e *Engine) fullCompiler() (*ast.Compiler, error) { return e.compilerOr(compiled.Builtin) }
-
-// compilerOr is the engine's compiler (with user policies), or else the
-// shared compile shared returns.
-func (e *Engine) compilerOr(shared func() (*compiled.Compiled, error)) (*ast.Compiler, error) {
-	if e.compiler != nil {
-		return e.compiler, nil
-	}
-	c, err := shared()
-	if err != nil {
-		return nil, builtinCompileError(err)
-	}
-	return c.Compiler, nil
-}
-
-// Rules returns the built-in rules, sorted by id, or the error building the
-// engine met.
-func (e *Engine) Rules() ([]Rule, error) {
-	if err := e.wait(); err != nil {
-		return nil, err
-	}
-	return e.rules, nil
-}
-
-// Metadata returns the built-in rules, sorted by id, as soon as their
-// modules are parsed: unlike Rules, it does not wait for the compile. A
-// settings check or an ignore annotation needs no more, and a run's loading
-// goes on meanwhile.
-func (e *Engine) Metadata() ([]Rule, error) {
-	<-e.meta
-	if e.metaErr != nil {
-		return nil, e.metaErr
-	}
-	return e.rules, nil
-}
-
-// OptIn reports whether the built-in rule id is off by default.
-func (e *Engine) OptIn(id string) bool {
-	r, ok := e.Rule(id)
-	return ok && r.OptIn
-}
-
-// Rule returns the built-in rule with the given id. An engine whose rules
-// failed to parse has none (its evaluations return the error). It does not
-// wait for the compile (see Metadata).
-func (e *Engine) Rule(id string) (Rule, bool) {
-	builtins, _ := e.Metadata()
-	for _, r := range builtins {
-		if r.ID == id {
-			return r, true
+// HasPolicies reports whether the engine has user policy rules to run.
+func (e *Engine) HasPolicies() bool {
+	for _, ns := range e.namespaces {
+		if len(ns.rules) > 0 {
+			return true
 		}
 	}
-	return Rule{}, false
-}
-
-// ruleFromModule reads a built-in rule's METADATA.
-func ruleFromModule(file string, m *ast.Module) (Rule, error) {
-	pkg := strings.TrimPrefix(m.Package.Path.String(), "data.")
-	if !strings.HasPrefix(pkg, builtinRoot+".") {
-		return Rule{}, fmt.Errorf("built-in rule %s: package %s is not under %s", file, pkg, builtinRoot)
-	}
-	for _, a := range m.Annotations {
-		if a.Scope != "package" {
-			continue
-		}
-		str := func(key string) string {
-			s, _ := a.Custom[key].(string)
-			return strings.TrimSpace(s)
-		}
-		r := Rule{ID: str("id"), Title: a.Title, Severity: str("severity"), Description: strings.TrimSpace(a.Description),
-			Remediation: str("remediation"), Package: pkg, File: file}
-		switch d := str("default"); d {
-		case "", "on":
-		case "off":
-			r.OptIn = true
-		default:
-			return Rule{}, fmt.Errorf("built-in rule %s: custom default %q: want on or off", file, d)
-		}
-		if ks, ok := a.Custom["kinds"]; ok {
-			list, _ := ks.([]any)
-			for _, k := range list {
-				if k, ok := k.(string); ok && k != "" {
-					r.Kinds = append(r.Kinds, k)
-				}
-			}
-			if len(r.Kinds) == 0 || len(r.Kinds) != len(list) {
-				return Rule{}, fmt.Errorf("built-in rule %s: custom kinds must be a list of kinds", file)
-			}
-		}
-		if r.ID == "" || r.Title == "" || r.Description == "" || r.Remediation == "" {
-			return Rule{}, fmt.Errorf("built-in rule %s: METADATA needs title, description and custom id and remediation", file)
-		}
-		switch r.Severity {
-		case SeverityError, SeverityWarning, SeverityInfo:
-		default:
-			return Rule{}, fmt.Errorf("built-in rule %s: severity %q: want error, warning or info", file, r.Severity)
-		}
-		return r, nil
-	}
-	return Rule{}, fmt.Errorf("built-in rule %s: no package METADATA annotation", file)
+	return false
 }
 
 // loadPolicies parses user policy files and directories. A file that does
@@ -391,10 +191,10 @@ func loadPolicies(paths []string) (map[string]*ast.Module, error) {
 				errs = append(errs, fmt.Sprintf("policy %s: %v", f, err))
 				continue
 			}
-			m, errV1 := ast.ParseModuleWithOpts(f, string(src), compiled.ParserOptions(ast.RegoV1))
+			m, errV1 := ast.ParseModuleWithOpts(f, string(src), parserOptions(ast.RegoV1))
 			if errV1 != nil {
 				var errV0 error
-				if m, errV0 = ast.ParseModuleWithOpts(f, string(src), compiled.ParserOptions(ast.RegoV0)); errV0 != nil {
+				if m, errV0 = ast.ParseModuleWithOpts(f, string(src), parserOptions(ast.RegoV0)); errV0 != nil {
 					errs = append(errs, errV1.Error())
 					continue
 				}
@@ -423,12 +223,6 @@ func compileError(errs ast.Errors) error {
 // not among the packages named (main by default, as in conftest): a policy
 // that silently does nothing otherwise. Sorted by package.
 func (e *Engine) PoliciesNotRun() []string {
-	if !e.guarded {
-		return nil // no user policies (and New builds those it has before it returns)
-	}
-	if e.wait() != nil {
-		return nil
-	}
 	return e.notRun
 }
 

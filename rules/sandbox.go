@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -77,7 +78,7 @@ type userQuery struct {
 // Without user policies Hold does nothing.
 //
 // A goroutine that holds the engine must not evaluate user policies
-// (EvalInput) until it has released it.
+// (Run.Eval) until it has released it.
 func (e *Engine) Hold() (release func()) {
 	if !e.guarded {
 		return func() {}
@@ -195,6 +196,42 @@ func (s *sandbox) guard(ctx context.Context, fn func(ctx context.Context) error)
 	return err
 }
 
+type userKey struct{ namespace, rule string }
+
+// Run is the user policies prepared for one lint run: each rule's query is
+// prepared once, then evaluated per object. Eval is safe for concurrent use.
+type Run struct {
+	engine *Engine
+	// users are the user policy rules, one query each, and the sandbox
+	// they run in.
+	users   []*userQuery
+	sandbox *sandbox
+}
+
+// Prepare readies the user policies' queries for one run.
+func (e *Engine) Prepare(ctx context.Context) (*Run, error) {
+	r := &Run{engine: e}
+	if err := r.prepareUser(ctx); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// Eval runs every user policy rule on one object, as written (o.JSON), as
+// conftest gives it, each rule in the sandbox. A policy the sandbox stops
+// is an error, and the findings of every other rule are still returned. The
+// caller must not hold the engine (Hold): each user policy evaluates alone.
+func (r *Run) Eval(ctx context.Context, o Object) ([]Finding, error) {
+	if len(r.users) == 0 {
+		return nil, nil
+	}
+	input, err := ast.ValueFromReader(bytes.NewReader(o.JSON))
+	if err != nil {
+		return nil, fmt.Errorf("read object for policies: %w", err)
+	}
+	return r.evalUser(ctx, input)
+}
+
 // prepareUser prepares one query per user policy rule, so that a rule the
 // sandbox stops is named and the others still run.
 //
@@ -264,7 +301,7 @@ func (r *Run) evalUser(ctx context.Context, input ast.Value) ([]Finding, error) 
 		if strings.HasPrefix(q.key.rule, "warn") {
 			sev = SeverityWarning
 		}
-		found, bad := readFindings(rs[0].Bindings["out"], true)
+		found, bad := readFindings(rs[0].Bindings["out"])
 		for _, f := range found {
 			f.RuleID, f.Severity = id, sev
 			out = append(out, f)

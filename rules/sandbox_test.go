@@ -42,7 +42,7 @@ func evalPolicy(t *testing.T, opts rules.Options) (first, second []rules.Finding
 	if err != nil {
 		t.Fatalf("rules.New(%+v): %v", opts, err)
 	}
-	run, err := e.Prepare(context.Background(), rules.NewInventory([]rules.Object{sandboxObject}))
+	run, err := e.Prepare(context.Background())
 	if err != nil {
 		t.Fatalf("Prepare: %v", err)
 	}
@@ -130,9 +130,9 @@ func TestSandboxChargesNoOtherWorker(t *testing.T) {
 		if err != nil {
 			t.Fatalf("rules.New(%s): %v", policy, err)
 		}
-		run, err := e.PrepareLocal(ctx, nil)
+		run, err := e.Prepare(ctx)
 		if err != nil {
-			t.Fatalf("PrepareLocal: %v", err)
+			t.Fatalf("Prepare: %v", err)
 		}
 		stop := make(chan struct{})
 		var wg sync.WaitGroup
@@ -161,11 +161,7 @@ func TestSandboxChargesNoOtherWorker(t *testing.T) {
 		}
 		defer func() { close(stop); wg.Wait() }()
 		for range objects {
-			in, err := rules.NewInput(sandboxObject)
-			if err != nil {
-				t.Fatal(err)
-			}
-			fs, err := run.EvalInput(ctx, in)
+			fs, err := run.Eval(ctx, sandboxObject)
 			found += len(userFindings(fs))
 			if err != nil {
 				return found, err

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/open-policy-agent/opa/v1/ast"
@@ -450,10 +451,18 @@ func where(file string, loc *ast.Location) string {
 	return fmt.Sprintf("%s:%d", file, loc.Row)
 }
 
+// compiles counts the policy compiles this process ran.
+var compiles atomic.Int32
+
+// Compiles is how many times this process has compiled user policies: a
+// test checks that a run without --policy compiles no Rego.
+func Compiles() int { return int(compiles.Load()) }
+
 // userCompile compiles the user policies alone: no built-in module is in
 // their compiler. It checks and rewrites the modules first (they are the
 // caller's: loadPolicies parsed them for this engine).
 func userCompile(modules map[string]*ast.Module) (*ast.Compiler, error) {
+	compiles.Add(1)
 	var errs []string
 	files := make([]string, 0, len(modules))
 	for name := range modules {
@@ -543,4 +552,26 @@ func recovered(what string, fn func() error) (err error) {
 		}
 	}()
 	return fn()
+}
+
+// parseCapabilities are the capabilities user policies are parsed with:
+// OPA's built-ins minus network and environment access (the compile's
+// userCapabilities withhold more). They are made once (OPA builds and sorts
+// its list on every call) and only read.
+var parseCapabilities = sync.OnceValue(func() *ast.Capabilities {
+	caps := ast.CapabilitiesForThisVersion()
+	kept := caps.Builtins[:0]
+	for _, b := range caps.Builtins {
+		if b.Name == "http.send" || b.Name == "opa.runtime" || strings.HasPrefix(b.Name, "net.") {
+			continue
+		}
+		kept = append(kept, b)
+	}
+	caps.Builtins = kept
+	return caps
+})
+
+// parserOptions are the options every policy module is parsed with.
+func parserOptions(v ast.RegoVersion) ast.ParserOptions {
+	return ast.ParserOptions{ProcessAnnotation: true, RegoVersion: v, Capabilities: parseCapabilities()}
 }

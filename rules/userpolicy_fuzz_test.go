@@ -7,8 +7,6 @@ import (
 	"testing"
 
 	"github.com/open-policy-agent/opa/v1/ast"
-
-	"github.com/kubectl-workload/kubectl-workload/rules/compiled"
 )
 
 // FuzzUserCompile compiles hostile modules as user policies: compiling never
@@ -35,7 +33,7 @@ func FuzzUserCompile(f *testing.F) {
 		if len(src) > 1<<16 {
 			return
 		}
-		m, err := ast.ParseModuleWithOpts("fuzz.rego", src, compiled.ParserOptions(ast.RegoV1))
+		m, err := ast.ParseModuleWithOpts("fuzz.rego", src, parserOptions(ast.RegoV1))
 		if err != nil {
 			return
 		}

@@ -221,7 +221,7 @@ deny contains "sees data" if {
 	if err != nil {
 		t.Fatalf("rules.New: %v", err)
 	}
-	run, err := e.Prepare(context.Background(), rules.NewInventory([]rules.Object{sandboxObject}))
+	run, err := e.Prepare(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
