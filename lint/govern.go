@@ -222,7 +222,7 @@ func applySeverity(f *Finding, settings *config.File) {
 }
 
 // RuleIDs returns every rule id a run can report, sorted: the input rules,
-// the API tier's, the governance rules and the built-in Rego rules. User
+// the API tier's, the governance rules and the built-in rules. User
 // policies' ids (policy/...) are not among them.
 func (l *Linter) RuleIDs() []string {
 	known := l.knownRules()

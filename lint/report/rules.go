@@ -16,8 +16,8 @@ import (
 	"github.com/kubectl-workload/kubectl-workload/rules"
 )
 
-// builtinTiers are the rules that are Go, not Rego: the input checks and the
-// API tier.
+// builtinTiers are the rules outside the catalogue (rules.Builtin): the
+// input checks and the API tier.
 func builtinTiers() []rules.Rule {
 	out := []rules.Rule{
 		{ID: lint.RuleUnparsable, Severity: rules.SeverityError, Title: "Document is not valid YAML or JSON"},

@@ -41,9 +41,9 @@ func ruleDocURL(id string) string {
 // no page of their own: the rule table of docs/lint.md.
 const readmeRulesURL = repositoryURL + "/blob/main/docs/lint.md#rules"
 
-// tierHelp is the title, description and remediation of a rule that is Go,
-// not Rego, so has no METADATA to read them from. An empty title keeps the
-// rule list's.
+// tierHelp is the title, description and remediation of a rule outside the
+// catalogue (rules.Builtin), which has no metadata to read them from. An
+// empty title keeps the rule list's.
 type tierHelp struct {
 	title, description, remediation string
 }
@@ -361,8 +361,8 @@ func atLeastOne(n int) int {
 	return max(n, 1)
 }
 
-// unwrap joins the lines of each paragraph: METADATA descriptions are
-// wrapped for the .rego source, and SARIF viewers wrap text themselves.
+// unwrap joins the lines of each paragraph: the catalogue's descriptions are
+// wrapped for the Go source, and SARIF viewers wrap text themselves.
 func unwrap(s string) string {
 	paragraphs := strings.Split(strings.TrimSpace(s), "\n\n")
 	for i, p := range paragraphs {
