@@ -213,7 +213,7 @@ func benchmarkShape(b *testing.B, shape Shape, objects int) {
 	b.ReportMetric(float64(len(res.Findings)), "findings")
 	b.ReportMetric(stages.Load.Seconds()/float64(b.N), "load+api-s/op")
 	b.ReportMetric(stages.Inventory.Seconds()/float64(b.N), "inventory-s/op")
-	b.ReportMetric(stages.Rules.Seconds()/float64(b.N), "rego-s/op")
+	b.ReportMetric(stages.Rules.Seconds()/float64(b.N), "rules-s/op")
 }
 
 // BenchmarkLintRepo10k is a lint run over the 10,000-object repo-shaped
