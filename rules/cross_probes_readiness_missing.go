@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -85,30 +86,13 @@ func probesReadinessMissing(c *CrossContext) []Finding {
 	if replicas <= 0 || len(pods.Unready) == 0 || (rolling && !pods.Probed) {
 		return nil
 	}
-	names := make([]map[string]bool, len(pods.Unready))
-	for _, svc := range c.NS.SelectorsMatching(me.PodLabels(), "Service") {
-		s, ok := svc.Object.(*corev1.Service)
-		if !ok {
-			continue
-		}
-		for _, sp := range s.Spec.Ports {
-			for i, ct := range pods.Unready {
-				if targetsContainer(sp, ct, pods) {
-					if names[i] == nil {
-						names[i] = map[string]bool{}
-					}
-					names[i][svc.Name] = true
-				}
-			}
-		}
-	}
+	names := readinessTargets(c.NS, me.PodLabels(), pods)
 	var out []Finding
-	for i, set := range names {
-		if len(set) == 0 {
+	for i, svcs := range names {
+		if len(svcs) == 0 {
 			continue
 		}
 		ct := pods.Unready[i]
-		svcs := sortedKeys(set)
 		text := strings.Join(svcs[:min(len(svcs), maxRelatedNamed)], ", ")
 		if len(svcs) > maxRelatedNamed {
 			text += fmt.Sprintf(" and %d more", len(svcs)-maxRelatedNamed)
@@ -136,6 +120,74 @@ func probesReadinessMissing(c *CrossContext) []Finding {
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out
+}
+
+// readinessTargets returns, for each container of pods without a
+// readinessProbe (pods.Unready), the sorted names of the Services of ns
+// whose selector selects podLabels and that send connections to it. The
+// answer is computed once per distinct pod labels and pod summary
+// (Namespace.Shared): in a namespace of n alike workloads and Services,
+// each of the n workloads would otherwise match all n Services.
+func readinessTargets(ns *Namespace, podLabels map[string]string, pods *podSummary) [][]string {
+	var key strings.Builder
+	key.WriteString("probes/readiness-missing\x00")
+	writeLabelsKey(&key, podLabels)
+	writePodSummaryKey(&key, pods)
+	return ns.Shared(key.String(), func() any {
+		sets := make([]map[string]bool, len(pods.Unready))
+		for _, svc := range ns.SelectorsMatching(podLabels, "Service") {
+			s, ok := svc.Object.(*corev1.Service)
+			if !ok {
+				continue
+			}
+			for _, sp := range s.Spec.Ports {
+				for i, ct := range pods.Unready {
+					if targetsContainer(sp, ct, pods) {
+						if sets[i] == nil {
+							sets[i] = map[string]bool{}
+						}
+						sets[i][svc.Name] = true
+					}
+				}
+			}
+		}
+		names := make([][]string, len(sets))
+		for i, set := range sets {
+			if len(set) > 0 {
+				names[i] = sortedKeys(set)
+			}
+		}
+		return names
+	}).([][]string)
+}
+
+// writePodSummaryKey writes, as a memo key, what targetsContainer reads of
+// a pod summary: its ports, its regular container count and, for each
+// container without a readinessProbe, its field and ports.
+func writePodSummaryKey(b *strings.Builder, pods *podSummary) {
+	b.WriteByte(0)
+	for _, n := range pods.PortNames {
+		writeKeyString(b, n)
+	}
+	b.WriteByte(0)
+	for _, n := range pods.PortNumbers {
+		b.WriteString(strconv.FormatInt(n, 10))
+		b.WriteByte(',')
+	}
+	b.WriteByte(0)
+	b.WriteString(strconv.Itoa(pods.Regular))
+	for _, ct := range pods.Unready {
+		b.WriteByte(0)
+		writeKeyString(b, ct.Field)
+		for _, n := range ct.PortNames {
+			writeKeyString(b, n)
+		}
+		b.WriteByte(';')
+		for _, n := range ct.PortNumbers {
+			b.WriteString(strconv.FormatInt(n, 10))
+			b.WriteByte(',')
+		}
+	}
 }
 
 // targetsContainer reports whether the Service port sp sends to container
