@@ -49,28 +49,26 @@ func pdbOverlap(c *CrossContext) []Finding {
 		key    string
 		others []string // names, sorted; only for the workloads a message names
 	}
-	// The workloads another budget selects too; the other budgets' names
-	// are read only for the first maxRelatedNamed of them, so that n alike
-	// budgets over n workloads cost n², not n³.
-	// ws holds the first workloads shared with other budgets, enough to
-	// name; sharedCount counts them all.
+	// The workloads another budget selects too: sharedCount counts them
+	// from the selector's shared answer, and ws holds the first of them,
+	// enough to name, with the other budgets' names; the candidates are
+	// walked only as far as those, so that n alike budgets over n
+	// workloads do not cost n².
 	var ws []shared
-	sharedCount := 0
-	for _, wb := range pdbOverlapCandidates(c.NS, pdb.Spec.Selector) {
+	cands := pdbOverlapCandidates(c.NS, pdb.Spec.Selector)
+	sharedCount := cands.sharedWith(c.Self.Key)
+	for _, wb := range cands.workloads {
+		if len(ws) == min(sharedCount, maxRelatedNamed) {
+			break
+		}
 		w, budgets := wb.workload, wb.budgets
 		if len(budgets) == 0 || (len(budgets) == 1 && budgets[0].Key == c.Self.Key) {
 			continue
 		}
-		sharedCount++
-		if sharedCount > maxRelatedNamed {
-			continue
-		}
 		s := shared{key: w.Key}
-		if len(ws) < maxRelatedNamed {
-			for _, o := range budgets {
-				if o.Key != c.Self.Key {
-					s.others = append(s.others, o.Name)
-				}
+		for _, o := range budgets {
+			if o.Key != c.Self.Key {
+				s.others = append(s.others, o.Name)
 			}
 		}
 		ws = append(ws, s)
@@ -115,16 +113,43 @@ type workloadBudgets struct {
 	budgets  []*Entry
 }
 
+// overlapCandidates are the workloads a selector selects, with their
+// budgets, and the counts that tell, for any budget with that selector,
+// how many of them another budget selects too (sharedWith).
+type overlapCandidates struct {
+	workloads []workloadBudgets
+	// multi counts the workloads two or more budgets select; single, by
+	// budget key, the workloads that budget alone selects, and singles
+	// their sum.
+	multi, singles int
+	single         map[string]int
+}
+
+// sharedWith is how many of the workloads another budget than self selects
+// too: those with two budgets or more, and those one other budget selects.
+func (oc *overlapCandidates) sharedWith(self string) int {
+	return oc.multi + oc.singles - oc.single[self]
+}
+
 // pdbOverlapCandidates answers, once per distinct selector of a namespace,
 // which workloads sel selects and which budgets select each: every budget
 // with that selector reads the same answer (n alike budgets over n alike
 // workloads would otherwise ask n² questions).
-func pdbOverlapCandidates(ns *Namespace, sel *metav1.LabelSelector) []workloadBudgets {
+func pdbOverlapCandidates(ns *Namespace, sel *metav1.LabelSelector) *overlapCandidates {
 	return ns.Shared("pdb/overlap\x00"+SelectorKey(sel), func() any {
-		var out []workloadBudgets
+		out := &overlapCandidates{single: map[string]int{}}
 		for _, w := range ns.AllWorkloadsSelectedBy(sel) {
-			out = append(out, workloadBudgets{w, ns.SelectorsMatching(w.PodLabels(), "PodDisruptionBudget")})
+			budgets := ns.SelectorsMatching(w.PodLabels(), "PodDisruptionBudget")
+			out.workloads = append(out.workloads, workloadBudgets{w, budgets})
+			switch len(budgets) {
+			case 0:
+			case 1:
+				out.single[budgets[0].Key]++
+				out.singles++
+			default:
+				out.multi++
+			}
 		}
 		return out
-	}).([]workloadBudgets)
+	}).(*overlapCandidates)
 }
