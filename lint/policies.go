@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kubectl-workload/kubectl-workload/internal/admissionpolicy"
 	"github.com/kubectl-workload/kubectl-workload/internal/apicheck"
@@ -69,6 +70,9 @@ func (l *Linter) checkPolicies(ctx context.Context, inputs []manifest.Input, per
 		for name, labels := range opts.Baseline.NamespaceLabels {
 			ps.AddNamespace(name, labels)
 		}
+		for _, p := range opts.Baseline.Params {
+			ps.AddParam(p)
+		}
 	}
 	// The files of --policies-from may hold params and Namespaces too; the
 	// input's come after them, and replace them.
@@ -111,12 +115,27 @@ func (l *Linter) admit(ctx context.Context, ps *admissionpolicy.Set, crds *apich
 	}
 	o := apiObject(obj)
 	aopts := apicheck.Options{Namespace: opts.Namespace}
-	var versioned = l.api.Check(ctx, o, aopts).Versioned
+	o, old, err := updateOf(opts.Baseline, obj, c.ref, o)
+	if err != nil {
+		c.errs = append(c.errs, fmt.Errorf("%s: document %d: %s: %w", c.file, c.document, c.ref, err))
+		return
+	}
+	var versioned runtime.Object
+	if old == nil {
+		versioned = l.api.Check(ctx, o, aopts).Versioned
+	} else {
+		versioned = l.api.CheckUpdate(ctx, apicheck.Object{APIVersion: o.APIVersion, Kind: o.Kind, Namespace: o.Namespace,
+			Name: o.Name, JSON: old.js}, o, aopts).Versioned
+	}
 	t, ok := crds.AdmissionTarget(ctx, o, versioned, aopts)
 	if !ok {
 		return
 	}
-	v, err := ps.Admit(ctx, admissionpolicy.Request{Object: t.Object, Resource: t.Resource, Namespace: t.Namespace})
+	req := admissionpolicy.Request{Object: t.Object, Resource: t.Resource, Namespace: t.Namespace}
+	if old != nil {
+		req.Old = old.obj
+	}
+	v, err := ps.Admit(ctx, req)
 	if err != nil {
 		c.errs = append(c.errs, fmt.Errorf("%s: document %d: %s: %w", c.file, c.document, c.ref, err))
 		return
@@ -136,6 +155,42 @@ func (l *Linter) admit(ctx context.Context, ps *admissionpolicy.Set, crds *apich
 		c.findings = append(c.findings, at(admissionpolicy.RuleAudit, SeverityInfo,
 			"the API server accepts the object and records in its audit log: "+a))
 	}
+}
+
+// stored is the stored object an update replaces: as JSON, and as the
+// object validating admission sees as oldObject.
+type stored struct {
+	js  []byte
+	obj *unstructured.Unstructured
+}
+
+// updateOf returns what the API server's admission sees when obj is
+// applied: for an object the baseline holds a stored version of
+// (Baseline.Previous: --against-live, --base-ref), an UPDATE of that
+// version with what kubectl apply would send merged into it
+// (apicheck.Applied, AppliedCustom), with the stored object as
+// oldObject; otherwise a CREATE of o (old nil).
+func updateOf(b *Baseline, obj *manifest.Object, ref ObjectRef, o apicheck.Object) (apicheck.Object, *stored, error) {
+	if b == nil || b.Previous == nil {
+		return o, nil, nil
+	}
+	prev := b.Previous(obj, ref)
+	if prev == nil {
+		return o, nil, nil
+	}
+	apply := apicheck.Applied
+	if apicheck.CustomResource(o.APIVersion, o.Kind) {
+		apply = apicheck.AppliedCustom
+	}
+	applied, err := apply(prev, o)
+	if err != nil {
+		return o, nil, fmt.Errorf("cannot compute what kubectl apply would send: %w", err)
+	}
+	u := &unstructured.Unstructured{}
+	if err := u.UnmarshalJSON(prev); err != nil {
+		return o, nil, fmt.Errorf("read the stored object: %w", err)
+	}
+	return applied, &stored{js: prev, obj: u}, nil
 }
 
 // apiObject is obj as the API tier takes it.
