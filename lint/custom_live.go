@@ -25,24 +25,7 @@ import (
 // repeated in api/crd-missing. It returns the stored custom resources'
 // lookup, nil when none was read.
 func readClusterAdmission(ctx context.Context, c *live.Client, src Source, objs []*manifest.Object, namespaces []string, b *Baseline) (func(*manifest.Object, ObjectRef) []byte, error) {
-	for _, k := range []live.Kind{live.PolicyKind, live.BindingKind} {
-		items, skip, err := c.ListOptional(ctx, "", k, "the cluster's ValidatingAdmissionPolicies are not evaluated")
-		if err != nil {
-			return nil, err
-		}
-		if skip != nil {
-			src.note([]live.Skip{*skip})
-			continue
-		}
-		for _, u := range items {
-			m, err := live.Manifest(c.Context, u)
-			if err != nil {
-				return nil, err
-			}
-			b.Policies = append(b.Policies, m)
-		}
-	}
-	if err := readClusterParams(ctx, c, src, objs, namespaces, b); err != nil {
+	if err := readClusterPolicies(ctx, c, src, objs, namespaces, b); err != nil {
 		return nil, err
 	}
 	customs := map[schema.GroupKind]bool{}
@@ -114,6 +97,31 @@ func readClusterAdmission(ctx context.Context, c *live.Client, src Source, objs 
 		}
 		return stored[key{gv.Group, obj.Kind, ns, ref.Name}]
 	}, nil
+}
+
+// readClusterPolicies reads the cluster's ValidatingAdmissionPolicies and
+// bindings into b.Policies, and the objects their paramRefs may name into
+// b.Params (readClusterParams). A list the user may not make is noted, and
+// the run goes on without it.
+func readClusterPolicies(ctx context.Context, c *live.Client, src Source, objs []*manifest.Object, namespaces []string, b *Baseline) error {
+	for _, k := range []live.Kind{live.PolicyKind, live.BindingKind} {
+		items, skip, err := c.ListOptional(ctx, "", k, "the cluster's ValidatingAdmissionPolicies are not evaluated")
+		if err != nil {
+			return err
+		}
+		if skip != nil {
+			src.note([]live.Skip{*skip})
+			continue
+		}
+		for _, u := range items {
+			m, err := live.Manifest(c.Context, u)
+			if err != nil {
+				return err
+			}
+			b.Policies = append(b.Policies, m)
+		}
+	}
+	return readClusterParams(ctx, c, src, objs, namespaces, b)
 }
 
 // readClusterParams reads the cluster's objects that the bindings'

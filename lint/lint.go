@@ -366,7 +366,7 @@ func (l *Linter) Run(ctx context.Context, opts Options) *Result {
 	parallel(ctx, len(baseline), func(i int) { l.firstPass(ctx, baseline[i], local, opts, known) })
 	all = append(all, baseline...)
 	crds := l.checkCustomResources(ctx, all, opts, res, goRules)
-	l.checkPolicies(ctx, inputs, perFile, all, crds, opts, res)
+	l.checkPolicies(ctx, inputs, perFile, all, baseline, crds, opts, res)
 	for _, c := range all {
 		c.custom = nil
 	}

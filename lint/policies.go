@@ -33,8 +33,9 @@ func addPolicyObjects(ps *admissionpolicy.Set, objs []*manifest.Object, res *Res
 // checkPolicies runs the policies on every object of the input that the
 // API tier does not reject (the server runs validating admission after
 // validation). sets are the input's files, read again; perFile their
-// checked objects, in the same order.
-func (l *Linter) checkPolicies(ctx context.Context, inputs []manifest.Input, perFile [][]*checked, all []*checked, crds *apicheck.CRDs, opts Options, res *Result) {
+// checked objects, in the same order; baseline the checked objects of
+// opts.Baseline.Objects (lint --live).
+func (l *Linter) checkPolicies(ctx context.Context, inputs []manifest.Input, perFile [][]*checked, all, baseline []*checked, crds *apicheck.CRDs, opts Options, res *Result) {
 	ps := admissionpolicy.NewSet()
 	if opts.Baseline != nil {
 		addPolicyObjects(ps, opts.Baseline.Policies, res)
@@ -104,6 +105,23 @@ func (l *Linter) checkPolicies(ctx context.Context, inputs []manifest.Input, per
 			l.admit(ctx, ps, crds, set.Objects[j], perFile[i][j], opts)
 		})
 	}
+	// The cluster's objects (lint --live), each as the no-op update of
+	// itself that its next write would be, as the API tier checks them.
+	if b := opts.Baseline; b != nil && len(baseline) > 0 {
+		type place struct {
+			file     string
+			document int
+		}
+		objs := make(map[place]*manifest.Object, len(b.Objects))
+		for _, obj := range b.Objects {
+			objs[place{obj.File, obj.Document}] = obj
+		}
+		parallel(ctx, len(baseline), func(i int) {
+			if obj := objs[place{baseline[i].file, baseline[i].document}]; obj != nil {
+				l.admit(ctx, ps, crds, obj, baseline[i], opts)
+			}
+		})
+	}
 }
 
 // admit runs the policies on one object and adds their findings.
@@ -169,9 +187,20 @@ type stored struct {
 // (Baseline.Previous: --against-live, --base-ref), an UPDATE of that
 // version with what kubectl apply would send merged into it
 // (apicheck.Applied, AppliedCustom), with the stored object as
-// oldObject; otherwise a CREATE of o (old nil).
+// oldObject; for one of the cluster's own objects (--live), the no-op
+// UPDATE of itself; otherwise a CREATE of o (old nil).
 func updateOf(b *Baseline, obj *manifest.Object, ref ObjectRef, o apicheck.Object) (apicheck.Object, *stored, error) {
-	if b == nil || b.Previous == nil {
+	if b == nil {
+		return o, nil, nil
+	}
+	if b.isStored(obj) {
+		u := &unstructured.Unstructured{}
+		if err := u.UnmarshalJSON(obj.JSON); err != nil {
+			return o, nil, fmt.Errorf("read the stored object: %w", err)
+		}
+		return o, &stored{js: obj.JSON, obj: u}, nil
+	}
+	if b.Previous == nil {
 		return o, nil, nil
 	}
 	prev := b.Previous(obj, ref)

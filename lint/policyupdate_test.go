@@ -72,3 +72,45 @@ func TestPoliciesOnUpdate(t *testing.T) {
 		})
 	}
 }
+
+// TestPoliciesOnLiveObjects: with lint --live, the cluster's policies judge each of its
+// objects as the no-op UPDATE its next write would be: an UPDATE policy reads the object
+// as oldObject too, and a CREATE-only policy does not apply.
+func TestPoliciesOnLiveObjects(t *testing.T) {
+	l, err := New(Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	policies := manifest.Load([]string{"testdata/policyupdate/policies.yaml", "testdata/policyupdate/create-only.yaml"}, nil)
+	if len(policies.Problems) > 0 || len(policies.Objects) != 6 {
+		t.Fatalf("policies: %d objects, problems %v", len(policies.Objects), policies.Problems)
+	}
+	web := manifest.Parse("cluster://test/shop/Deployment/web", []byte(`apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: shop, uid: "1", resourceVersion: "7", generation: 1, creationTimestamp: "2026-01-01T00:00:00Z"}
+spec:
+  replicas: 8
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers: [{name: web, image: "nginx:1.27"}]
+`)).Objects
+	limits := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
+		"metadata": map[string]any{"name": "limits", "namespace": "shop"}, "data": map[string]any{"maxReplicas": "6"}}}
+	res := l.Run(context.Background(), Options{Baseline: &Baseline{Objects: web, Policies: policies.Objects,
+		Params: []admissionpolicy.Param{{Object: limits, Resource: "configmaps", Namespaced: true}}}})
+	if len(res.Errors) > 0 {
+		t.Fatalf("Run() errors = %v", res.Errors)
+	}
+	var got []string
+	for _, f := range res.Findings {
+		if strings.HasPrefix(f.Rule, "admission/") {
+			got = append(got, fmt.Sprintf("%s %s: %s", f.File, f.Rule, f.Message))
+		}
+	}
+	want := []string{"cluster://test/shop/Deployment/web admission/policy-warn: Validation failed for ValidatingAdmissionPolicy 'replicas-limit' with binding 'replicas-limit': at most 6 replicas"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("Run() admission findings =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

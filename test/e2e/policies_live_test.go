@@ -108,7 +108,8 @@ spec:
 // lint reports admission/policy-deny with a message the server's answer holds, and the
 // same warnings. The Deployment the cluster holds is admitted as an UPDATE, with the
 // stored object as oldObject; the others as a CREATE; the params come from the cluster.
-// The user sends get and list requests only.
+// lint --live warns of the cluster's Deployment above the limit, as kubectl replace
+// --dry-run=server of it as it is does. The user sends get and list requests only.
 func TestAdmissionPoliciesAgainstLive(t *testing.T) {
 	c := sharedCluster(t)
 	plugin := pluginBinary(t)
@@ -125,7 +126,8 @@ func TestAdmissionPoliciesAgainstLive(t *testing.T) {
 	if err := c.EnsureNamespace(ctx, policiesLiveNamespace); err != nil {
 		t.Fatal(err)
 	}
-	state := write("state.yaml", policiesLiveDeployment("web", 5)+`---
+	// big is created before the policies, which would warn of it now.
+	state := write("state.yaml", policiesLiveDeployment("web", 5)+"---\n"+policiesLiveDeployment("big", 8)+`---
 apiVersion: v1
 kind: ConfigMap
 metadata:
@@ -239,6 +241,47 @@ data:
 			}
 		})
 	}
+	// lint --live: the cluster's policies judge its objects as their next write, a no-op
+	// update, which kubectl replace --dry-run=server of the object as it is asks the server.
+	t.Run("lint --live: the cluster's objects as their next write", func(t *testing.T) {
+		current, err := c.Kubectl(ctx, "get", "deployment", "big", "-n", policiesLiveNamespace, "-o", "yaml")
+		if err != nil {
+			t.Fatalf("kubectl get deployment big: %v\n%s", err, current)
+		}
+		out, err := c.Kubectl(ctx, "replace", "--dry-run=server", "-f", write("big.yaml", string(current)))
+		if err != nil {
+			t.Fatalf("kubectl replace --dry-run=server: %v\n%s", err, out)
+		}
+		var serverWarnings []string
+		for _, l := range strings.Split(string(out), "\n") {
+			if w, ok := strings.CutPrefix(l, "Warning: "); ok {
+				serverWarnings = append(serverWarnings, w)
+			}
+		}
+		if len(serverWarnings) != 1 {
+			t.Fatalf("kubectl replace --dry-run=server of Deployment big: warnings %q, want one", serverWarnings)
+		}
+		r := env.run(t, reader.Kubeconfig, "lint", "--live", "-n", policiesLiveNamespace, "-o", "json")
+		if r.code != 0 && r.code != 1 {
+			t.Fatalf("lint --live exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+		}
+		var rep struct {
+			Findings []lintFinding `json:"findings"`
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+			t.Fatalf("-o json: %v\n%s", err, r.stdout)
+		}
+		got := map[string][]string{}
+		for _, f := range rep.Findings {
+			if strings.HasPrefix(f.Rule, "admission/") && f.Object != nil {
+				got[f.Object.Name] = append(got[f.Object.Name], f.Rule+": "+f.Message)
+			}
+		}
+		want := map[string][]string{"big": {"admission/policy-warn: " + serverWarnings[0]}}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("lint --live admission findings = %q, want %q (the server's warning on big, nothing on web)", got, want)
+		}
+	})
 	events, err := c.AuditEvents(reader.Username)
 	if err != nil {
 		t.Fatal(err)
