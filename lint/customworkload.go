@@ -34,12 +34,19 @@ import (
 //     manifests/crds/rollout-crd.yaml); a Rollout with spec.workloadRef
 //     has none, and its Deployment is linted as such;
 //   - argoproj.io Experiment: spec.templates[].template
-//     (manifests/crds/experiment-crd.yaml).
+//     (manifests/crds/experiment-crd.yaml);
+//   - apps.kruise.io CloneSet, StatefulSet (Advanced StatefulSet) and
+//     DaemonSet (Advanced DaemonSet): spec.template, a v1.PodTemplateSpec in
+//     OpenKruise's Go types (apis/apps/v1alpha1 and v1beta1), which its CRDs
+//     leave schemaless.
 //
 // The configuration's customWorkloads add others, or replace these.
 var builtinCustomWorkloads = map[schema.GroupKind][]string{
-	{Group: "argoproj.io", Kind: "Rollout"}:    {"spec.template"},
-	{Group: "argoproj.io", Kind: "Experiment"}: {"spec.templates[*].template"},
+	{Group: "argoproj.io", Kind: "Rollout"}:        {"spec.template"},
+	{Group: "argoproj.io", Kind: "Experiment"}:     {"spec.templates[*].template"},
+	{Group: "apps.kruise.io", Kind: "CloneSet"}:    {"spec.template"},
+	{Group: "apps.kruise.io", Kind: "StatefulSet"}: {"spec.template"},
+	{Group: "apps.kruise.io", Kind: "DaemonSet"}:   {"spec.template"},
 }
 
 // customWorkloadPaths returns the template paths of every custom workload

@@ -15,16 +15,20 @@ import (
 // TestCustomWorkloads: the pod templates of custom workloads get the pod-level rules and
 // the Pod Security checks at their own lines, worded as advice about the pods (the API
 // server never checks a custom resource's template); a Rollout with workloadRef has no
-// template, a CloneSet is checked only when the configuration names its template, and a
-// Rollout its CRD rejects is not checked further.
+// template, an OpenKruise CloneSet is known, a kind of one's own is checked only when the
+// configuration names its templates, and a Rollout its CRD rejects is not checked further.
 func TestCustomWorkloads(t *testing.T) {
 	l, err := New(Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	const dir = "testdata/customworkload/"
-	cloneSets := &config.File{CustomWorkloads: []config.CustomWorkload{
-		{APIGroup: "apps.kruise.io", Kind: "CloneSet", Templates: []string{"spec.template"}}}}
+	batches := &config.File{CustomWorkloads: []config.CustomWorkload{
+		{APIGroup: "example.com", Kind: "Batch", Templates: []string{"spec.jobs[*].template"}}}}
+	clones := []string{
+		`workloads.yaml:91:9 warning resources/memory-limit-missing spec.template.spec.containers[0].resources: container "clones" has no memory limit: it may use all the memory of its node, and when the node runs out, other pods are killed or evicted with it`,
+		`workloads.yaml:91:9 warning resources/requests-missing spec.template.spec.containers[0].resources: container "clones" requests no cpu and no memory (and sets no limit the API server would default it from): the scheduler places it as if it needed none, and the kubelet evicts it first under memory pressure`,
+	}
 	tests := []struct {
 		name string
 		opts Options
@@ -32,33 +36,32 @@ func TestCustomWorkloads(t *testing.T) {
 	}{
 		{name: "no namespace labels: each failing check",
 			opts: Options{Paths: []string{dir + "workloads.yaml"}},
-			want: []string{
+			want: append([]string{
 				`workloads.yaml:20:11 warning pss/baseline spec.template.spec.containers[0].securityContext.privileged: privileged (container "web" must not set securityContext.privileged=true): forbidden by the baseline Pod Security Standard (in the pods made from this Rollout's template, which the API server does not check)`,
 				`workloads.yaml:21:9 warning resources/memory-limit-missing spec.template.spec.containers[0].resources: container "web" has no memory limit: it may use all the memory of its node, and when the node runs out, other pods are killed or evicted with it`,
 				`workloads.yaml:69:9 warning pss/baseline spec.templates[1].template.spec.hostNetwork: host namespaces (hostNetwork=true): forbidden by the baseline Pod Security Standard (in the pods made from this Experiment's template, which the API server does not check)`,
-			}},
+			}, clones...)},
 		{name: "enforce label: an error about the pods, not an API rejection",
 			opts: Options{Paths: []string{dir + "workloads.yaml", dir + "namespace.yaml"}},
-			want: []string{
+			want: append([]string{
 				`workloads.yaml:20:11 error pss/enforce spec.template.spec.containers[0].securityContext.privileged: pods made from this template would violate PodSecurity "baseline:latest": privileged (container "web" must not set securityContext.privileged=true); the API server accepts the Rollout (Pod Security admission does not check custom resources), but namespace shop refuses every pod made from it (enforce=baseline), so its rollout never makes progress`,
 				`workloads.yaml:21:9 warning resources/memory-limit-missing spec.template.spec.containers[0].resources: container "web" has no memory limit: it may use all the memory of its node, and when the node runs out, other pods are killed or evicted with it`,
 				`workloads.yaml:69:9 error pss/enforce spec.templates[1].template.spec.hostNetwork: pods made from this template would violate PodSecurity "baseline:latest": host namespaces (hostNetwork=true); the API server accepts the Experiment (Pod Security admission does not check custom resources), but namespace shop refuses every pod made from it (enforce=baseline), so its rollout never makes progress`,
-			}},
-		{name: "configured CloneSet template",
-			opts: Options{Paths: []string{dir + "workloads.yaml"}, Settings: cloneSets},
-			want: []string{
+			}, clones...)},
+		{name: "configured Batch template",
+			opts: Options{Paths: []string{dir + "workloads.yaml"}, Settings: batches},
+			want: append([]string{
 				`workloads.yaml:20:11 warning pss/baseline spec.template.spec.containers[0].securityContext.privileged: privileged (container "web" must not set securityContext.privileged=true): forbidden by the baseline Pod Security Standard (in the pods made from this Rollout's template, which the API server does not check)`,
 				`workloads.yaml:21:9 warning resources/memory-limit-missing spec.template.spec.containers[0].resources: container "web" has no memory limit: it may use all the memory of its node, and when the node runs out, other pods are killed or evicted with it`,
 				`workloads.yaml:69:9 warning pss/baseline spec.templates[1].template.spec.hostNetwork: host namespaces (hostNetwork=true): forbidden by the baseline Pod Security Standard (in the pods made from this Experiment's template, which the API server does not check)`,
-				`workloads.yaml:92:9 warning resources/memory-limit-missing spec.template.spec.containers[0].resources: container "clones" has no memory limit: it may use all the memory of its node, and when the node runs out, other pods are killed or evicted with it`,
-				`workloads.yaml:92:9 warning resources/requests-missing spec.template.spec.containers[0].resources: container "clones" requests no cpu and no memory (and sets no limit the API server would default it from): the scheduler places it as if it needed none, and the kubelet evicts it first under memory pressure`,
-			}},
+			}, append(clones,
+				`workloads.yaml:112:15 warning pss/baseline spec.jobs[0].template.spec.containers[0].securityContext.capabilities.add: non-default capabilities (container "step" must not include "NET_ADMIN" in securityContext.capabilities.add): forbidden by the baseline Pod Security Standard (in the pods made from this Batch's template, which the API server does not check)`)...)},
 		{name: "a Rollout its CRD rejects",
 			opts: Options{Paths: []string{dir + "workloads.yaml"}, CRDPaths: []string{dir + "crd.yaml"}},
-			want: []string{
+			want: append([]string{
 				`workloads.yaml:7:3 error api/invalid spec.replicas: spec.replicas: Invalid value: 3: spec.replicas in body should be less than or equal to 2`,
 				`workloads.yaml:69:9 warning pss/baseline spec.templates[1].template.spec.hostNetwork: host namespaces (hostNetwork=true): forbidden by the baseline Pod Security Standard (in the pods made from this Experiment's template, which the API server does not check)`,
-			}},
+			}, clones...)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
