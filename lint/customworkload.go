@@ -153,7 +153,7 @@ func (l *Linter) checkCustomWorkloads(ctx context.Context, customs []*checked, r
 			if j > 0 && found[j-1].path == t.path {
 				continue // two configured paths reach the same template
 			}
-			l.checkPodTemplate(ctx, c, t, restricted, goRules, opts)
+			l.checkPodTemplate(ctx, c, t, restricted, goRules)
 		}
 	})
 }
@@ -170,14 +170,14 @@ const templateObjectName = "custom-workload-template"
 // PodTemplate's "template" to the template's path in the custom resource.
 // A template that is no valid PodTemplateSpec gets no findings here: the
 // rules read only what the API server accepts.
-func (l *Linter) checkPodTemplate(ctx context.Context, c *checked, t podTemplate, restricted bool, goRules *rules.GoRunner, opts Options) {
+func (l *Linter) checkPodTemplate(ctx context.Context, c *checked, t podTemplate, restricted bool, goRules *rules.GoRunner) {
 	js, err := json.Marshal(map[string]any{"apiVersion": "v1", "kind": "PodTemplate",
 		"metadata": map[string]any{"name": templateObjectName, "namespace": c.ref.Namespace}, "template": t.value})
 	if err != nil {
 		return
 	}
 	res := l.api.Check(ctx, apicheck.Object{APIVersion: "v1", Kind: "PodTemplate", Namespace: c.ref.Namespace,
-		Name: templateObjectName, JSON: js}, apicheck.Options{Namespace: opts.Namespace})
+		Name: templateObjectName, JSON: js}, apicheck.Options{Namespace: c.ref.Namespace})
 	for _, is := range res.Issues {
 		if !is.Warning {
 			return
