@@ -28,8 +28,11 @@ const (
 	EvictRetryDelay = 5 * time.Second
 	// EvictionConflictRetry is EvictionsRetry.Duration in pkg/registry/core/pod/storage: an
 	// eviction whose budget update conflicts with another eviction's is retried by the API
-	// server after 500ms (±10%), re-reading the budget.
+	// server after 500ms (plus up to 10% jitter: 500-550ms), re-reading the budget.
 	EvictionConflictRetry = 500 * time.Millisecond
+	// EvictionConflictAttempts is EvictionsRetry.Steps: after this many conflicting tries the
+	// API server gives up and returns the last conflict (409) to the client.
+	EvictionConflictAttempts = 20
 	// DeletePollInterval is how often kubectl drain looks for an evicted pod to be gone
 	// (waitForDelete's interval).
 	DeletePollInterval = time.Second
@@ -321,7 +324,9 @@ func (s *sim) drainNode(np *NodePlan) {
 		attemptAt[k] = start
 	}
 	failed := map[string]string{}
-	serverRetry := map[string]bool{}
+	// serverAttempts counts the API server's tries of an eviction still in its conflict
+	// retry loop (EvictionsRetry).
+	serverAttempts := map[string]int{}
 	waiting := map[string]time.Duration{} // evicted pods: when kubectl's poll finds them gone
 	if s.o.DisableEviction {
 		for _, k := range list.Pods() {
@@ -393,33 +398,32 @@ func (s *sim) drainNode(np *NodePlan) {
 		if len(due) > 0 {
 			lastRound, changed = nil, false
 		}
-		// Evictions sent at the same instant all read their budget before any writes it: the
-		// first approval's update makes the others' conflict, and the API server retries
-		// them EvictionConflictRetry later, one after another (its jitter separates them).
-		allowedAtRead := map[*policy.PodDisruptionBudget]int32{}
+		// Every eviction due at this instant, kubectl's or the API server's conflict retry,
+		// reads the budgets before any of them writes (serverEvict).
+		read := make([]*policy.PodDisruptionBudget, 0, len(s.w.Budgets))
 		for _, b := range s.w.Budgets {
-			allowedAtRead[b] = b.Status.DisruptionsAllowed
+			read = append(read, b.DeepCopy())
 		}
-		decremented := map[*policy.PodDisruptionBudget]bool{}
+		written := map[*policy.PodDisruptionBudget]bool{}
+		acted := false
 		for _, k := range due {
 			p := s.find(k)
 			if p == nil { // gone already: NotFound ends the goroutine
 				pending = slices.DeleteFunc(pending, func(x string) bool { return x == k })
+				delete(serverAttempts, k)
 				continue
 			}
-			retried := serverRetry[k]
-			delete(serverRetry, k)
-			budgets := s.budgetsIn(p.pod.Namespace)
-			if b := guarding(p.pod, budgets); !retried && b != nil && decremented[b] && allowedAtRead[b] > 0 && podReady(p.pod) {
-				serverRetry[k], changed = true, true
+			attempt := serverAttempts[k] + 1
+			v, conflict := s.serverEvict(p.pod, read, written)
+			if conflict && attempt < EvictionConflictAttempts {
+				serverAttempts[k], changed = attempt, true
 				attemptAt[k] = s.now + EvictionConflictRetry
+				s.notes[fmt.Sprintf("an eviction that loses its budget update to another at the same moment is retried by the API server %s later (EvictionsRetry; in a real run 500-550ms, jittered), re-reading the budget; the plan has retries due at the same moment conflict again, one winning each time, where real retries a few ms apart can instead read the winner's update and be refused with 429", EvictionConflictRetry)] = true
 				continue
 			}
-			v := Evict(p.pod, budgets, s.wall(s.now))
-			if v.Decremented {
-				decremented[s.budget(p.pod.Namespace, v.Budget)] = true
-			}
-			e := Event{At: s.now, Pod: k, Budget: v.Budget, Code: v.Code, Message: v.Message, Cause: v.Cause, Retried: retried}
+			delete(serverAttempts, k)
+			acted = true
+			e := Event{At: s.now, Pod: k, Budget: v.Budget, Code: v.Code, Message: v.Message, Cause: v.Cause, Retried: attempt > 1}
 			switch {
 			case v.Approved():
 				if v.Decremented {
@@ -444,6 +448,10 @@ func (s *sim) drainNode(np *NodePlan) {
 				failed[k] = fmt.Sprintf("error when evicting pods/%q -n %q: %s", p.pod.Name, p.pod.Namespace, v.Message)
 				pending = slices.DeleteFunc(pending, func(x string) bool { return x == k })
 			}
+		}
+		if acted {
+			// The disruption controller reacts to this instant's deletions after every
+			// eviction sent at it has read the budgets.
 			s.syncBudgets()
 		}
 	}
@@ -479,6 +487,46 @@ func (s *sim) drainNode(np *NodePlan) {
 	if !np.Drained {
 		np.Fixes = s.fixes(np, lastRound)
 	}
+}
+
+// serverEvict mirrors the budget part of EvictionREST.Create for one eviction request at
+// s.now: its retry.RetryOnConflict(EvictionsRetry, ...) loop around checkAndDecrement, one
+// try of it. read are the budgets as every request of this instant read them
+// (getPodDisruptionBudgets, before any of them wrote); written are the budgets another
+// request of this instant has already updated. A request whose verdict needs a budget update
+// (checkAndDecrement's UpdateStatus) on a budget already written conflicts: it gets the
+// resourceVersion it read rejected and the API server tries again EvictionConflictRetry
+// later, re-reading the budget; conflict is true and v is the 409 the client gets once
+// EvictionsRetry.Steps tries are spent. Otherwise its verdict, taken on what it read,
+// stands, and an approval's decrement is written to the live budget.
+//
+// Example: three Ready pods under minAvailable 2 (disruptionsAllowed 1), evicted at once:
+// all three read allowed 1; the first writes allowed 0 and is approved; the other two
+// conflict and retry 500ms later, when the replacement of the first is Ready and the
+// disruption controller has written allowed 1 again: one is approved, the other conflicts
+// again and goes through at 1s, once the second replacement is Ready.
+func (s *sim) serverEvict(pod *v1.Pod, read []*policy.PodDisruptionBudget, written map[*policy.PodDisruptionBudget]bool) (v Verdict, conflict bool) {
+	var mine []*policy.PodDisruptionBudget
+	for _, b := range read {
+		if b.Namespace == pod.Namespace {
+			mine = append(mine, b.DeepCopy()) // Evict decrements what it is given
+		}
+	}
+	sort.Slice(mine, func(i, j int) bool { return mine[i].Name < mine[j].Name })
+	v = Evict(pod, mine, s.wall(s.now))
+	if !v.Decremented {
+		return v, false
+	}
+	live := s.budget(pod.Namespace, v.Budget)
+	if written[live] {
+		return Verdict{Code: 409, Budget: v.Budget, Budgets: v.Budgets,
+			Message: fmt.Sprintf("Operation cannot be fulfilled on poddisruptionbudgets.policy %q: the object has been modified; please apply your changes to the latest version and try again", v.Budget)}, true
+	}
+	written[live] = true
+	// What the request read is what the budget holds: no other request of this instant
+	// wrote it, and the disruption controller reacts after them (drainNode).
+	*live = *mine[slices.IndexFunc(mine, func(b *policy.PodDisruptionBudget) bool { return b.Name == v.Budget })]
+	return v, false
 }
 
 // pollAfter is when waitForDelete, polling every second from since, first finds a pod gone at
