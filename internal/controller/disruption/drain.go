@@ -154,6 +154,10 @@ type sim struct {
 	seq      map[string]int
 	events   *[]Event
 	notes    map[string]bool
+	// reconflicts counts the API server's retries that conflict again with another retry due
+	// at the same moment; reconflictFirst names the first.
+	reconflicts     int
+	reconflictFirst string
 }
 
 // Drain predicts kubectl drain o.Nodes... on w. w's objects are not changed.
@@ -216,6 +220,9 @@ func Drain(w World, o Options) (*Plan, error) {
 		plan.Nodes = append(plan.Nodes, np)
 	}
 	plan.Duration = s.now
+	if s.reconflicts > 0 {
+		s.notes[fmt.Sprintf("%d time(s) (first %s) an API server retry of an eviction conflicts again with another retry due at the same moment and waits for the next: in a real run the two retries come up to 50ms apart, and the later can instead read the earlier's update and be refused with 429, kubectl retrying it 5s later", s.reconflicts, s.reconflictFirst)] = true
+	}
 	for n := range s.notes {
 		plan.Assumptions = append(plan.Assumptions, n)
 	}
@@ -418,7 +425,14 @@ func (s *sim) drainNode(np *NodePlan) {
 			if conflict && attempt < EvictionConflictAttempts {
 				serverAttempts[k], changed = attempt, true
 				attemptAt[k] = s.now + EvictionConflictRetry
-				s.notes[fmt.Sprintf("an eviction that loses its budget update to another at the same moment is retried by the API server %s later (EvictionsRetry; in a real run 500-550ms, jittered), re-reading the budget; the plan has retries due at the same moment conflict again, one winning each time, where real retries a few ms apart can instead read the winner's update and be refused with 429", EvictionConflictRetry)] = true
+				s.notes[fmt.Sprintf("evictions sent at the same moment all read the budget and only the first update is written: the API server retries the others %s later (EvictionsRetry; 500-550ms in a real run, jittered), re-reading the budget (real requests sent together can also reach the server one after another, the later ones then refused with 429 at once)", EvictionConflictRetry)] = true
+				if attempt > 1 {
+					// Where real runs vary most: the retries' jitter decides.
+					s.reconflicts++
+					if s.reconflictFirst == "" {
+						s.reconflictFirst = fmt.Sprintf("at %s, %s", s.now, k)
+					}
+				}
 				continue
 			}
 			delete(serverAttempts, k)

@@ -95,6 +95,8 @@ func TestDrain(t *testing.T) {
 		world World
 		opts  Options
 		want  string
+		// wantAssumption, when set, is said among the plan's assumptions.
+		wantAssumption string
 	}{
 		{
 			name:  "minAvailable 2 of 3: the second eviction conflicts, is refused on the server's retry, and goes once the replacement is Ready",
@@ -136,7 +138,8 @@ drained=true forever=false end=1.5s error=
 				return World{Pods: pods, Nodes: nodes, Deployments: []*apps.Deployment{d}, ReplicaSets: []*apps.ReplicaSet{rs},
 					Budgets: []*policy.PodDisruptionBudget{budget("web", &two, nil, "web")}}
 			}(),
-			opts: Options{Nodes: []string{"n1"}, GracePeriodSeconds: -1, ReadyAfter: 100 * time.Millisecond, TerminateAfter: 100 * time.Millisecond},
+			opts:           Options{Nodes: []string{"n1"}, GracePeriodSeconds: -1, ReadyAfter: 100 * time.Millisecond, TerminateAfter: 100 * time.Millisecond},
+			wantAssumption: "1 time(s) (first at 500ms, default/web-abc-2) an API server retry of an eviction conflicts again",
 			want: `0s cordon 
 0s evict default/web-abc-0
 0s created default/web-abc-new1 on n2
@@ -292,6 +295,9 @@ drained=false forever=false end=0s error=never reached: the drain of n1 never en
 			}
 			if got := summary(p); got != tt.want {
 				t.Errorf("Drain() =\n%s\nwant\n%s", got, tt.want)
+			}
+			if got := strings.Join(p.Assumptions, "\n"); !strings.Contains(got, tt.wantAssumption) {
+				t.Errorf("Drain() assumptions =\n%s\nwant one saying %q", got, tt.wantAssumption)
 			}
 		})
 	}
