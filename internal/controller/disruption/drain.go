@@ -572,17 +572,6 @@ func (s *sim) findAny(key string, since time.Duration) *simPod {
 	return nil
 }
 
-func (s *sim) budgetsIn(ns string) []*policy.PodDisruptionBudget {
-	var out []*policy.PodDisruptionBudget
-	for _, b := range s.w.Budgets {
-		if b.Namespace == ns {
-			out = append(out, b)
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out
-}
-
 func (s *sim) budget(ns, name string) *policy.PodDisruptionBudget {
 	for _, b := range s.w.Budgets {
 		if b.Namespace == ns && b.Name == name {
@@ -813,20 +802,6 @@ func (s *sim) budgetFix(b *policy.PodDisruptionBudget, pod *v1.Pod) string {
 		return fmt.Sprintf("%s has %d healthy pods and needs %d: make the unready pods Ready, or set unhealthyPodEvictionPolicy: AlwaysAllow so unready pods can be evicted", name, st.CurrentHealthy, st.DesiredHealthy)
 	}
 	return fmt.Sprintf("%s allows %d disruptions: scale %s up so that its replacement pods give it room", name, st.DisruptionsAllowed, owner)
-}
-
-// guarding is the one budget that selects pod, nil for none or several.
-func guarding(pod *v1.Pod, budgets []*policy.PodDisruptionBudget) *policy.PodDisruptionBudget {
-	var found *policy.PodDisruptionBudget
-	for _, b := range budgets {
-		if len(PodsForBudget(b, []*v1.Pod{pod})) == 1 {
-			if found != nil {
-				return nil
-			}
-			found = b
-		}
-	}
-	return found
 }
 
 func podReady(p *v1.Pod) bool {
