@@ -190,7 +190,7 @@ func gridCases() []propertyCase {
 						"strategy": map[string]any{"type": "RollingUpdate", "rollingUpdate": ru},
 						"template": map[string]any{
 							"metadata": map[string]any{"labels": map[string]any{"app": "web"}},
-							"spec": map[string]any{"containers": []any{map[string]any{"name": "web", "image": "nginx:1.27"}}},
+							"spec":     map[string]any{"containers": []any{map[string]any{"name": "web", "image": "nginx:1.27"}}},
 						},
 					},
 				}
