@@ -50,13 +50,13 @@ type drainScenario struct {
 const drainRuns = 5
 
 // minAvailable2of3Runs: three pods evicted at once under minAvailable 2 vary with the API
-// server's jittered conflict retry (500-550ms). In 24 recorded runs (load average 6 to 15 on 2
-// cores), 15 went as the plan (all three approved in the first round: the two that conflicted
+// server's jittered conflict retry (500-550ms). In 27 recorded runs (load average 6 to 15 on 2
+// cores), 16 went as the plan (all three approved in the first round: the two that conflicted
 // retried within a few ms of each other, one won, the other conflicted again and went
-// through on its second retry), 7 had the second retry read the winner's update and be
+// through on its second retry), 9 had the second retry read the winner's update and be
 // refused (2 approved and 1 refused, then 1 approved), and 2 had no conflict at all (the
 // first eviction was written before the others read: 1 approved and 2 refused, then 2).
-// Eight runs all varying is about 0.04%.
+// Eight runs all varying is about 0.1%.
 const minAvailable2of3Runs = 8
 
 // recordDrainRuns, when set, runs each drain scenario that many times, logging every real run
