@@ -32,7 +32,7 @@ func fastYAML(text []byte) (*yaml.Node, bool) {
 			return nil, false
 		}
 	}
-	p := &fastParser{}
+	p := &fastParser{finalBreak: len(text) > 0 && text[len(text)-1] == '\n'}
 	for len(text) > 0 {
 		line := text
 		if i := bytes.IndexByte(text, '\n'); i >= 0 {
@@ -76,6 +76,8 @@ const maxSimpleKey = 1000
 type fastParser struct {
 	lines [][]byte
 	at    int
+	// finalBreak is set when the text ends with a line break.
+	finalBreak bool
 }
 
 // skip moves past blank lines and lines that hold only a comment.
@@ -294,6 +296,8 @@ func (p *fastParser) inline(line, col, parent int) (*yaml.Node, bool) {
 	l := p.lines[line]
 	rest := l[col:]
 	switch rest[0] {
+	case '|':
+		return p.literal(line, col, parent)
 	case '\'', '"':
 		q := rest[0]
 		var value []byte
@@ -500,4 +504,65 @@ func flowScalar(s []byte, i, line, col int, key bool) (*yaml.Node, int, bool) {
 		return nil, 0, false // a key ends with ": ", with no space before the colon
 	}
 	return plainScalar(string(value), line, col+i), j, true
+}
+
+// literal parses a literal block scalar ("|" or "|-", with the content's
+// indentation found from its first line) whose indicator is on line at
+// column col, inside the collection at column parent; it leaves p.at on the
+// scalar's last line. The value is what yaml.v3's scanner reads
+// (yaml_parser_scan_block_scalar): each content line less the content's
+// indentation, with its line break, the trailing blank lines dropped and the
+// last break kept ("|", clip) or dropped ("|-", strip). Folded scalars,
+// explicit indentation, "|+", blank lines before the first content line and
+// a scalar that ends the text without a line break are left to yaml.v3.
+func (p *fastParser) literal(line, col, parent int) (*yaml.Node, bool) {
+	header := p.lines[line][col+1:]
+	strip := false
+	if len(header) > 0 && header[0] == '-' {
+		strip, header = true, header[1:]
+	}
+	if !trailerOK(header) {
+		return nil, false
+	}
+	if line+1 >= len(p.lines) {
+		return nil, false
+	}
+	first := p.lines[line+1]
+	indent := indentOf(first)
+	if indent == len(first) || indent <= parent {
+		return nil, false // a blank first line, or an empty scalar
+	}
+	var value []byte
+	last := line + 1 // the last content line
+	blanks := 0      // blank lines since it
+	i := line + 1
+	for ; i < len(p.lines); i++ {
+		l := p.lines[i]
+		ni := indentOf(l)
+		if ni == len(l) {
+			if ni > indent {
+				return nil, false // a blank line with spaces beyond the indentation is content
+			}
+			blanks++
+			continue
+		}
+		if ni < indent {
+			break
+		}
+		for range blanks {
+			value = append(value, '\n')
+		}
+		blanks = 0
+		value = append(value, l[indent:]...)
+		value = append(value, '\n')
+		last = i
+	}
+	if last == len(p.lines)-1 && !p.finalBreak {
+		return nil, false
+	}
+	if strip {
+		value = value[:len(value)-1]
+	}
+	p.at = last
+	return &yaml.Node{Kind: yaml.ScalarNode, Style: yaml.LiteralStyle, Tag: "!!str", Value: string(value), Line: line + 1, Column: col + 1}, true
 }

@@ -157,3 +157,61 @@ func TestFastYAMLMutations(t *testing.T) {
 		t.Errorf("fastYAML answered %d of %d mutations, want at least a tenth", answered, n)
 	}
 }
+
+// TestFastYAMLCases checks fastYAML against yaml.v3 on documents written
+// to trip it, and that it answers for the shapes it is meant to read.
+func TestFastYAMLCases(t *testing.T) {
+	tests := []struct {
+		name, doc string
+		fast      bool
+	}{
+		{name: "mapping", doc: "a: 1\nb: x y\nc: 'it''s'\nd: \"q\"\n", fast: true},
+		{name: "nested and sequences", doc: "a:\n  b:\n  - x\n  - y: 1\n    z: [1, 'two', \"3\"]\n  c: {k: v, l: 'w'}\n", fast: true},
+		{name: "sequence at the key's indentation", doc: "a:\n- 1\n- 2\nb: 3\n", fast: true},
+		{name: "comments and blank lines", doc: "# head\na: 1 # c\n\n  # indented comment\nb:   2\n", fast: true},
+		{name: "duplicate keys", doc: "a: 1\na: 2\n", fast: true},
+		{name: "empty flow", doc: "a: []\nb: {}\nc: [ ]\n", fast: true},
+		{name: "merge value", doc: "a: <<\n", fast: true},
+		{name: "literal", doc: "a: |\n  x\n   y\n\n  z\n\n\nb: 1\n", fast: true},
+		{name: "literal strip", doc: "a: |-\n  x\n  y\nb: 1\n", fast: true},
+		{name: "literal in a sequence", doc: "- |\n  x\n- y\n", fast: true},
+		{name: "literal with a comment line", doc: "a: | # c\n    x\n    # not a comment\n  # a comment\nb: 1\n", fast: true},
+		{name: "literal at the end", doc: "a: |\n  x\n", fast: true},
+		{name: "literal at the end without a break", doc: "a: |\n  x"},
+		{name: "literal keep", doc: "a: |+\n  x\n\nb: 1\n"},
+		{name: "literal explicit indentation", doc: "a: |2\n   x\n"},
+		{name: "literal leading blank", doc: "a: |\n\n  x\n"},
+		{name: "literal empty", doc: "a: |\nb: 1\n"},
+		{name: "folded", doc: "a: >\n  x\n  y\n"},
+		{name: "null value", doc: "a:\nb: 1\n"},
+		{name: "multi-line plain", doc: "a: x\n  y\n"},
+		{name: "multi-line quoted", doc: "a: \"x\n  y\"\n"},
+		{name: "escape", doc: "a: \"x\\ty\"\n"},
+		{name: "anchor and alias", doc: "a: &x 1\nb: *x\n"},
+		{name: "tag", doc: "a: !!str 1\n"},
+		{name: "tab", doc: "a:\t1\n"},
+		{name: "carriage return", doc: "a: 1\r\n"},
+		{name: "non-ASCII", doc: "a: é\n"},
+		{name: "nested flow", doc: "a: [[1]]\n"},
+		{name: "flow trailing comma", doc: "a: [1, 2,]\n"},
+		{name: "flow question mark", doc: "a: [x?y]\n"},
+		{name: "flow colon", doc: "a: [x:y]\n"},
+		{name: "flow over two lines", doc: "a: [1,\n  2]\n"},
+		{name: "quoted key", doc: "\"a\": 1\n"},
+		{name: "complex key", doc: "? a\n: 1\n"},
+		{name: "colon in a value", doc: "a: b: c\n"},
+		{name: "indented document", doc: "  a: 1\n"},
+		{name: "scalar document", doc: "a\n"},
+		{name: "document end", doc: "a: 1\n...\n"},
+		{name: "key over 1000 characters", doc: strings.Repeat("k", 1100) + ": 1\n"},
+		{name: "stray indentation", doc: "a: 1\n b: 2\n"},
+		{name: "compact nested sequence", doc: "- - 1\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := fastAgrees(t, tt.name, []byte(tt.doc)); got != tt.fast {
+				t.Errorf("fastYAML(%q) answered = %v, want %v", tt.doc, got, tt.fast)
+			}
+		})
+	}
+}
