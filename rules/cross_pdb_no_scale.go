@@ -67,12 +67,21 @@ func pdbNoScale(c *CrossContext) []Finding {
 		return nil // an integer minAvailable needs no scale
 	}
 	path := "spec." + strings.SplitN(field, " ", 2)[0]
-	pods, scales, noScale, bare := selectedPods(c.NS, pdb.Spec.Selector)
-	if len(pods) == 0 {
+	// Every budget of a selector gets the same answer (both fields above
+	// resolve against the controllers' scale): in a namespace of n alike
+	// budgets over n alike workloads, it is computed once (ns.Shared).
+	a := c.NS.Shared("pdb/no-scale\x00"+SelectorKey(pdb.Spec.Selector), func() any {
+		pods, scales, noScale, bare := selectedPods(c.NS, pdb.Spec.Selector)
+		a := noScaleAnswer{selected: len(pods), noScale: noScale, bare: bare}
+		if len(pods) > 0 {
+			a.expected, _, _, a.err = disruption.ExpectedPodCount(pdb, pods, scales)
+		}
+		return a
+	}).(noScaleAnswer)
+	if a.selected == 0 {
 		return nil // pdb/no-matching-workload
 	}
-	name := displayName(c.Self)
-	expected, _, _, err := disruption.ExpectedPodCount(pdb, pods, scales)
+	name, noScale, bare, expected, err := displayName(c.Self), a.noScale, a.bare, a.expected, a.err
 	switch {
 	case err != nil:
 		return []Finding{{
@@ -81,7 +90,7 @@ func pdbNoScale(c *CrossContext) []Finding {
 			Path:    path,
 			Related: relatedBeyondNamed(len(noScale)),
 		}}
-	case expected == 0 && len(pods) == len(bare):
+	case expected == 0 && a.selected == len(bare):
 		return []Finding{{
 			Message: fmt.Sprintf("PodDisruptionBudget %s sets %s, and selects only Pods that no controller owns (%s), which the disruption controller leaves out of the pods it expects: it expects 0, allows 0 disruptions, and no pod it selects can ever be evicted",
 				name, field, DescribeList(bare)),
@@ -90,6 +99,17 @@ func pdbNoScale(c *CrossContext) []Finding {
 		}}
 	}
 	return nil
+}
+
+// noScaleAnswer is what pdbNoScale learns of a selector: how many pods
+// stand in for what it selects (selectedPods), the disruption controller's
+// expected count or its error, and the keys of the workloads without a
+// scale and of the bare Pods.
+type noScaleAnswer struct {
+	selected      int
+	expected      int32
+	err           error
+	noScale, bare []string
 }
 
 // relatedBeyondNamed is a finding's Related for a list of n that
