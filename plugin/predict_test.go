@@ -30,6 +30,9 @@ func TestPredictGolden(t *testing.T) {
 		{name: "predict-state-undo.txt", args: []string{"--state", dir + "state.yaml", "deployment", "web", "--undo"}, wantExit: 0},
 		{name: "predict-state-scale.txt", args: []string{"--state", dir + "state.yaml", "--replicas", "8"}, wantExit: 0},
 		{name: "predict-state-file.txt", args: []string{"--state", dir + "state.yaml", "-f", dir + "new.yaml"}, wantExit: 0},
+		// A HorizontalPodAutoscaler owns the count: planned at its minReplicas, and said so.
+		{name: "predict-hpa.txt", args: []string{"-f", dir + "hpa-new.yaml", "--from", dir + "hpa-old.yaml"}, wantExit: 0},
+		{name: "predict-hpa.json", args: []string{"-f", dir + "hpa-new.yaml", "--from", dir + "hpa-old.yaml", "-o", "json"}, wantExit: 0},
 		{name: "predict-statefulset.txt", args: []string{"-f", dir + "sts-new.yaml", "--from", dir + "sts-old.yaml"}, wantExit: 0},
 		{name: "predict-statefulset.json", args: []string{"-f", dir + "sts-new.yaml", "--from", dir + "sts-old.yaml", "-o", "json"}, wantExit: 0},
 		{name: "predict-daemonset.txt", args: []string{"-f", dir + "ds-new.yaml", "--from", dir + "ds-old.yaml", "--nodes", "5"}, wantExit: 0},

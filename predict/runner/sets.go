@@ -48,6 +48,7 @@ func predictSet(ctx context.Context, req Request, checker *apicheck.Checker, sta
 	switch next := checked.(type) {
 	case *apps.StatefulSet:
 		next.Namespace = p.Namespace
+		p.Autoscaler = autoscaledSet(req, objState, cur, old, base.oldObj, obj, next)
 		ti = timingFor(req, &next.Spec.Template)
 		in := statefulset.Input{StatefulSet: next, Start: req.Start,
 			Timing: kernel.Timing{ReadyAfter: ti.ReadyAfter, TerminateAfter: ti.TerminateAfter, FailNew: req.FailNew}}
@@ -109,7 +110,35 @@ func predictSet(ctx context.Context, req Request, checker *apicheck.Checker, sta
 	}
 	sort.Strings(plan.Notes)
 	p.Plan, p.Timing, p.Distribution = plan, ti, dist
+	attachAutoscaler(&p, p.Autoscaler, objState)
 	return p, nil
+}
+
+// autoscaledSet sets next's replicas, and the old version's, to the count planReplicas
+// chooses when an autoscaler targets the StatefulSet, and returns that autoscaler (nil for
+// none). obj without a file is a what-if of the stored object (predictSetChange), whose
+// --replicas is already in next.
+func autoscaledSet(req Request, st *kernel.State, cur, old runtime.Object, oldObj, obj *manifest.Object, next *apps.StatefulSet) *Autoscaler {
+	a, _ := autoscalerFor(autoscalersOfState(st), req.autoscalers, "StatefulSet", next.Namespace, next.Name)
+	if a == nil {
+		return nil
+	}
+	var stored, written, whatIf *int32
+	if c, ok := cur.(*apps.StatefulSet); ok {
+		stored, a.ScaleSource = c.Spec.Replicas, st.Source
+	}
+	switch {
+	case obj.File == "":
+		whatIf = req.WhatIf.Replicas
+	case writesReplicas(obj.JSON):
+		written = next.Spec.Replicas
+	}
+	n := a.planReplicas(stored, written, whatIf)
+	next.Spec.Replicas = &n
+	if o, ok := old.(*apps.StatefulSet); ok && !writesReplicas(oldObj.JSON) {
+		o.Spec.Replicas = &n
+	}
+	return a
 }
 
 // timingFor derives the world's timing from the template, unless the request sets it.
