@@ -342,6 +342,10 @@ func Run(ctx context.Context, req Request) (*Result, error) {
 		return nil, err
 	}
 	autoscaled := targetedAutoscalers(set, req.autoscalers, ns)
+	images, err := imagesByWorkload(set, req.WhatIf.Images, ns)
+	if err != nil {
+		return nil, err
+	}
 	if req.FetchNamespaceLabels != nil {
 		labels, err := req.FetchNamespaceLabels(ctx, namespacesOfSet(set, ns))
 		if err != nil {
@@ -376,6 +380,9 @@ func Run(ctx context.Context, req Request) (*Result, error) {
 		// A namespace whose Pod Security enforce level refuses the pod template: every pod
 		// creation fails, so the new pods never become Ready.
 		objReq := req
+		if len(req.WhatIf.Images) > 0 {
+			objReq.WhatIf.Images = images[obj]
+		}
 		var refused *Refusal
 		if obj.APIVersion == "apps/v1" && (obj.Kind == "Deployment" || obj.Kind == "StatefulSet" || obj.Kind == "DaemonSet") {
 			r, err := podSecurityRefusal(policies, p.Namespace, obj.Kind, obj.JSON)
@@ -431,7 +438,7 @@ func Run(ctx context.Context, req Request) (*Result, error) {
 				Reason: "predict models apps/v1 Deployments, StatefulSets, DaemonSets and ReplicaSets, batch/v1 Jobs and CronJobs, and v1 ReplicationControllers"})
 			continue
 		}
-		base, err := resolveBaseline(ctx, req, checker, state, oldSet, obj, p.Namespace, ns)
+		base, err := resolveBaseline(ctx, objReq, checker, state, oldSet, obj, p.Namespace, ns)
 		if err != nil {
 			return nil, err
 		}

@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -35,12 +36,16 @@ func (w WhatIf) Empty() bool {
 	return len(w.Images) == 0 && w.Replicas == nil && !w.Undo && !w.Resume && !w.Restart
 }
 
-// SetImage mirrors `kubectl set image`: NAME matches a container or init container by name,
-// "*" every one of them; a name that matches nothing is an error.
+// SetImage mirrors `kubectl set image` on one pod spec (SetImageOptions.Run's function over
+// the pod spec, k8s.io/kubectl/pkg/cmd/set/set_image.go, with its unexported setImage): NAME
+// matches an init container or container by name, "*" every one of them; a name that matches
+// nothing is kubectl's error, followed by the containers there are.
 func SetImage(spec *v1.PodSpec, ic ImageChange) error {
 	found := false
+	var names []string
 	for _, list := range [][]v1.Container{spec.InitContainers, spec.Containers} {
 		for i := range list {
+			names = append(names, list[i].Name)
 			if ic.Container == "*" || list[i].Name == ic.Container {
 				list[i].Image = ic.Image
 				found = true
@@ -48,7 +53,7 @@ func SetImage(spec *v1.PodSpec, ic ImageChange) error {
 		}
 	}
 	if !found {
-		return fmt.Errorf("unable to find container named %q", ic.Container)
+		return fmt.Errorf("unable to find container named %q (its containers: %s)", ic.Container, strings.Join(names, ", "))
 	}
 	return nil
 }
