@@ -33,6 +33,9 @@ func TestPredictGolden(t *testing.T) {
 		// A HorizontalPodAutoscaler owns the count: planned at its minReplicas, and said so.
 		{name: "predict-hpa.txt", args: []string{"-f", dir + "hpa-new.yaml", "--from", dir + "hpa-old.yaml"}, wantExit: 0},
 		{name: "predict-hpa.json", args: []string{"-f", dir + "hpa-new.yaml", "--from", dir + "hpa-old.yaml", "-o", "json"}, wantExit: 0},
+		// TYPE/NAME with --from: the old manifest's workload changed; with -f: that one of the files.
+		{name: "predict-target-from-image.txt", args: []string{"deployment/web", "--from", dir + "old.yaml", "--image", "web=nginx:3.0"}, wantExit: 0},
+		{name: "predict-target-files.txt", args: []string{"statefulset/db", "-f", dir + "new.yaml", "-f", dir + "sts-new.yaml", "--from", dir + "old.yaml", "--from", dir + "sts-old.yaml"}, wantExit: 0},
 		{name: "predict-statefulset.txt", args: []string{"-f", dir + "sts-new.yaml", "--from", dir + "sts-old.yaml"}, wantExit: 0},
 		{name: "predict-statefulset.json", args: []string{"-f", dir + "sts-new.yaml", "--from", dir + "sts-old.yaml", "-o", "json"}, wantExit: 0},
 		{name: "predict-daemonset.txt", args: []string{"-f", dir + "ds-new.yaml", "--from", dir + "ds-old.yaml", "--nodes", "5"}, wantExit: 0},
@@ -172,6 +175,9 @@ func TestPredictUsageErrors(t *testing.T) {
 		{name: "unknown container", args: []string{"--state", "testdata/predict/state.yaml", "--image", "db=postgres"}, want: `unable to find container named "db" (its containers: web)`},
 		{name: "unknown container in the files", args: []string{"-f", "testdata/predict/sts-new.yaml", "-f", "testdata/predict/new.yaml", "--from", "testdata/predict/old.yaml", "--image", "cache=redis"},
 			want: `--image cache=redis: no workload of the files has a container named "cache"; their containers: StatefulSet default/db: db; Deployment default/web: web`},
+		{name: "target not in the files", args: []string{"deployment/api", "--from", "testdata/predict/old.yaml", "--image", "web=nginx"},
+			want: "deployment/api: not in testdata/predict/old.yaml, which holds deployment/web in namespace default"},
+		{name: "from without new manifests or target", args: []string{"--from", "testdata/predict/old.yaml", "--image", "web=nginx"}, want: "--from needs -f (the new manifests), or TYPE/NAME"},
 		{name: "not a workload", args: []string{"--state", "testdata/predict/state.yaml", "job/web", "--replicas", "2"}, want: "predict models Deployments, StatefulSets and DaemonSets"},
 		{name: "missing deployment", args: []string{"--state", "testdata/predict/state.yaml", "deployment/api", "--replicas", "2"}, want: "deployment default/api: not found in testdata/predict/state.yaml"},
 		{name: "two namespaces", args: []string{"--state", "testdata/predict/state-shop.yaml", "--state", "testdata/predict/state-staging.yaml", "-f", "testdata/predict/new.yaml"},

@@ -151,7 +151,8 @@ func New(ctx context.Context, o Options) (*Prediction, error) {
 	if err := o.completeBatch(&r); err != nil {
 		return nil, err
 	}
-	p := &Prediction{opts: o, live: o.Live || (len(targets) > 0 && len(o.StateFiles) == 0)}
+	// TYPE/NAME reads the cluster unless another baseline is given.
+	p := &Prediction{opts: o, live: o.Live || (len(targets) > 0 && len(o.StateFiles) == 0 && len(o.From) == 0 && o.BaseRef == "")}
 	switch {
 	case o.NodesFile != "" && o.Nodes > 0:
 		return nil, errors.New("give --nodes or --nodes-file, not both")
@@ -299,8 +300,8 @@ func (p *Prediction) validate() error {
 	if o.BaseRef != "" && len(o.Filenames) == 0 {
 		return errors.New("--base-ref needs -f: the files whose old version is read from git")
 	}
-	if len(o.From) > 0 && len(o.Filenames) == 0 {
-		return errors.New("--from needs -f: the new manifests")
+	if len(o.From) > 0 && len(o.Filenames) == 0 && len(p.request.Targets) == 0 {
+		return errors.New("--from needs -f (the new manifests), or TYPE/NAME (a workload of the old manifests to change with --image, --replicas, --undo or --restart)")
 	}
 	if o.ToRevision != 0 && !o.Undo {
 		return errors.New("--to-revision needs --undo")

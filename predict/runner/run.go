@@ -231,6 +231,11 @@ func Run(ctx context.Context, req Request) (*Result, error) {
 		ns = metav1.NamespaceDefault
 	}
 	res := &Result{}
+	if len(req.Files) == 0 && len(req.From) > 0 && len(req.Targets) > 0 {
+		// TYPE/NAME --from OLD: the named workload of the old manifests, as they run (fully
+		// rolled out), changed by the what-if.
+		req.Files = req.From
+	}
 	state, err := loadState(req, res)
 	if err != nil {
 		return nil, err
@@ -336,6 +341,9 @@ func Run(ctx context.Context, req Request) (*Result, error) {
 
 	set := manifest.LoadWith(req.Files, req.Stdin, req.Renderer)
 	set.Relocate()
+	if err := onlyTargets(set, req.Targets, ns, strings.Join(req.Files, ", ")); err != nil {
+		return nil, err
+	}
 	res.Problems = append(res.Problems, set.Problems...)
 	res.Warnings = append(res.Warnings, set.Warnings...)
 	if req.autoscalers, err = autoscalersOfSet(set, ns); err != nil {
