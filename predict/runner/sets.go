@@ -186,12 +186,12 @@ func applyWhatIfToFile(req Request, st *kernel.State, cur runtime.Object, obj *m
 		if c, ok := cur.(*apps.StatefulSet); ok && st != nil {
 			history = st.OwnedRevisions(c, "StatefulSet")
 		}
-		return req.WhatIf.ApplyToTemplate(ref, &next.Spec.Template, &next.Spec.Replicas, history)
+		return req.WhatIf.ApplyToTemplate(ref, next, &next.Spec.Template, &next.Spec.Replicas, history)
 	case *apps.DaemonSet:
 		if c, ok := cur.(*apps.DaemonSet); ok && st != nil {
 			history = st.OwnedRevisions(c, "DaemonSet")
 		}
-		return req.WhatIf.ApplyToTemplate(ref, &next.Spec.Template, nil, history)
+		return req.WhatIf.ApplyToTemplate(ref, next, &next.Spec.Template, nil, history)
 	}
 	return nil, fmt.Errorf("%s: unexpected %T", ref, checked)
 }

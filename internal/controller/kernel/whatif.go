@@ -6,6 +6,8 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/kubectl/pkg/polymorphichelpers"
 )
 
 // RestartedAtAnnotation is the pod-template annotation `kubectl rollout restart` sets.
@@ -54,6 +56,23 @@ func SetImage(spec *v1.PodSpec, ic ImageChange) error {
 	}
 	if !found {
 		return fmt.Errorf("unable to find container named %q (its containers: %s)", ic.Container, strings.Join(names, ", "))
+	}
+	return nil
+}
+
+// SetImages applies w's --image changes to the workload obj as `kubectl set image` does:
+// kubectl's own polymorphichelpers.UpdatePodSpecForObjectFn finds the pod spec of each kind it
+// knows (Deployments, StatefulSets, DaemonSets, ReplicaSets, ...), and SetImage changes its
+// containers, in the order given.
+func (w WhatIf) SetImages(obj runtime.Object) error {
+	for _, ic := range w.Images {
+		ok, err := polymorphichelpers.UpdatePodSpecForObjectFn(obj, func(spec *v1.PodSpec) error { return SetImage(spec, ic) })
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return fmt.Errorf("%T has no pod template to set an image in", obj)
+		}
 	}
 	return nil
 }
