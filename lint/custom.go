@@ -13,6 +13,7 @@ import (
 	"github.com/kubectl-workload/kubectl-workload/internal/admissionpolicy"
 	"github.com/kubectl-workload/kubectl-workload/internal/apicheck"
 	"github.com/kubectl-workload/kubectl-workload/internal/manifest"
+	"github.com/kubectl-workload/kubectl-workload/rules"
 )
 
 // This file checks custom resources against their CustomResourceDefinitions,
@@ -85,8 +86,12 @@ func crdPaths(paths []string) []string {
 // the CRD's transition rules (oldSelf) run. A kind whose CRD is nowhere in
 // sight gets one info, on its first object.
 //
+// Custom workloads the CRD does not reject then get the pod-level checks
+// on their pod templates (customworkload.go), with goRules, the run's Go
+// rules (nil when every rule runs in Rego).
+//
 // It returns the run's CRDs, or nil when the run holds no custom resource.
-func (l *Linter) checkCustomResources(ctx context.Context, all []*checked, opts Options, res *Result) *apicheck.CRDs {
+func (l *Linter) checkCustomResources(ctx context.Context, all []*checked, opts Options, res *Result, goRules *rules.GoRunner) *apicheck.CRDs {
 	var customs []*checked
 	for _, c := range all {
 		if c.custom != nil && apicheck.CustomResource(c.custom.APIVersion, c.custom.Kind) {
@@ -98,6 +103,7 @@ func (l *Linter) checkCustomResources(ctx context.Context, all []*checked, opts 
 	}
 	crds := crdSources(opts, all, res)
 	missing := map[schema.GroupKind][]*checked{}
+	refused := make([]bool, len(customs)) // by index: each worker owns its own
 	parallel(ctx, len(customs), func(i int) {
 		c := customs[i]
 		if !crds.Defines(c.custom.APIVersion, c.custom.Kind) {
@@ -108,10 +114,19 @@ func (l *Linter) checkCustomResources(ctx context.Context, all []*checked, opts 
 			sev := SeverityError
 			if is.Warning {
 				sev = SeverityWarning
+			} else {
+				refused[i] = true
 			}
 			c.findings = append(c.findings, c.customAt(is.Rule, sev, is.Field, is.Message))
 		}
 	})
+	rejected := map[*checked]bool{}
+	for i, c := range customs {
+		if refused[i] {
+			rejected[c] = true
+		}
+	}
+	l.checkCustomWorkloads(ctx, customs, rejected, goRules, opts)
 	for _, c := range customs {
 		if !crds.Defines(c.custom.APIVersion, c.custom.Kind) {
 			gv, _ := schema.ParseGroupVersion(c.custom.APIVersion)

@@ -3,10 +3,13 @@ package lint
 import (
 	"context"
 	"fmt"
+	"slices"
+	"sort"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/kubectl-workload/kubectl-workload/internal/admissionpolicy"
 	"github.com/kubectl-workload/kubectl-workload/internal/apicheck"
 	"github.com/kubectl-workload/kubectl-workload/internal/live"
 	"github.com/kubectl-workload/kubectl-workload/internal/manifest"
@@ -22,22 +25,8 @@ import (
 // repeated in api/crd-missing. It returns the stored custom resources'
 // lookup, nil when none was read.
 func readClusterAdmission(ctx context.Context, c *live.Client, src Source, objs []*manifest.Object, namespaces []string, b *Baseline) (func(*manifest.Object, ObjectRef) []byte, error) {
-	for _, k := range []live.Kind{live.PolicyKind, live.BindingKind} {
-		items, skip, err := c.ListOptional(ctx, "", k, "the cluster's ValidatingAdmissionPolicies are not evaluated")
-		if err != nil {
-			return nil, err
-		}
-		if skip != nil {
-			src.note([]live.Skip{*skip})
-			continue
-		}
-		for _, u := range items {
-			m, err := live.Manifest(c.Context, u)
-			if err != nil {
-				return nil, err
-			}
-			b.Policies = append(b.Policies, m)
-		}
+	if err := readClusterPolicies(ctx, c, src, objs, namespaces, b); err != nil {
+		return nil, err
 	}
 	customs := map[schema.GroupKind]bool{}
 	for _, obj := range objs {
@@ -108,6 +97,84 @@ func readClusterAdmission(ctx context.Context, c *live.Client, src Source, objs 
 		}
 		return stored[key{gv.Group, obj.Kind, ns, ref.Name}]
 	}, nil
+}
+
+// readClusterPolicies reads the cluster's ValidatingAdmissionPolicies and
+// bindings into b.Policies, and the objects their paramRefs may name into
+// b.Params (readClusterParams). A list the user may not make is noted, and
+// the run goes on without it.
+func readClusterPolicies(ctx context.Context, c *live.Client, src Source, objs []*manifest.Object, namespaces []string, b *Baseline) error {
+	for _, k := range []live.Kind{live.PolicyKind, live.BindingKind} {
+		items, skip, err := c.ListOptional(ctx, "", k, "the cluster's ValidatingAdmissionPolicies are not evaluated")
+		if err != nil {
+			return err
+		}
+		if skip != nil {
+			src.note([]live.Skip{*skip})
+			continue
+		}
+		for _, u := range items {
+			m, err := live.Manifest(c.Context, u)
+			if err != nil {
+				return err
+			}
+			b.Policies = append(b.Policies, m)
+		}
+	}
+	return readClusterParams(ctx, c, src, objs, namespaces, b)
+}
+
+// readClusterParams reads the cluster's objects that the bindings'
+// paramRefs may name, into b.Params: for each paramKind of the cluster's
+// policies and of the files', every object of that kind (list requests
+// only) in the files' namespaces and in those a paramRef names, or in the
+// cluster for a cluster-scoped kind. The API server's admission then picks
+// among them by the paramRef's name, namespace and selector
+// (generic.CollectParams), as it picks among its informer's. A kind the
+// user may not list is noted, and its params are those of the files.
+func readClusterParams(ctx context.Context, c *live.Client, src Source, objs []*manifest.Object, namespaces []string, b *Baseline) error {
+	ps := admissionpolicy.NewSet()
+	for _, obj := range append(append([]*manifest.Object{}, b.Policies...), objs...) {
+		if admissionpolicy.IsPolicy(obj.APIVersion, obj.Kind) {
+			_ = ps.AddPolicy(obj.JSON, obj.Kind, obj.File) // a policy that does not decode is reported by checkPolicies
+		}
+	}
+	gvks := ps.ParamKinds()
+	if len(gvks) == 0 {
+		return nil
+	}
+	sort.Slice(gvks, func(i, j int) bool { return gvks[i].String() < gvks[j].String() })
+	gvks = slices.Compact(gvks)
+	scopes := append(append([]string{}, namespaces...), ps.ParamNamespaces()...)
+	sort.Strings(scopes)
+	scopes = slices.Compact(scopes)
+	for _, gvk := range gvks {
+		k, namespaced, err := c.KindOf(gvk)
+		if err != nil {
+			// The server does not serve it: its admission reports the
+			// policy's paramKind as a configuration error, as lint does.
+			src.note([]live.Skip{{Message: fmt.Sprintf("%v; paramRefs to it are resolved with the files' objects only", err)}})
+			continue
+		}
+		where := scopes
+		if !namespaced {
+			where = []string{""}
+		}
+		for _, ns := range where {
+			items, skip, err := c.ListOptional(ctx, ns, k, fmt.Sprintf("the policies' paramRefs to %s objects are resolved with the files' only", gvk.Kind))
+			if err != nil {
+				return err
+			}
+			if skip != nil {
+				src.note([]live.Skip{*skip})
+				continue
+			}
+			for _, u := range items {
+				b.Params = append(b.Params, admissionpolicy.Param{Object: u, Resource: k.GVR.Resource, Namespaced: namespaced})
+			}
+		}
+	}
+	return nil
 }
 
 // customScoped reports whether the cluster's CRD of a group and kind is

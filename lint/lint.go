@@ -240,9 +240,10 @@ type checked struct {
 	shallow      shallowIndex
 	ignored      map[string]bool
 	ignoreReason string
-	// pss is the Pod Security evaluation of an object with pods; nsLabels
+	// pss are the Pod Security evaluations of an object with pods (one
+	// per pod template of a custom workload, customworkload.go); nsLabels
 	// a Namespace's Pod Security labels (see podsecurity.go).
-	pss      *pssState
+	pss      []*pssState
 	nsLabels map[string]string
 	// refs are the objects its pod spec needs (references.go).
 	refs []reference
@@ -364,8 +365,8 @@ func (l *Linter) Run(ctx context.Context, opts Options) *Result {
 	baseline := l.checkBaseline(ctx, opts, res, keep)
 	parallel(ctx, len(baseline), func(i int) { l.firstPass(ctx, baseline[i], local, opts, known) })
 	all = append(all, baseline...)
-	crds := l.checkCustomResources(ctx, all, opts, res)
-	l.checkPolicies(ctx, inputs, perFile, all, crds, opts, res)
+	crds := l.checkCustomResources(ctx, all, opts, res, goRules)
+	l.checkPolicies(ctx, inputs, perFile, all, baseline, crds, opts, res)
 	for _, c := range all {
 		c.custom = nil
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/kubectl-workload/kubectl-workload/internal/admissionpolicy"
 	"github.com/kubectl-workload/kubectl-workload/internal/apicheck"
 	"github.com/kubectl-workload/kubectl-workload/internal/manifest"
 	"github.com/kubectl-workload/kubectl-workload/rules"
@@ -58,6 +59,10 @@ type Baseline struct {
 	// Policies are the cluster's ValidatingAdmissionPolicies and bindings,
 	// evaluated on the input's objects besides the input's own.
 	Policies []*manifest.Object
+	// Params are the cluster's objects of the policies' paramKinds, which
+	// the bindings' paramRefs select from; an object of the input with the
+	// same kind, namespace and name replaces the cluster's.
+	Params []admissionpolicy.Param
 
 	once   sync.Once
 	stored map[*manifest.Object]bool

@@ -30,6 +30,9 @@ type pssState struct {
 	// anchor is where a namespace-level finding about each level points:
 	// the first field that fails it.
 	anchor map[api.Level]Finding
+	// custom is the kind of the custom resource whose pod template this
+	// is (customworkload.go), "" for the built-in kinds.
+	custom string
 }
 
 // checkPodSecurity evaluates an object the API tier accepted: its pods
@@ -40,21 +43,38 @@ func (c *checked) checkPodSecurity(versioned runtime.Object, restricted bool) er
 		c.nsLabels = podSecurityLabels(ns.Labels)
 		return nil
 	}
+	st, err := podSecurityOf(versioned, restricted, c.at, "")
+	if st != nil {
+		c.pss = append(c.pss, st)
+	}
+	return err
+}
+
+// podSecurityOf evaluates the pods of a decoded, defaulted object; nil
+// when it has none, or every level allows them. place puts a finding at a
+// field of versioned. custom, when set, is the kind of the custom resource
+// versioned's pod template is in (customworkload.go): admission checks
+// none of its fields, so the findings are advice about the pods it makes.
+func podSecurityOf(versioned runtime.Object, restricted bool, place func(rule string, sev Severity, field, msg string) Finding, custom string) (*pssState, error) {
 	levels := []api.Level{api.LevelBaseline}
 	if restricted {
 		levels = append(levels, api.LevelRestricted)
 	}
 	res, ok, err := podsecurity.Evaluate(versioned, levels...)
 	if err != nil || !ok || res.Restricted == "" {
-		return err
+		return nil, err
 	}
-	st := &pssState{res: res, anchor: map[api.Level]Finding{}}
+	st := &pssState{res: res, anchor: map[api.Level]Finding{}, custom: custom}
 	for _, v := range res.Violations {
 		rule := podsecurity.RuleBaseline
 		if v.Level == api.LevelRestricted {
 			rule = podsecurity.RuleRestricted
 		}
-		f := c.at(rule, SeverityWarning, v.Field, fmt.Sprintf("%s: forbidden by the %s Pod Security Standard", v.Message, v.Level))
+		msg := fmt.Sprintf("%s: forbidden by the %s Pod Security Standard", v.Message, v.Level)
+		if custom != "" {
+			msg += fmt.Sprintf(" (in the pods made from this %s's template, which the API server does not check)", custom)
+		}
+		f := place(rule, SeverityWarning, v.Field, msg)
 		f.container = v.Container
 		st.findings = append(st.findings, f)
 		// Admission lists baseline checks first: a level's finding
@@ -66,11 +86,10 @@ func (c *checked) checkPodSecurity(versioned runtime.Object, restricted bool) er
 	if b, ok := st.anchor[api.LevelBaseline]; ok {
 		st.anchor[api.LevelRestricted] = b
 	} else if _, ok := st.anchor[api.LevelRestricted]; !ok {
-		st.anchor[api.LevelRestricted] = c.at(podsecurity.RuleRestricted, SeverityWarning, res.SpecField, "")
+		st.anchor[api.LevelRestricted] = place(podsecurity.RuleRestricted, SeverityWarning, res.SpecField, "")
 	}
 	st.res.Violations = nil // placed in findings
-	c.pss = st
-	return nil
+	return st, nil
 }
 
 // applyPodSecurity reports the Pod Security findings once every object is
@@ -104,19 +123,18 @@ func applyPodSecurity(all []*checked, b *Baseline) {
 		}
 	}
 	for _, c := range all {
-		if c.pss == nil {
-			continue
+		for _, st := range c.pss {
+			labels, ok := policies[c.ref.Namespace]
+			if !ok {
+				c.findings = append(c.findings, st.findings...)
+				continue
+			}
+			// The API server's default configuration: privileged:latest
+			// for each mode, which a label replaces.
+			privileged := api.LevelVersion{Level: api.LevelPrivileged, Version: api.LatestVersion()}
+			p, _ := api.PolicyToEvaluate(labels, api.Policy{Enforce: privileged, Audit: privileged, Warn: privileged})
+			c.findings = append(c.findings, st.namespaceFindings(c.ref, p)...)
 		}
-		labels, ok := policies[c.ref.Namespace]
-		if !ok {
-			c.findings = append(c.findings, c.pss.findings...)
-			continue
-		}
-		// The API server's default configuration: privileged:latest for
-		// each mode, which a label replaces.
-		privileged := api.LevelVersion{Level: api.LevelPrivileged, Version: api.LatestVersion()}
-		p, _ := api.PolicyToEvaluate(labels, api.Policy{Enforce: privileged, Audit: privileged, Warn: privileged})
-		c.findings = append(c.findings, c.pss.namespaceFindings(c.ref, p)...)
 	}
 }
 
@@ -148,6 +166,10 @@ func (st *pssState) namespaceFindings(ref ObjectRef, p api.Policy) []Finding {
 		f.Rule, f.Severity, f.Message = rule, sev, msg
 		out = append(out, f)
 	}
+	if st.custom != "" {
+		st.customFindings(ref, p, at)
+		return out
+	}
 	if d := st.res.Detail(p.Enforce.Level); d != "" {
 		if st.res.Pod {
 			err := fmt.Errorf("violates PodSecurity %q: %s", p.Enforce.String(), d)
@@ -169,6 +191,35 @@ func (st *pssState) namespaceFindings(ref ObjectRef, p api.Policy) []Finding {
 			"would violate PodSecurity %q: %s (recorded in the API server's audit log)", p.Audit.String(), d))
 	}
 	return out
+}
+
+// customFindings are namespaceFindings for the pod template of a custom
+// resource. Pod Security admission checks pods and the built-in kinds
+// that make them (DefaultPodSpecExtractor,
+// k8s.io/pod-security-admission/admission), never a custom resource: the
+// API server accepts it and warns of nothing. Its controller's pods are
+// checked when they are created, with what the namespace's labels say:
+// refused at the enforce level, a warning that goes to the controller (not
+// to kubectl) at the warn level, and an audit annotation at the audit
+// level. Each finding says so; none is an API server rejection.
+func (st *pssState) customFindings(ref ObjectRef, p api.Policy, at func(api.LevelVersion, string, Severity, string)) {
+	if d := st.res.Detail(p.Enforce.Level); d != "" {
+		at(p.Enforce, podsecurity.RuleEnforce, SeverityError, fmt.Sprintf(
+			"pods made from this template would violate PodSecurity %q: %s; the API server accepts the %s (Pod Security admission does not check custom resources), but namespace %s refuses every pod made from it (enforce=%s), so its rollout never makes progress",
+			p.Enforce.String(), d, ref.Kind, ref.Namespace, p.Enforce.Level))
+	}
+	warned := false
+	if d := st.res.Detail(p.Warn.Level); d != "" && p.Warn != p.Enforce {
+		at(p.Warn, podsecurity.RuleWarn, SeverityWarning, fmt.Sprintf(
+			"pods made from this template would violate PodSecurity %q: %s; kubectl apply shows no warning for the %s (Pod Security admission does not check custom resources): namespace %s warns the controller that creates the pods (warn=%s)",
+			p.Warn.String(), d, ref.Kind, ref.Namespace, p.Warn.Level))
+		warned = true
+	}
+	if d := st.res.Detail(p.Audit.Level); d != "" && p.Audit != p.Enforce && !(warned && p.Audit == p.Warn) {
+		at(p.Audit, podsecurity.RuleAudit, SeverityWarning, fmt.Sprintf(
+			"pods made from this template would violate PodSecurity %q: %s (recorded in the API server's audit log as each pod is created; the %s itself is not checked)",
+			p.Audit.String(), d, ref.Kind))
+	}
 }
 
 // containerField finds the container a field path is in:

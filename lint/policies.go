@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kubectl-workload/kubectl-workload/internal/admissionpolicy"
 	"github.com/kubectl-workload/kubectl-workload/internal/apicheck"
@@ -32,8 +33,9 @@ func addPolicyObjects(ps *admissionpolicy.Set, objs []*manifest.Object, res *Res
 // checkPolicies runs the policies on every object of the input that the
 // API tier does not reject (the server runs validating admission after
 // validation). sets are the input's files, read again; perFile their
-// checked objects, in the same order.
-func (l *Linter) checkPolicies(ctx context.Context, inputs []manifest.Input, perFile [][]*checked, all []*checked, crds *apicheck.CRDs, opts Options, res *Result) {
+// checked objects, in the same order; baseline the checked objects of
+// opts.Baseline.Objects (lint --live).
+func (l *Linter) checkPolicies(ctx context.Context, inputs []manifest.Input, perFile [][]*checked, all, baseline []*checked, crds *apicheck.CRDs, opts Options, res *Result) {
 	ps := admissionpolicy.NewSet()
 	if opts.Baseline != nil {
 		addPolicyObjects(ps, opts.Baseline.Policies, res)
@@ -69,6 +71,9 @@ func (l *Linter) checkPolicies(ctx context.Context, inputs []manifest.Input, per
 		for name, labels := range opts.Baseline.NamespaceLabels {
 			ps.AddNamespace(name, labels)
 		}
+		for _, p := range opts.Baseline.Params {
+			ps.AddParam(p)
+		}
 	}
 	// The files of --policies-from may hold params and Namespaces too; the
 	// input's come after them, and replace them.
@@ -100,6 +105,23 @@ func (l *Linter) checkPolicies(ctx context.Context, inputs []manifest.Input, per
 			l.admit(ctx, ps, crds, set.Objects[j], perFile[i][j], opts)
 		})
 	}
+	// The cluster's objects (lint --live), each as the no-op update of
+	// itself that its next write would be, as the API tier checks them.
+	if b := opts.Baseline; b != nil && len(baseline) > 0 {
+		type place struct {
+			file     string
+			document int
+		}
+		objs := make(map[place]*manifest.Object, len(b.Objects))
+		for _, obj := range b.Objects {
+			objs[place{obj.File, obj.Document}] = obj
+		}
+		parallel(ctx, len(baseline), func(i int) {
+			if obj := objs[place{baseline[i].file, baseline[i].document}]; obj != nil {
+				l.admit(ctx, ps, crds, obj, baseline[i], opts)
+			}
+		})
+	}
 }
 
 // admit runs the policies on one object and adds their findings.
@@ -111,12 +133,27 @@ func (l *Linter) admit(ctx context.Context, ps *admissionpolicy.Set, crds *apich
 	}
 	o := apiObject(obj)
 	aopts := apicheck.Options{Namespace: opts.Namespace}
-	var versioned = l.api.Check(ctx, o, aopts).Versioned
+	o, old, err := updateOf(opts.Baseline, obj, c.ref, o)
+	if err != nil {
+		c.errs = append(c.errs, fmt.Errorf("%s: document %d: %s: %w", c.file, c.document, c.ref, err))
+		return
+	}
+	var versioned runtime.Object
+	if old == nil {
+		versioned = l.api.Check(ctx, o, aopts).Versioned
+	} else {
+		versioned = l.api.CheckUpdate(ctx, apicheck.Object{APIVersion: o.APIVersion, Kind: o.Kind, Namespace: o.Namespace,
+			Name: o.Name, JSON: old.js}, o, aopts).Versioned
+	}
 	t, ok := crds.AdmissionTarget(ctx, o, versioned, aopts)
 	if !ok {
 		return
 	}
-	v, err := ps.Admit(ctx, admissionpolicy.Request{Object: t.Object, Resource: t.Resource, Namespace: t.Namespace})
+	req := admissionpolicy.Request{Object: t.Object, Resource: t.Resource, Namespace: t.Namespace}
+	if old != nil {
+		req.Old = old.obj
+	}
+	v, err := ps.Admit(ctx, req)
 	if err != nil {
 		c.errs = append(c.errs, fmt.Errorf("%s: document %d: %s: %w", c.file, c.document, c.ref, err))
 		return
@@ -136,6 +173,53 @@ func (l *Linter) admit(ctx context.Context, ps *admissionpolicy.Set, crds *apich
 		c.findings = append(c.findings, at(admissionpolicy.RuleAudit, SeverityInfo,
 			"the API server accepts the object and records in its audit log: "+a))
 	}
+}
+
+// stored is the stored object an update replaces: as JSON, and as the
+// object validating admission sees as oldObject.
+type stored struct {
+	js  []byte
+	obj *unstructured.Unstructured
+}
+
+// updateOf returns what the API server's admission sees when obj is
+// applied: for an object the baseline holds a stored version of
+// (Baseline.Previous: --against-live, --base-ref), an UPDATE of that
+// version with what kubectl apply would send merged into it
+// (apicheck.Applied, AppliedCustom), with the stored object as
+// oldObject; for one of the cluster's own objects (--live), the no-op
+// UPDATE of itself; otherwise a CREATE of o (old nil).
+func updateOf(b *Baseline, obj *manifest.Object, ref ObjectRef, o apicheck.Object) (apicheck.Object, *stored, error) {
+	if b == nil {
+		return o, nil, nil
+	}
+	if b.isStored(obj) {
+		u := &unstructured.Unstructured{}
+		if err := u.UnmarshalJSON(obj.JSON); err != nil {
+			return o, nil, fmt.Errorf("read the stored object: %w", err)
+		}
+		return o, &stored{js: obj.JSON, obj: u}, nil
+	}
+	if b.Previous == nil {
+		return o, nil, nil
+	}
+	prev := b.Previous(obj, ref)
+	if prev == nil {
+		return o, nil, nil
+	}
+	apply := apicheck.Applied
+	if apicheck.CustomResource(o.APIVersion, o.Kind) {
+		apply = apicheck.AppliedCustom
+	}
+	applied, err := apply(prev, o)
+	if err != nil {
+		return o, nil, fmt.Errorf("cannot compute what kubectl apply would send: %w", err)
+	}
+	u := &unstructured.Unstructured{}
+	if err := u.UnmarshalJSON(prev); err != nil {
+		return o, nil, fmt.Errorf("read the stored object: %w", err)
+	}
+	return applied, &stored{js: prev, obj: u}, nil
 }
 
 // apiObject is obj as the API tier takes it.

@@ -155,6 +155,11 @@ func liveBaseline(ctx context.Context, c *live.Client, src Source) (*Baseline, s
 	if b.NamespaceLabels, err = namespaceLabels(ctx, c, src, nsNames); err != nil {
 		return nil, "", err
 	}
+	// The cluster's policies judge its objects as they would their next
+	// write (see checkPolicies).
+	if err := readClusterPolicies(ctx, c, src, nil, nsNames, b); err != nil {
+		return nil, "", err
+	}
 	b.Scope = fmt.Sprintf("context %q, %s", c.Context, scopeName(ns))
 	return b, c.Namespace, nil
 }

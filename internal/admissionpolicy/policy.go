@@ -148,6 +148,22 @@ func (s *Set) ParamKinds() []schema.GroupVersionKind {
 	return out
 }
 
+// ParamNamespaces returns the namespaces the bindings' paramRefs name,
+// sorted: with the requests' own namespaces, where a namespaced paramKind's
+// params are looked up (generic.CollectParams).
+func (s *Set) ParamNamespaces() []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, b := range s.bindings {
+		if r := b.Spec.ParamRef; r != nil && r.Namespace != "" && !seen[r.Namespace] {
+			seen[r.Namespace] = true
+			out = append(out, r.Namespace)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
 // AddParam adds an object that a paramRef may name.
 func (s *Set) AddParam(p Param) {
 	gvk := p.Object.GroupVersionKind()

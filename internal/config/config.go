@@ -37,6 +37,11 @@ type File struct {
 	// Exemptions silence rules for the objects they name; a silenced
 	// finding stays visible as suppressed.
 	Exemptions []Exemption `yaml:"exemptions"`
+	// CustomWorkloads name where custom resources of a group and kind hold
+	// pod templates, whose pods get the pod-level rules and the Pod
+	// Security checks (see docs/custom-workloads.md). An entry replaces
+	// the built-in paths of its group and kind.
+	CustomWorkloads []CustomWorkload `yaml:"customWorkloads"`
 
 	// ruleRefs and kindRefs are the rule ids and globs, and the exemption
 	// kinds, the file names, with their lines (see CheckRuleIDs).
@@ -75,6 +80,25 @@ type Exemption struct {
 	// Line is the exemption's line in the file.
 	Line int `yaml:"-"`
 }
+
+// CustomWorkload says where the custom resources of one group and kind
+// hold pod templates (core/v1 PodTemplateSpec).
+type CustomWorkload struct {
+	// APIGroup is the resource's API group ("argoproj.io"), without its
+	// version; Kind its kind ("Rollout").
+	APIGroup string `yaml:"apiGroup"`
+	Kind     string `yaml:"kind"`
+	// Templates are the field paths of its pod templates, dot-separated
+	// names where "[*]" after a name stands for every item of a list:
+	// "spec.template", "spec.templates[*].template".
+	Templates []string `yaml:"templates"`
+	// Line is the entry's line in the file.
+	Line int `yaml:"-"`
+}
+
+// templatePath matches a custom workload's template path: names joined by
+// dots, each optionally followed by [*].
+var templatePath = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$-]*(\[\*\])?(\.[A-Za-z_$][A-Za-z0-9_$-]*(\[\*\])?)*$`)
 
 // Discover looks for FileName in dir and its parents, up to and including
 // the root of the git work tree dir is in (the first directory holding
@@ -156,6 +180,7 @@ func Load(path string) (*File, error) {
 		return nil, fmt.Errorf("%s: %s", path, yamlErrorText(err))
 	}
 	lines := exemptionLines(&root)
+	workloadLines := listLines(&root, "customWorkloads")
 	f.readRefs(&root)
 	var errs []error
 	if f.FailOn != "" && !severities[f.FailOn] {
@@ -185,6 +210,24 @@ func Load(path string) (*File, error) {
 		for _, g := range append(append(append([]string{}, e.Rules...), e.Containers...), e.Kind, e.Namespace, e.Name) {
 			if err := checkNamePattern(g); err != nil {
 				errs = append(errs, fmt.Errorf("%s:%d: exemption %d: %w", path, e.Line, i+1, err))
+			}
+		}
+	}
+	for i := range f.CustomWorkloads {
+		w := &f.CustomWorkloads[i]
+		if i < len(workloadLines) {
+			w.Line = workloadLines[i]
+		}
+		if w.Kind == "" {
+			errs = append(errs, fmt.Errorf("%s:%d: customWorkloads entry %d names no kind", path, w.Line, i+1))
+		}
+		if len(w.Templates) == 0 {
+			errs = append(errs, fmt.Errorf("%s:%d: customWorkloads entry %d names no templates", path, w.Line, i+1))
+		}
+		for _, t := range w.Templates {
+			if !templatePath.MatchString(t) {
+				errs = append(errs, fmt.Errorf("%s:%d: customWorkloads entry %d: template path %q: want field names joined by dots, with [*] after a list (spec.templates[*].template)",
+					path, w.Line, i+1, t))
 			}
 		}
 	}
@@ -230,8 +273,11 @@ func yamlErrorText(err error) string {
 var unknownFieldRe = regexp.MustCompile(`^line (\d+): field (\S+) not found in type`)
 
 // exemptionLines returns the line of each item of the top-level exemptions list.
-func exemptionLines(root *yaml.Node) []int {
-	n := topValue(root, "exemptions")
+func exemptionLines(root *yaml.Node) []int { return listLines(root, "exemptions") }
+
+// listLines returns the line of each item of a top-level list.
+func listLines(root *yaml.Node, key string) []int {
+	n := topValue(root, key)
 	if n == nil || n.Kind != yaml.SequenceNode {
 		return nil
 	}

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -68,6 +69,11 @@ func TestLoadErrorsNameTheLine(t *testing.T) {
 			`testdata/bad-values.yaml:1: failOn "fatal"`,
 			`rules.severity[kind/bare-pod] = "critical"`,
 			"testdata/bad-values.yaml:6: exemption 1 names no kind, namespace or name",
+		}},
+		{"testdata/custom-workloads-bad.yaml", []string{
+			"testdata/custom-workloads-bad.yaml:5: customWorkloads entry 2 names no kind",
+			`testdata/custom-workloads-bad.yaml:5: customWorkloads entry 2: template path "spec..template"`,
+			"testdata/custom-workloads-bad.yaml:7: customWorkloads entry 3 names no templates",
 		}},
 	}
 	for _, tt := range tests {
@@ -162,5 +168,18 @@ func TestHasRuleRefs(t *testing.T) {
 	}
 	if (&File{}).HasRuleRefs() {
 		t.Error("an empty configuration names no rules")
+	}
+}
+
+// TestLoadCustomWorkloads: customWorkloads entries are read with their lines.
+func TestLoadCustomWorkloads(t *testing.T) {
+	f, err := Load("testdata/custom-workloads.yaml")
+	if err != nil {
+		t.Fatalf("Load() = %v", err)
+	}
+	got := fmt.Sprint(f.CustomWorkloads)
+	want := "[{apps.kruise.io CloneSet [spec.template] 2} {example.com Batch [spec.jobs[*].template spec.template] 5}]"
+	if got != want {
+		t.Errorf("Load().CustomWorkloads = %s, want %s", got, want)
 	}
 }

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // The cluster-scoped kinds lint --against-live reads to check the files as
@@ -40,4 +42,23 @@ func (c *Client) ListOptional(ctx context.Context, namespace string, k Kind, wit
 			c.Context, resourceName(k.GVR), where, without)}, nil
 	}
 	return objs, nil, err
+}
+
+// KindOf returns the Kind the cluster serves gvk as (its resource, by
+// discovery, as the API server's admission finds a policy's paramKind),
+// and whether it is namespaced.
+func (c *Client) KindOf(gvk schema.GroupVersionKind) (Kind, bool, error) {
+	var mapping *meta.RESTMapping
+	err := c.within(func() error {
+		m, err := c.bounded.ToRESTMapper()
+		if err != nil {
+			return err
+		}
+		mapping, err = m.RESTMapping(gvk.GroupKind(), gvk.Version)
+		return err
+	})
+	if err != nil {
+		return Kind{}, false, c.Explain(err, "find the resource of "+gvk.String())
+	}
+	return Kind{GVR: mapping.Resource, GVK: gvk}, mapping.Scope.Name() == meta.RESTScopeNameNamespace, nil
 }
