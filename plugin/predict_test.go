@@ -32,6 +32,7 @@ func TestPredictGolden(t *testing.T) {
 		{name: "predict-state-file.txt", args: []string{"--state", dir + "state.yaml", "-f", dir + "new.yaml"}, wantExit: 0},
 		// A HorizontalPodAutoscaler owns the count: planned at its minReplicas, and said so.
 		{name: "predict-hpa.txt", args: []string{"-f", dir + "hpa-new.yaml", "--from", dir + "hpa-old.yaml"}, wantExit: 0},
+		{name: "predict-hpa.svg", args: []string{"-f", dir + "hpa-new.yaml", "--from", dir + "hpa-old.yaml", "-o", "svg"}, wantExit: 0},
 		{name: "predict-hpa.json", args: []string{"-f", dir + "hpa-new.yaml", "--from", dir + "hpa-old.yaml", "-o", "json"}, wantExit: 0},
 		// TYPE/NAME with --from: the old manifest's workload changed; with -f: that one of the files.
 		{name: "predict-target-from-image.txt", args: []string{"deployment/web", "--from", dir + "old.yaml", "--image", "web=nginx:3.0"}, wantExit: 0},

@@ -76,6 +76,20 @@ func (a *Autoscaler) Describe() string {
 	return s
 }
 
+// Short says in a few words where the planned count comes from, for the picture's subtitle:
+// "autoscaler api's minReplicas".
+func (a *Autoscaler) Short() string {
+	switch a.Basis {
+	case BasisCurrent:
+		return "autoscaler " + a.Name + "'s current count"
+	case BasisMinReplicas:
+		return "autoscaler " + a.Name + "'s minReplicas"
+	case BasisManifest:
+		return "the manifest's; autoscaler " + a.Name + " then scales it"
+	}
+	return "--replicas; autoscaler " + a.Name + " then scales it"
+}
+
 // sourcedAutoscaler is an autoscaler and where it was read.
 type sourcedAutoscaler struct {
 	hpa    *autoscalingv2.HorizontalPodAutoscaler
