@@ -6,6 +6,7 @@ import (
 
 	"github.com/kubectl-workload/kubectl-workload/internal/controller/kernel"
 	"github.com/kubectl-workload/kubectl-workload/internal/manifest"
+	"github.com/kubectl-workload/kubectl-workload/internal/nearest"
 )
 
 // kindOf is the kind a Target names ("" is a Deployment).
@@ -25,6 +26,9 @@ func (t Target) String() string {
 	return s
 }
 
+// maxListed is how many workloads an error lists; with more it names the nearest instead.
+const maxListed = 10
+
 // workloadKind reports whether obj is one of the kinds predict predicts: a TYPE/NAME beside
 // -f picks among them.
 func workloadKind(obj *manifest.Object) bool {
@@ -39,14 +43,15 @@ func workloadKind(obj *manifest.Object) bool {
 // onlyTargets narrows set to the workloads that targets name (TYPE/NAME beside -f, or beside
 // --from alone), keeping the Namespaces and HorizontalPodAutoscalers, which predict reads for
 // them, and leaving out the other objects, which would only be listed as skipped. A target that
-// names no workload of the set is an error listing those there are.
+// names no workload of the set is an error listing those there are (up to maxListed; beyond,
+// the nearest name as a "did you mean").
 func onlyTargets(set *manifest.Set, targets []Target, defaultNS, where string) error {
 	if len(targets) == 0 {
 		return nil
 	}
 	found := make([]bool, len(targets))
 	var kept []*manifest.Object
-	var have []string
+	var have, names []string
 	for _, obj := range set.Objects {
 		if !workloadKind(obj) {
 			if isAutoscaler(obj) || (obj.APIVersion == "v1" && obj.Kind == "Namespace") {
@@ -59,6 +64,7 @@ func onlyTargets(set *manifest.Set, targets []Target, defaultNS, where string) e
 			ns = defaultNS
 		}
 		have = append(have, fmt.Sprintf("%s/%s in namespace %s", strings.ToLower(obj.Kind), obj.Name, ns))
+		names = append(names, strings.ToLower(obj.Kind)+"/"+obj.Name)
 		match := false
 		for i, t := range targets {
 			if t.kindOf() == obj.Kind && t.Name == obj.Name && (t.Namespace == "" || t.Namespace == ns) {
@@ -70,12 +76,20 @@ func onlyTargets(set *manifest.Set, targets []Target, defaultNS, where string) e
 		}
 	}
 	for i, t := range targets {
-		if !found[i] {
-			if len(have) == 0 {
-				return fmt.Errorf("%s: %s holds no workload", t, where)
-			}
+		if found[i] {
+			continue
+		}
+		switch {
+		case len(have) == 0:
+			return fmt.Errorf("%s: %s holds no workload", t, where)
+		case len(have) <= maxListed:
 			return fmt.Errorf("%s: not in %s, which holds %s", t, where, strings.Join(have, ", "))
 		}
+		hint := ""
+		if n := nearest.Nearest(strings.ToLower(t.kindOf())+"/"+t.Name, names); n != "" {
+			hint = "; did you mean " + n + "?"
+		}
+		return fmt.Errorf("%s: not among the %d workloads of %s%s", t, len(have), where, hint)
 	}
 	set.Objects = kept
 	return nil
