@@ -8,6 +8,7 @@ import (
 
 	"github.com/kubectl-workload/kubectl-workload/internal/controller/kernel"
 	"github.com/kubectl-workload/kubectl-workload/internal/manifest"
+	"github.com/kubectl-workload/kubectl-workload/internal/nearest"
 )
 
 // imageKind reports whether --image applies to obj: an apps/v1 Deployment, StatefulSet or
@@ -50,12 +51,17 @@ func imagesByWorkload(set *manifest.Set, images []kernel.ImageChange, defaultNS 
 	}
 	out := map[*manifest.Object][]kernel.ImageChange{}
 	used := make([]bool, len(images))
-	var have []string
+	var have, containers []string
 	for _, obj := range set.Objects {
 		if !imageKind(obj) {
 			continue
 		}
 		names := containerNames(obj.JSON)
+		for _, n := range names {
+			if !slices.Contains(containers, n) {
+				containers = append(containers, n)
+			}
+		}
 		ns := obj.Namespace
 		if ns == "" {
 			ns = defaultNS
@@ -74,11 +80,24 @@ func imagesByWorkload(set *manifest.Set, images []kernel.ImageChange, defaultNS 
 		if used[i] {
 			continue
 		}
-		if len(have) == 0 {
-			return nil, fmt.Errorf("--image %s=%s: the files hold no Deployment, StatefulSet or DaemonSet", ic.Container, ic.Image)
+		hint := ""
+		if n := nearest.Nearest(ic.Container, containers); n != "" {
+			hint = fmt.Sprintf(" (did you mean %s?)", n)
 		}
-		return nil, fmt.Errorf("--image %s=%s: no workload of the files has a container named %q; their containers: %s",
-			ic.Container, ic.Image, ic.Container, strings.Join(have, "; "))
+		switch {
+		case len(have) == 0:
+			return nil, fmt.Errorf("--image %s=%s: the files hold no Deployment, StatefulSet or DaemonSet", ic.Container, ic.Image)
+		case len(have) > maxListed:
+			slices.Sort(containers)
+			named := strings.Join(containers, ", ")
+			if len(containers) > 2*maxListed {
+				named = fmt.Sprintf("%s and %d more", strings.Join(containers[:2*maxListed], ", "), len(containers)-2*maxListed)
+			}
+			return nil, fmt.Errorf("--image %s=%s: none of the %d workloads of the files has a container named %q%s; their containers are named %s",
+				ic.Container, ic.Image, len(have), ic.Container, hint, named)
+		}
+		return nil, fmt.Errorf("--image %s=%s: no workload of the files has a container named %q%s; their containers: %s",
+			ic.Container, ic.Image, ic.Container, hint, strings.Join(have, "; "))
 	}
 	return out, nil
 }

@@ -44,6 +44,8 @@ func TestImageAppliesToWorkloadsWithTheContainer(t *testing.T) {
 			wantChanged: map[string]bool{"Deployment": true, "StatefulSet": true}},
 		{name: "every container", images: []kernel.ImageChange{{Container: "*", Image: "busybox"}},
 			wantChanged: map[string]bool{"Deployment": true, "StatefulSet": true}},
+		{name: "a misspelt container", images: []kernel.ImageChange{{Container: "webb", Image: "nginx:1.27"}},
+			wantErr: `--image webb=nginx:1.27: no workload of the files has a container named "webb" (did you mean web?); their containers: StatefulSet default/web: db; Deployment default/web: web`},
 		{name: "no such container", images: []kernel.ImageChange{{Container: "web", Image: "nginx:1.27"}, {Container: "cache", Image: "redis"}},
 			wantErr: `--image cache=redis: no workload of the files has a container named "cache"; their containers: StatefulSet default/web: db; Deployment default/web: web`},
 	}
