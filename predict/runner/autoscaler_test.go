@@ -4,9 +4,13 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/kubectl-workload/kubectl-workload/internal/controller/kernel"
+	"github.com/kubectl-workload/kubectl-workload/internal/manifest"
 )
 
 // hpaYAML is an autoscaler of the apps/v1 kind/name, minReplicas min (none when 0).
@@ -197,3 +201,33 @@ func TestAutoscaledReplicas(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// clusterReader serves one state as the cluster does (kernel.StateReader), for unit tests.
+type clusterReader struct{ state *kernel.State }
+
+func (c clusterReader) ReadState(_ context.Context, _ kernel.Kind, _, _ string) (*kernel.State, error) {
+	return c.state, nil
+}
+func (c clusterReader) Source() string { return `context "test"` }
+
+// TestAutoscalersUnread: when the cluster refuses the list of autoscalers, the plan says that
+// it could not tell whether one owns the count, and plans at the stored count.
+func TestAutoscalersUnread(t *testing.T) {
+	set := manifest.Parse("state.yaml", []byte(stateYAML))
+	st, err := kernel.ParseState(set, `context "test"`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Autoscalers = nil
+	st.AutoscalersUnread = `context "test": the user may not list horizontalpodautoscalers.autoscaling in namespace default (forbidden), so predict cannot tell whether a HorizontalPodAutoscaler owns the replica count`
+	req := Request{Cluster: clusterReader{st}, Targets: []Target{{Name: "web"}}}
+	req.WhatIf.Images = []kernel.ImageChange{{Container: "web", Image: "nginx:1.27"}}
+	res, err := Run(context.Background(), req)
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	p := res.Predictions[0]
+	if p.Autoscaler != nil || p.Plan.Header.Replicas != 5 || !slices.Contains(p.Plan.Notes, st.AutoscalersUnread) {
+		t.Errorf("Run() = autoscaler %+v, %d replicas, notes %q; want none, 5 and the note", p.Autoscaler, p.Plan.Header.Replicas, p.Plan.Notes)
+	}
+}
