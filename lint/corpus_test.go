@@ -36,7 +36,7 @@ var reviewedRules = []string{"api/unknown-kind", "pss/baseline", "pss/restricted
 	"hpa/min-replicas-one", "availability/single-replica", "availability/no-spread", "pdb/unhealthy-eviction-policy",
 	"networkpolicy/selects-nothing", "ingress/backend-missing", "references/missing", "input/namespace-mismatch",
 	"availability/no-pdb", "pdb/overlap", "cronjob/never-fires", "probes/readiness-missing",
-	"service/target-port-not-exposed", "ingress/backend-port-missing"}
+	"service/target-port-not-exposed", "ingress/backend-port-missing", "pdb/no-scale"}
 
 // TestCorpusReviewed lints the real-world corpus (../../shared/corpus/real-world) and
 // compares the findings of reviewedRules, as path:line:col rule, with

@@ -52,6 +52,11 @@ func TestPredictGolden(t *testing.T) {
 		{name: "predict-cronjob-concurrency.txt", args: []string{"-f", dir + "cronjob.yaml", "--now", "2026-03-09T05:40:00Z", "--run-for", "35m"}, wantExit: 0},
 		// successfulJobsHistoryLimit 2: each Job's end from the third on deletes the oldest.
 		{name: "predict-cronjob-history.txt", args: []string{"-f", dir + "cronjob-history.yaml", "--now", "2026-03-09T05:40:00Z", "--run-for", "4m", "--next", "5"}, wantExit: 0},
+		// failedJobsHistoryLimit 2: Jobs that fail (activeDeadlineSeconds 180 under --run-for 4m,
+		// or a failed pod with backoffLimit 0) are kept to 2, each failure from the third on
+		// deleting the oldest.
+		{name: "predict-cronjob-failed-history.txt", args: []string{"-f", dir + "cronjob-failing.yaml", "--now", "2026-03-09T05:40:00Z", "--run-for", "4m", "--next", "5"}, wantExit: 0},
+		{name: "predict-cronjob-failed-history.json", args: []string{"-f", dir + "cronjob-failing.yaml", "--now", "2026-03-09T05:40:00Z", "--run-for", "2m", "--fail-first", "1", "--next", "5", "-o", "json"}, wantExit: 0},
 		{name: "predict-cronjob-concurrency.yaml", args: []string{"-f", dir + "cronjob.yaml", "--now", "2026-03-09T05:40:00Z", "--run-for", "35m", "-o", "yaml"}, wantExit: 0},
 		// Jobs.
 		{name: "predict-job.txt", args: []string{"-f", dir + "job.yaml"}, wantExit: 0},
@@ -201,7 +206,7 @@ func TestPredictUsageErrors(t *testing.T) {
 		{name: "terminate-after zero", args: []string{"-f", "testdata/predict/new.yaml", "--terminate-after", "0s"}, want: "--terminate-after 0s: must be positive"},
 		// Flags that do not apply to anything predicted (issue 16, item 8).
 		{name: "fail-first with a Deployment", args: []string{"-f", "testdata/predict/new.yaml", "--from", "testdata/predict/old.yaml", "--fail-first", "2"},
-			want: "--fail-first applies to Jobs, and none is predicted here (Deployment default/web)"},
+			want: "--fail-first applies to CronJobs and Jobs, and none is predicted here (Deployment default/web)"},
 		{name: "down with a Deployment", args: []string{"-f", "testdata/predict/new.yaml", "--down", "2026-03-09T05:10:00Z,2026-03-09T08:00:00Z"}, want: "--down applies to CronJobs"},
 		{name: "chart with a Job", args: []string{"-f", "testdata/predict/job.yaml", "--chart"}, want: "--chart applies to Deployments, StatefulSets and DaemonSets, and none is predicted here (Job default/batch)"},
 		{name: "nodes with a StatefulSet", args: []string{"-f", "testdata/predict/sts-new.yaml", "--nodes", "4"}, want: "--nodes applies to DaemonSets"},

@@ -360,9 +360,9 @@ var flagKinds = []struct {
 	flag  string
 	kinds []string
 }{
-	{"fail-first", []string{"Job"}},
-	{"fail-rate", []string{"Job"}},
-	{"seed", []string{"Job", "Deployment", "StatefulSet", "DaemonSet"}},
+	{"fail-first", []string{"CronJob", "Job"}},
+	{"fail-rate", []string{"CronJob", "Job"}},
+	{"seed", []string{"CronJob", "Job", "Deployment", "StatefulSet", "DaemonSet"}},
 	{"ready-spread", rolloutKinds},
 	{"runs", rolloutKinds},
 	{"next", []string{"CronJob"}},

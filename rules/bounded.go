@@ -409,14 +409,16 @@ func without(keys []string, k string) []string {
 //	  "template_replicas": their sum (when known), "autoscaled": an autoscaler
 //	  targets one of them, "bare": the selected Pods no controller owns,
 //	  "counted": the message's list of them, the first maxRelated entries and
-//	  "and N more"}
+//	  "and N more", "floor_replicas": template_replicas with each autoscaled
+//	  template at its autoscalers' smallest minReplicas, "autoscalers": their
+//	  keys}
 //
 // It mirrors pdb_zero_disruptions.rego's templates, replicas, known,
 // template_pods, autoscaled, bare_pods and counted_list.
 func pdbPods(objects map[string]entry, selClass map[string]*answerRef, rel *relation) {
-	// Autoscaler targets: Kind/name to the apiVersions their refs name.
-	targets := map[string][]string{}
-	for _, e := range objects {
+	// Autoscaler targets: Kind/name to the autoscalers whose refs name it.
+	targets := map[string][]scaleTarget{}
+	for key, e := range objects {
 		if e.Kind != "HorizontalPodAutoscaler" {
 			continue
 		}
@@ -424,7 +426,11 @@ func pdbPods(objects map[string]entry, selClass map[string]*answerRef, rel *rela
 		kind, _ := ref["kind"].(string)
 		name, _ := ref["name"].(string)
 		v, _ := ref["apiVersion"].(string)
-		targets[kind+"/"+name] = append(targets[kind+"/"+name], v)
+		minReplicas, ok := e.Spec["minReplicas"].(float64)
+		if !ok {
+			minReplicas = 1 // the API server's default
+		}
+		targets[kind+"/"+name] = append(targets[kind+"/"+name], scaleTarget{apiVersion: v, key: key, minReplicas: minReplicas})
 	}
 	perSelector(objects, selClass, rel, "PodDisruptionBudget", "pdb_pods", func(keys []string) *ast.Term {
 		return pdbPodsOf(objects, keys, targets)
@@ -450,7 +456,15 @@ func perSelector(objects map[string]entry, selClass map[string]*answerRef, rel *
 	}
 }
 
-func pdbPodsOf(objects map[string]entry, keys []string, targets map[string][]string) *ast.Term {
+// scaleTarget is one autoscaler of a workload: the apiVersion its
+// scaleTargetRef names, its key and its minReplicas.
+type scaleTarget struct {
+	apiVersion  string
+	key         string
+	minReplicas float64
+}
+
+func pdbPodsOf(objects map[string]entry, keys []string, targets map[string][]scaleTarget) *ast.Term {
 	var templates, pods []string
 	for _, k := range keys {
 		switch kind := objects[k].Kind; {
@@ -465,8 +479,9 @@ func pdbPodsOf(objects map[string]entry, keys []string, targets map[string][]str
 		selected = pods
 	}
 	known := len(templates) > 0
-	sum := 0.0
+	sum, floor := 0.0, 0.0
 	autoscaled := false
+	hpas := map[string]bool{}
 	var counted []string
 	for _, k := range templates {
 		e := objects[k]
@@ -486,11 +501,22 @@ func pdbPodsOf(objects map[string]entry, keys []string, targets map[string][]str
 		if n > 0 {
 			counted = append(counted, fmt.Sprintf("%s %s with %s", e.Kind, e.Name, quantity(n, "replica")))
 		}
-		for _, v := range targets[k] {
-			if v == "" || apiGroup(v) == apiGroup(e.APIVersion) {
+		smallest := -1.0
+		for _, t := range targets[k] {
+			if t.apiVersion == "" || apiGroup(t.apiVersion) == apiGroup(e.APIVersion) {
 				autoscaled = true
+				if n > 0 {
+					hpas[t.key] = true
+					if smallest < 0 || t.minReplicas < smallest {
+						smallest = t.minReplicas
+					}
+				}
 			}
 		}
+		if smallest >= 0 {
+			n = smallest
+		}
+		floor += n
 	}
 	sort.Strings(counted)
 	bare := 0
@@ -518,6 +544,13 @@ func pdbPodsOf(objects map[string]entry, keys []string, targets map[string][]str
 	if known {
 		items = append(items, ast.Item(ast.StringTerm("template_replicas"),
 			ast.NumberTerm(json.Number(strconv.FormatFloat(sum, 'f', -1, 64)))))
+		items = append(items, ast.Item(ast.StringTerm("floor_replicas"),
+			ast.NumberTerm(json.Number(strconv.FormatFloat(floor, 'f', -1, 64)))))
+		hpaKeys := make([]*ast.Term, 0, len(hpas))
+		for _, k := range sortedKeys(hpas) {
+			hpaKeys = append(hpaKeys, ast.StringTerm(k))
+		}
+		items = append(items, ast.Item(ast.StringTerm("autoscalers"), ast.SetTerm(hpaKeys...)))
 	}
 	return ast.ObjectTerm(items...)
 }

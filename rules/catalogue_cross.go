@@ -15,6 +15,7 @@ var crossRules = []GoRule{
 	networkpolicyNotIsolatedRule,
 	networkpolicySelectsNothingRule,
 	pdbNoMatchingWorkloadRule,
+	pdbNoScaleRule,
 	pdbOverlapRule,
 	pdbZeroDisruptionsRule,
 	probesReadinessMissingRule,

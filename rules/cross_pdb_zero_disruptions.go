@@ -32,9 +32,12 @@ rounded up against the replicas of the pods' controllers
 the selected workloads' replicas (spec.replicas after defaulting, 1 when
 unset, plus any bare Pod selected) allows no disruption either. kubectl
 drain, cluster autoscalers and node upgrades then wait forever on those
-pods. Workloads whose pod count the input does not give (DaemonSets, Jobs,
-CronJobs, and workloads that a HorizontalPodAutoscaler of the input scales)
-are only checked against the forms that allow nothing whatever the count.`,
+pods. A workload that a HorizontalPodAutoscaler of the input scales is
+counted at the autoscaler's minReplicas (1 when unset), the fewest pods it
+runs: a minAvailable at or above that allows no disruption while the load
+keeps it there. DaemonSets, Jobs and CronJobs, whose pod count the input
+does not give, are only checked against the forms that allow nothing
+whatever the count.`,
 		Remediation: "Allow at least one eviction, with maxUnavailable set to 1 (or a percentage above 0) or with minAvailable below the number of replicas.",
 	},
 	Cross: pdbZeroDisruptions,
@@ -76,8 +79,11 @@ func pdbZeroDisruptions(c *CrossContext) []Finding {
 	// Deployment's ReplicaSets count through the Deployment), and the
 	// selected Pods no controller owns.
 	known, templateReplicas, autoscaled, bare, countedList := z.known, z.templateReplicas, z.autoscaled, z.bare, z.countedList
-	if !known || templateReplicas <= 0 || autoscaled {
+	if !known || templateReplicas <= 0 {
 		return out
+	}
+	if autoscaled {
+		return append(out, atAutoscalerFloor(name, ma, z)...)
 	}
 	total := templateReplicas + float64(bare)
 	switch {
@@ -105,6 +111,50 @@ func pdbZeroDisruptions(c *CrossContext) []Finding {
 	return out
 }
 
+// atAutoscalerFloor is pdbZeroDisruptions for selected workloads that
+// HorizontalPodAutoscalers of the input scale: the disruption controller
+// expects their current scale, which the autoscalers move between their
+// minReplicas and maxReplicas; at the floor, each autoscaled workload at
+// its autoscalers' smallest minReplicas (smallestMinReplicas, as
+// availability/no-pdb counts it), a minAvailable at or above the pods then
+// selected allows no disruption for as long as the load keeps them there.
+//
+// Example: a Deployment that an autoscaler scales from minReplicas 2, under
+// minAvailable 2: at 2 pods, disruptionsAllowed is 2 − 2 = 0.
+func atAutoscalerFloor(name string, ma *intstr.IntOrString, z *zeroDisruptions) []Finding {
+	floorTotal := z.floorReplicas + float64(z.bare)
+	if z.floorReplicas <= 0 || len(z.autoscalers) == 0 {
+		return nil
+	}
+	verb := "scales"
+	if len(z.autoscalers) > 1 {
+		verb = "scale"
+	}
+	switch {
+	case ma.Type == intstr.Int:
+		if n := float64(ma.IntVal); n >= z.floorReplicas && n >= floorTotal {
+			return []Finding{{
+				Message: fmt.Sprintf("PodDisruptionBudget %s sets minAvailable %d, and %s %s the pods it selects down to %s at minReplicas: 0 disruptions are allowed then, so node drains wait until the load scales them up",
+					name, ma.IntVal, DescribeList(z.autoscalers), verb, strconv.FormatFloat(floorTotal, 'f', -1, 64)),
+				Path: "spec.minAvailable",
+			}}
+		}
+	case strings.HasSuffix(ma.StrVal, "%"):
+		pct, err := strconv.ParseFloat(strings.TrimSuffix(ma.StrVal, "%"), 64)
+		if err != nil {
+			return nil
+		}
+		if desired := math.Ceil(pct * floorTotal / 100); math.Ceil(pct*z.floorReplicas/100) >= z.floorReplicas && desired >= floorTotal {
+			return []Finding{{
+				Message: fmt.Sprintf("PodDisruptionBudget %s sets minAvailable %s, and %s %s the pods it selects down to %s at minReplicas, of which it rounds up to %s: 0 disruptions are allowed then, so node drains wait until the load scales them up",
+					name, ma.StrVal, DescribeList(z.autoscalers), verb, strconv.FormatFloat(floorTotal, 'f', -1, 64), strconv.FormatFloat(desired, 'f', -1, 64)),
+				Path: "spec.minAvailable",
+			}}
+		}
+	}
+	return nil
+}
+
 // replicasOf is a replica count and whether it is known.
 func replicasOf(p *int32) (float64, bool) {
 	if p == nil {
@@ -124,6 +174,11 @@ type zeroDisruptions struct {
 	autoscaled       bool
 	bare             int
 	countedList      string
+	// floorReplicas is templateReplicas with each autoscaled template at
+	// its autoscalers' smallest minReplicas (smallestMinReplicas), and
+	// autoscalers the keys of those autoscalers, sorted.
+	floorReplicas float64
+	autoscalers   []string
 }
 
 func zeroDisruptionsSelection(ns *Namespace, sel *metav1.LabelSelector) *zeroDisruptions {
@@ -154,6 +209,8 @@ func zeroDisruptionsSelection(ns *Namespace, sel *metav1.LabelSelector) *zeroDis
 		templateReplicas := 0.0
 		autoscaled := false
 		var counted []string
+		floor := 0.0
+		hpas := map[string]bool{}
 		for _, e := range templates {
 			n, isNum := 0.0, false
 			switch t := e.Object.(type) {
@@ -174,9 +231,16 @@ func zeroDisruptionsSelection(ns *Namespace, sel *metav1.LabelSelector) *zeroDis
 			if n > 0 {
 				counted = append(counted, fmt.Sprintf("%s with %s", Describe(e.Key), quantity(n, "replica")))
 			}
-			if len(ns.AutoscalersTargeting(e.Kind, e.Name, e.APIVersion)) > 0 {
+			if as := ns.AutoscalersTargeting(e.Kind, e.Name, e.APIVersion); len(as) > 0 && n > 0 {
+				autoscaled = true
+				n = float64(smallestMinReplicas(as))
+				for _, h := range as {
+					hpas[h.Key] = true
+				}
+			} else if len(as) > 0 {
 				autoscaled = true
 			}
+			floor += n
 		}
 		sort.Strings(counted)
 		bare := 0
@@ -194,6 +258,7 @@ func zeroDisruptionsSelection(ns *Namespace, sel *metav1.LabelSelector) *zeroDis
 			countedList += fmt.Sprintf(" and %d more", len(counted)-maxRelatedNamed)
 		}
 		z.known, z.templateReplicas, z.autoscaled, z.bare, z.countedList = known, templateReplicas, autoscaled, bare, countedList
+		z.floorReplicas, z.autoscalers = floor, sortedKeys(hpas)
 		return z
 	}).(*zeroDisruptions)
 }

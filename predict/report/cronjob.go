@@ -122,9 +122,16 @@ func writeConcurrency(b *strings.Builder, s *runner.ScheduleResult) {
 		for _, e := range r.Events {
 			fmt.Fprintf(b, "        %s %s: %s\n", e.Type, e.Reason, e.Message)
 		}
+		if r.Failed {
+			fmt.Fprintf(b, "        the Job fails at +%s\n", seconds(r.EndsAt.Sub(r.Scheduled)))
+		}
 		if !r.HistoryDeletedAt.IsZero() {
-			fmt.Fprintf(b, "        deleted at +%s by successfulJobsHistoryLimit %d (Normal SuccessfulDelete: Deleted job %s)\n",
-				seconds(r.HistoryDeletedAt.Sub(r.Scheduled)), c.SuccessfulJobsHistoryLimit, r.Job)
+			limit, n := "successfulJobsHistoryLimit", c.SuccessfulJobsHistoryLimit
+			if r.Failed {
+				limit, n = "failedJobsHistoryLimit", c.FailedJobsHistoryLimit
+			}
+			fmt.Fprintf(b, "        deleted at +%s by %s %d (Normal SuccessfulDelete: Deleted job %s)\n",
+				seconds(r.HistoryDeletedAt.Sub(r.Scheduled)), limit, n, r.Job)
 		}
 	}
 	fmt.Fprintf(b, "  (STARTS and ENDS are after the scheduled time; RUNNING counts the Jobs running once it started)\n")
@@ -224,6 +231,7 @@ type concurrency struct {
 	Policy                     string   `json:"policy"`
 	MaxConcurrent              int      `json:"maxConcurrent"`
 	SuccessfulJobsHistoryLimit int32    `json:"successfulJobsHistoryLimit"`
+	FailedJobsHistoryLimit     int32    `json:"failedJobsHistoryLimit"`
 	Runs                       []runDoc `json:"runs"`
 }
 
@@ -236,7 +244,9 @@ type runDoc struct {
 	ReplacedJob string     `json:"replacedJob,omitempty"`
 	Concurrent  int        `json:"concurrent"`
 	Events      []eventDoc `json:"events"`
-	// HistoryDeletedAt is when successfulJobsHistoryLimit deletes the finished Job.
+	// Failed: the Job ended Failed (at EndsAt), and failedJobsHistoryLimit keeps it.
+	Failed bool `json:"failed,omitempty"`
+	// HistoryDeletedAt is when the history limit of its kind deletes the finished Job.
 	HistoryDeletedAt string `json:"historyDeletedAt,omitempty"`
 }
 
@@ -285,10 +295,10 @@ func toSchedule(s *runner.ScheduleResult) *scheduleDoc {
 		d.DownFrom, d.DownTo, d.Downtime = stamp(s.DownFrom), stamp(s.DownTo), toMissed(s.Downtime)
 	}
 	if c := s.Concurrency; c != nil {
-		d.Concurrency = &concurrency{Policy: string(c.Policy), MaxConcurrent: c.MaxConcurrent, SuccessfulJobsHistoryLimit: c.SuccessfulJobsHistoryLimit, Runs: []runDoc{}}
+		d.Concurrency = &concurrency{Policy: string(c.Policy), MaxConcurrent: c.MaxConcurrent, SuccessfulJobsHistoryLimit: c.SuccessfulJobsHistoryLimit, FailedJobsHistoryLimit: c.FailedJobsHistoryLimit, Runs: []runDoc{}}
 		for _, r := range c.Runs {
 			rd := runDoc{Scheduled: stamp(r.Scheduled), Outcome: string(r.Outcome), Job: r.Job, ReplacedJob: r.ReplacedJob,
-				Concurrent: r.Concurrent, Events: toEvents(r.Events)}
+				Concurrent: r.Concurrent, Events: toEvents(r.Events), Failed: r.Failed}
 			if r.Job != "" {
 				rd.StartedAt, rd.EndsAt = stamp(r.StartedAt.In(loc)), stamp(r.EndsAt.In(loc))
 			}

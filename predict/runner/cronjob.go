@@ -6,10 +6,13 @@ import (
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	batchdefaults "k8s.io/kubernetes/pkg/apis/batch/v1"
 
 	"github.com/kubectl-workload/kubectl-workload/internal/apicheck"
 	"github.com/kubectl-workload/kubectl-workload/internal/controller/cronjob"
+	"github.com/kubectl-workload/kubectl-workload/internal/controller/job"
 	"github.com/kubectl-workload/kubectl-workload/internal/manifest"
 )
 
@@ -104,6 +107,34 @@ func missedFails(m *MissedResult) bool {
 // times are less than a second apart.
 const reasonInvalidSchedule = "InvalidSchedule"
 
+// cronJobEnd is how each Job of cj ends when its pods run req.RunFor: Complete after RunFor,
+// unless the request's failure model (--fail-first, --fail-rate) or the template's
+// activeDeadlineSeconds decides otherwise. Then job.Simulate runs the Job the CronJob
+// controller creates from the template (getJobFromTemplate2), defaulted as the API server
+// defaults it (SetDefaults_Job), and note says how it ends.
+func cronJobEnd(cj *batchv1.CronJob, req Request) (cronjob.JobEnd, string, error) {
+	tpl := cj.Spec.JobTemplate.Spec
+	if req.Failure == (job.FailureModel{}) && tpl.ActiveDeadlineSeconds == nil {
+		return cronjob.JobEnd{After: req.RunFor}, "", nil
+	}
+	j := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: cj.Name, Namespace: cj.Namespace}, Spec: *tpl.DeepCopy()}
+	batchdefaults.SetDefaults_Job(j)
+	res, err := job.Simulate(job.Input{Job: j, Failure: req.Failure, RunFor: req.RunFor})
+	if err != nil {
+		return cronjob.JobEnd{}, "", fmt.Errorf("the Job of its jobTemplate: %w", err)
+	}
+	switch res.Outcome {
+	case job.OutcomeFailed:
+		return cronjob.JobEnd{After: res.Duration, Failed: true},
+			fmt.Sprintf("each Job fails (%s) %s after it starts, as predict says of the jobTemplate's Job with its pods running %s; failedJobsHistoryLimit keeps the failed Jobs", res.Reason, res.Duration, req.RunFor), nil
+	case job.OutcomeComplete:
+		return cronjob.JobEnd{After: res.Duration},
+			fmt.Sprintf("each Job completes %s after it starts, as predict says of the jobTemplate's Job with its pods running %s", res.Duration, req.RunFor), nil
+	}
+	return cronjob.JobEnd{After: req.RunFor},
+		fmt.Sprintf("the jobTemplate's Job does not finish by itself (%s): the plan has each Job end after --run-for %s", res.Outcome, req.RunFor), nil
+}
+
 // now is the request's current time: --now, else the injected clock, else the fixed epoch.
 func (req Request) now() (time.Time, string) {
 	switch {
@@ -158,11 +189,20 @@ func predictCronJob(ctx context.Context, req Request, checker *apicheck.Checker,
 		n = DefaultNext
 	}
 	if req.RunFor > 0 {
-		c, err := cronjob.Concurrency(cj, s.From, req.RunFor, n)
+		end, note, err := cronJobEnd(cj, req)
+		if err != nil {
+			return Prediction{}, wrap(err)
+		}
+		if note != "" {
+			s.Notes = append(s.Notes, note)
+		}
+		c, err := cronjob.ConcurrencyEnding(cj, s.From, end, n)
 		if err != nil {
 			return Prediction{}, wrap(err)
 		}
 		s.Concurrency = &c
+	} else if req.Failure != (job.FailureModel{}) {
+		s.Notes = append(s.Notes, "--fail-first and --fail-rate decide how a CronJob's Jobs end only with --run-for: without it no Job is run")
 	} else {
 		times, err := cronjob.NextTimes(cj, s.From, n)
 		if err != nil {

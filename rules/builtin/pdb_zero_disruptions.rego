@@ -11,9 +11,12 @@
 #   the selected workloads' replicas (spec.replicas after defaulting, 1 when
 #   unset, plus any bare Pod selected) allows no disruption either. kubectl
 #   drain, cluster autoscalers and node upgrades then wait forever on those
-#   pods. Workloads whose pod count the input does not give (DaemonSets, Jobs,
-#   CronJobs, and workloads that a HorizontalPodAutoscaler of the input scales)
-#   are only checked against the forms that allow nothing whatever the count.
+#   pods. A workload that a HorizontalPodAutoscaler of the input scales is
+#   counted at the autoscaler's minReplicas (1 when unset), the fewest pods it
+#   runs: a minAvailable at or above that allows no disruption while the load
+#   keeps it there. DaemonSets, Jobs and CronJobs, whose pod count the input
+#   does not give, are only checked against the forms that allow nothing
+#   whatever the count.
 # custom:
 #   id: pdb/zero-disruptions
 #   severity: warning
@@ -105,6 +108,53 @@ findings contains f if {
 	}
 }
 
+# At the autoscalers' floor: the selected workloads that autoscalers of the
+# input scale, each at the smallest minReplicas, as availability/no-pdb counts
+# them.
+findings contains f if {
+	applies
+	is_number(min_available)
+	template_replicas > 0
+	autoscaled
+	floor_replicas > 0
+	count(autoscaler_keys) > 0
+	min_available >= floor_replicas
+	floor_total := floor_replicas + bare_count
+	min_available >= floor_total
+	f := {
+		"msg": sprintf(
+			"PodDisruptionBudget %s sets minAvailable %d, and %s %s the pods it selects down to %d at minReplicas: 0 disruptions are allowed then, so node drains wait until the load scales them up",
+			[name, min_available, xref.describe_list(autoscaler_keys), scale_verb, floor_total],
+		),
+		"path": "spec.minAvailable",
+	}
+}
+
+findings contains f if {
+	applies
+	is_string(min_available)
+	min_available != "100%"
+	endswith(min_available, "%")
+	pct := to_number(trim_suffix(min_available, "%"))
+	template_replicas > 0
+	autoscaled
+	floor_replicas > 0
+	count(autoscaler_keys) > 0
+	ceil((pct * floor_replicas) / 100) >= floor_replicas
+	floor_total := floor_replicas + bare_count
+	desired := ceil((pct * floor_total) / 100)
+	desired >= floor_total
+	f := {
+		"msg": sprintf(
+			"PodDisruptionBudget %s sets minAvailable %s, and %s %s the pods it selects down to %d at minReplicas, of which it rounds up to %d: 0 disruptions are allowed then, so node drains wait until the load scales them up",
+			[name, min_available, xref.describe_list(autoscaler_keys), scale_verb, floor_total, desired],
+		),
+		"path": "spec.minAvailable",
+	}
+}
+
+scale_verb := "scales" if count(autoscaler_keys) == 1 else := "scale"
+
 # go_facts is what this file computes below about the selected pods, as the
 # inventory computed it once per distinct selector (rules/bounded.go,
 # "pdb_pods"), for the budget's own selector; the definitions below are the
@@ -171,6 +221,36 @@ autoscaled if {
 	e := xref.entry(key)
 	count(xref.autoscalers_targeting(e.kind, e.name, e.apiVersion)) > 0
 }
+
+# template_autoscalers: for each selected template with pods, the
+# autoscalers that scale it; floor_replicas counts each such template at their
+# smallest minReplicas (1 when unset, the API server's default).
+template_autoscalers := {key: hpas |
+	some key, n in replicas
+	n > 0
+	e := xref.entry(key)
+	hpas := xref.autoscalers_targeting(e.kind, e.name, e.apiVersion)
+	count(hpas) > 0
+}
+
+floor_replicas := go_facts.floor_replicas if go_facts
+
+floor_replicas := sum([floor_pods(key, n) | some key, n in replicas]) if not go_facts
+
+floor_pods(key, _) := min({object.get(xref.entry(k), ["spec", "minReplicas"], 1) | some k in template_autoscalers[key]}) if {
+	template_autoscalers[key]
+} else := n if {
+	some k, n in replicas
+	k == key
+}
+
+autoscaler_keys := go_facts.autoscalers if go_facts
+
+autoscaler_keys := {k | some _, hpas in template_autoscalers; some k in hpas} if not go_facts
+
+bare_count := go_facts.bare if go_facts
+
+bare_count := count(bare_pods) if not go_facts
 
 # bare_pods are the selected Pods that no controller owns (a controller's own
 # Pods count through it).

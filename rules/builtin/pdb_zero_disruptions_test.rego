@@ -91,3 +91,17 @@ test_no_selector_selects_nothing if {
 	p := {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "web"}, "spec": {"maxUnavailable": 0}}
 	count(findings_for(p, [web(1)])) == 0
 }
+
+# Counted without the inventory's Go facts: at the autoscaler's minReplicas
+# (1 when unset), the pods it selects.
+test_autoscaled_at_min_replicas if {
+	hpa := {"kind": "HorizontalPodAutoscaler", "apiVersion": "autoscaling/v2", "name": "web", "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"}, "minReplicas": 3, "maxReplicas": 6}}
+	fs := findings_for(pdb({"minAvailable": 3}), [web(5), hpa])
+	count(fs) == 1
+	some f in fs
+	contains(f.msg, "sets minAvailable 3, and HorizontalPodAutoscaler web scales the pods it selects down to 3 at minReplicas")
+	unset := json.patch(hpa, [{"op": "remove", "path": "/spec/minReplicas"}])
+	count(findings_for(pdb({"minAvailable": 1}), [web(5), unset])) == 1
+	count(findings_for(pdb({"minAvailable": "100%"}), [web(5), hpa])) == 1
+	count(findings_for(pdb({"minAvailable": "60%"}), [web(5), hpa])) == 0
+}

@@ -5,18 +5,21 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -39,16 +42,27 @@ type drainScenario struct {
 	timeout time.Duration
 	// wantDrained is whether kubectl drain exits 0.
 	wantDrained bool
-	// modelGap, when set, is why the plan does not yet equal the real runs of this scenario:
-	// the scenario is skipped, saying so, until the model covers it.
-	modelGap string
+	// runs is how many real runs the scenario gets to match the plan; 0 is drainRuns.
+	runs int
 }
 
-// drainRuns is how many real runs a scenario gets to match the plan. In 12 recorded runs of
-// min-available-2-of-3, 9 went as the plan (2 approved and 1 refused in the first round) and 3
-// let the third pod through in the first round too (the API server's jittered conflict retry
-// came after the second replacement was Ready): five runs all varying is about 0.1%.
+// drainRuns is how many real runs a scenario gets to match the plan, unless it says otherwise.
 const drainRuns = 5
+
+// minAvailable2of3Runs: three pods evicted at once under minAvailable 2 vary with the API
+// server's jittered conflict retry (500-550ms). In 27 recorded runs (load average 6 to 15 on 2
+// cores), 16 went as the plan (all three approved in the first round: the two that conflicted
+// retried within a few ms of each other, one won, the other conflicted again and went
+// through on its second retry), 9 had the second retry read the winner's update and be
+// refused (2 approved and 1 refused, then 1 approved), and 2 had no conflict at all (the
+// first eviction was written before the others read: 1 approved and 2 refused, then 2).
+// Eight runs all varying is about 0.1%.
+const minAvailable2of3Runs = 8
+
+// recordDrainRuns, when set, runs each drain scenario that many times, logging every real run
+// and how many equal the plan (go test ./test/e2e -run TestPredictDrain -record-drain-runs 10);
+// the scenario fails only when none does.
+var recordDrainRuns = flag.Int("record-drain-runs", 0, "run each drain scenario this many times and log every real run, instead of stopping at the first that equals the plan")
 
 // drainRound is what happened in one 5s retry round: evictions approved and refused (429),
 // and evictions failed with another status.
@@ -62,10 +76,11 @@ func (r drainRound) String() string {
 // checks that the prediction made from a dump taken just before has the same rounds: how many
 // evictions the Eviction API approved and refused in each 5s retry round, and whether the
 // drain ends drained. Which pod of a round goes first is decided by kubectl's goroutines and
-// is not compared. A run can vary: kubectl evicts every pod at once, and when a refused
-// eviction conflicts with an approved one the API server retries it after about 500ms,
-// which lets it through if a replacement turned Ready meanwhile; each scenario therefore
-// runs up to drainRuns times, and the plan must equal one run.
+// is not compared. A run can vary: kubectl evicts every pod at once, and an eviction whose
+// budget update conflicts with another's is retried by the API server 500-550ms later
+// (jittered), which lets it through if a replacement turned Ready meanwhile, or has it read
+// the other's update and be refused; each scenario therefore runs up to drainRuns times, and
+// the plan must equal one run.
 func TestPredictDrainDifferential(t *testing.T) {
 	c := sharedCluster(t)
 	sharedControllers(t)
@@ -74,28 +89,42 @@ func TestPredictDrainDifferential(t *testing.T) {
 		t.Fatal(err)
 	}
 	scenarios := []drainScenario{
-		{name: "min-available-2-of-3", replicas: 3, budgets: []string{"minAvailable: 2"}, wantDrained: true,
-			modelGap: "on an idle machine every real run approved all 3 evictions in the first round (the API server retries a conflicting eviction after about 500ms, and the kwok replacement is Ready by then); the plan still refuses the third until the next 5s round: the conflict retry is not modelled yet"},
+		{name: "min-available-2-of-3", replicas: 3, budgets: []string{"minAvailable: 2"}, wantDrained: true, runs: minAvailable2of3Runs},
 		{name: "single-replica-timeout", replicas: 1, budgets: []string{"minAvailable: 1"}, timeout: 12 * time.Second},
 		{name: "two-budgets", replicas: 2, budgets: []string{"maxUnavailable: 1", "minAvailable: 1"}},
 	}
 	for _, sc := range scenarios {
 		t.Run(sc.name, func(t *testing.T) {
-			if sc.modelGap != "" {
-				t.Skip("known gap in the drain model: " + sc.modelGap)
-			}
 			var seen []string
-			for attempt := range drainRuns {
+			runs, record := drainRuns, *recordDrainRuns > 0
+			if sc.runs > 0 {
+				runs = sc.runs
+			}
+			if record {
+				runs = *recordDrainRuns
+			}
+			matched := 0
+			for attempt := range runs {
 				real, plan := runDrainScenario(t, c, cs, sc, attempt)
 				if t.Failed() {
 					return
 				}
 				if real == plan {
 					t.Logf("run %d: real and predicted: %s", attempt, real)
-					return
+					matched++
+					if !record {
+						return
+					}
+					continue
 				}
 				seen = append(seen, real)
 				t.Logf("run %d: real %s, predicted %s", attempt, real, plan)
+			}
+			if record {
+				t.Logf("the plan equals %d of %d real runs", matched, runs)
+				if matched > 0 {
+					return
+				}
 			}
 			t.Errorf("predict drain equals none of %d real runs:\n%s", len(seen), strings.Join(seen, "\n"))
 		})
@@ -213,8 +242,77 @@ func runDrainScenario(t *testing.T, c *Cluster, cs kubernetes.Interface, sc drai
 	if livePlan := planRounds(t, out.Bytes()); livePlan != plan {
 		t.Errorf("predict drain from the cluster = %s, from the dump %s", livePlan, plan)
 	}
+	stopWatch := watchDrain(t, ctx, cs, ns)
 	real = realDrain(t, ctx, c, nodeA, sc.timeout)
+	stopWatch()
 	return real, plan
+}
+
+// watchDrain logs, from a watch started now, each change of the namespace's budgets
+// (disruptionsAllowed, currentHealthy, disruptedPods) and pods (Ready, deleting, gone) with
+// its time, so that a run's log shows the server's side of the drain: which eviction
+// decremented a budget when, and when the disruption controller recomputed it. The returned
+// function stops the watch and writes the log.
+func watchDrain(t *testing.T, ctx context.Context, cs kubernetes.Interface, ns string) func() {
+	t.Helper()
+	ctx, cancel := context.WithCancel(ctx)
+	start := time.Now()
+	var mu sync.Mutex
+	var log strings.Builder
+	var wg sync.WaitGroup
+	note := func(format string, args ...any) {
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintf(&log, "%8s ", time.Since(start).Round(time.Millisecond))
+		fmt.Fprintf(&log, format+"\n", args...)
+	}
+	pw, err := cs.CoreV1().Pods(ns).Watch(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bw, err := cs.PolicyV1().PodDisruptionBudgets(ns).Watch(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		for ev := range pw.ResultChan() {
+			p, ok := ev.Object.(*corev1.Pod)
+			if !ok {
+				continue
+			}
+			ready := false
+			for _, cond := range p.Status.Conditions {
+				if cond.Type == corev1.PodReady {
+					ready = cond.Status == corev1.ConditionTrue
+				}
+			}
+			note("pod %s %s node=%q phase=%s ready=%v deleting=%v", ev.Type, p.Name, p.Spec.NodeName, p.Status.Phase, ready, p.DeletionTimestamp != nil)
+		}
+	}()
+	go func() {
+		defer wg.Done()
+		for ev := range bw.ResultChan() {
+			b, ok := ev.Object.(*policyv1.PodDisruptionBudget)
+			if !ok {
+				continue
+			}
+			var disrupted []string
+			for name := range b.Status.DisruptedPods {
+				disrupted = append(disrupted, name)
+			}
+			sort.Strings(disrupted)
+			note("budget %s %s rv=%s allowed=%d healthy=%d/%d disrupted=%v", ev.Type, b.Name, b.ResourceVersion, b.Status.DisruptionsAllowed, b.Status.CurrentHealthy, b.Status.DesiredHealthy, disrupted)
+		}
+	}()
+	return func() {
+		cancel()
+		pw.Stop()
+		bw.Stop()
+		wg.Wait()
+		t.Logf("pods and budgets during the drain:\n%s", log.String())
+	}
 }
 
 func createDrainNode(ctx context.Context, cs kubernetes.Interface, name, scenario string, cordoned bool) error {

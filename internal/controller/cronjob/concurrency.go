@@ -46,9 +46,20 @@ type Run struct {
 	Concurrent int
 	// Events are the controller's events for this time, in order.
 	Events []Event
-	// HistoryDeletedAt is when successfulJobsHistoryLimit deletes the finished Job (zero:
+	// Failed is true when the Job ended Failed (JobEnd.Failed) rather than Complete within the
+	// predicted times.
+	Failed bool
+	// HistoryDeletedAt is when the history limit of its kind (successfulJobsHistoryLimit for a
+	// Complete Job, failedJobsHistoryLimit for a Failed one) deletes the finished Job (zero:
 	// kept within the predicted times).
 	HistoryDeletedAt time.Time
+}
+
+// JobEnd is how each Job of a CronJob ends: After its creation, Complete or Failed. Every Job
+// of a CronJob has the same template, so each ends the same way.
+type JobEnd struct {
+	After  time.Duration
+	Failed bool
 }
 
 // ConcurrencyResult is the outcome of n scheduled times with Jobs that each run RunFor.
@@ -57,9 +68,10 @@ type ConcurrencyResult struct {
 	Runs   []Run
 	// MaxConcurrent is the most Jobs that ran at once.
 	MaxConcurrent int
-	// SuccessfulJobsHistoryLimit is the limit the history cleanup keeps to (the API
-	// server's default 3 when the spec has none).
+	// SuccessfulJobsHistoryLimit and FailedJobsHistoryLimit are the limits the history
+	// cleanup keeps to (the API server's defaults 3 and 1 when the spec has none).
 	SuccessfulJobsHistoryLimit int32
+	FailedJobsHistoryLimit     int32
 }
 
 // DefaultSuccessfulJobsHistoryLimit and DefaultFailedJobsHistoryLimit are what the API
@@ -116,6 +128,18 @@ type activeJob struct {
 //
 // A suspended CronJob starts nothing: every time is Suspended.
 func Concurrency(cj *batchv1.CronJob, from time.Time, runFor time.Duration, n int) (ConcurrencyResult, error) {
+	return ConcurrencyEnding(cj, from, JobEnd{After: runFor}, n)
+}
+
+// ConcurrencyEnding is Concurrency with Jobs that each end as end says. Failed Jobs are
+// kept to failedJobsHistoryLimit as Complete ones are to successfulJobsHistoryLimit, each
+// kind counted on its own (cleanupFinishedJobs).
+//
+// For example, under failedJobsHistoryLimit 1 (the default), Jobs failing 4m after starting
+// at 05:50, 06:00 and 06:10: the sync at 06:04's failure keeps the 05:50 Job; the one at 06:14
+// deletes it, keeping the 06:00 Job, and so on: each failed Job goes when the next fails.
+func ConcurrencyEnding(cj *batchv1.CronJob, from time.Time, end JobEnd, n int) (ConcurrencyResult, error) {
+	runFor := end.After
 	times, err := NextTimes(cj, from, n)
 	if err != nil {
 		return ConcurrencyResult{}, err
@@ -124,9 +148,12 @@ func Concurrency(cj *batchv1.CronJob, from time.Time, runFor time.Duration, n in
 	if policy == "" {
 		policy = batchv1.AllowConcurrent
 	}
-	res := ConcurrencyResult{Policy: policy, SuccessfulJobsHistoryLimit: DefaultSuccessfulJobsHistoryLimit}
+	res := ConcurrencyResult{Policy: policy, SuccessfulJobsHistoryLimit: DefaultSuccessfulJobsHistoryLimit, FailedJobsHistoryLimit: DefaultFailedJobsHistoryLimit}
 	if cj.Spec.SuccessfulJobsHistoryLimit != nil {
 		res.SuccessfulJobsHistoryLimit = *cj.Spec.SuccessfulJobsHistoryLimit
+	}
+	if cj.Spec.FailedJobsHistoryLimit != nil {
+		res.FailedJobsHistoryLimit = *cj.Spec.FailedJobsHistoryLimit
 	}
 	runs := make([]Run, len(times))
 	// Keyed by the instant, not by time.Time: NextTimes and MissedSchedule each load the
@@ -150,9 +177,13 @@ func Concurrency(cj *batchv1.CronJob, from time.Time, runFor time.Duration, n in
 	horizon := times[len(times)-1]
 	last := from
 	var active []activeJob
-	// finished are the runs whose Jobs completed and are not yet deleted (Jobs here always
-	// succeed: failedJobsHistoryLimit has nothing to remove).
+	// finished are the runs whose Jobs completed (or, when end.Failed, failed) and are not
+	// yet deleted: every Job ends the same way, so one history limit applies to them all.
 	var finished []int
+	limit := res.SuccessfulJobsHistoryLimit
+	if end.Failed {
+		limit = res.FailedJobsHistoryLimit
+	}
 
 	// Sync points on the kernel clock: every scheduled time, and every Job end, earliest
 	// first. A Job's end is caused by its creation, so a Job that runs exactly one interval is
@@ -187,12 +218,13 @@ func Concurrency(cj *batchv1.CronJob, from time.Time, runFor time.Duration, n in
 				stillActive = append(stillActive, j)
 			} else {
 				finished = append(finished, j.run)
+				runs[j.run].Failed = end.Failed
 			}
 		}
 		active = stillActive
 		// A Job's end is a sync (the controller watches its Jobs), and every sync ends with
 		// cleanupFinishedJobs.
-		finished = removeOldestJobs(runs, finished, res.SuccessfulJobsHistoryLimit, now)
+		finished = removeOldestJobs(runs, finished, limit, now)
 
 		lastCopy := last
 		m, err := MissedSchedule(cj, &lastCopy, now)

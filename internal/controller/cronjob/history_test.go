@@ -40,3 +40,48 @@ func TestConcurrencyHistoryLimit(t *testing.T) {
 		})
 	}
 }
+
+func TestConcurrencyFailedHistoryLimit(t *testing.T) {
+	from := time.Date(2026, 3, 9, 5, 40, 0, 0, time.UTC)
+	tests := []struct {
+		name          string
+		failed, succ  *int32
+		end           JobEnd
+		wantDeleted   []int
+		wantAllFailed bool
+	}{
+		// Jobs at 05:50, 06:00, ... each failing after 4m: the second failure (06:04+10m)
+		// deletes the first failed Job; the successful limit does not apply to them.
+		{name: "failed, default limit 1", end: JobEnd{After: 4 * time.Minute, Failed: true},
+			succ: ptr[int32](0), wantDeleted: []int{24, 34, 44, 54, -1, -1}, wantAllFailed: true},
+		{name: "failed, limit 2", failed: ptr[int32](2), end: JobEnd{After: 4 * time.Minute, Failed: true},
+			wantDeleted: []int{34, 44, 54, -1, -1, -1}, wantAllFailed: true},
+		{name: "failed, limit 0: each goes when it fails", failed: ptr[int32](0), end: JobEnd{After: 4 * time.Minute, Failed: true},
+			wantDeleted: []int{14, 24, 34, 44, 54, -1}, wantAllFailed: true},
+		// Complete Jobs: failedJobsHistoryLimit 0 deletes none of them.
+		{name: "complete, failed limit 0", failed: ptr[int32](0), end: JobEnd{After: 4 * time.Minute},
+			wantDeleted: []int{44, 54, -1, -1, -1, -1}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cj := &batchv1.CronJob{Spec: batchv1.CronJobSpec{Schedule: "*/10 * * * *", FailedJobsHistoryLimit: tt.failed, SuccessfulJobsHistoryLimit: tt.succ}}
+			res, err := ConcurrencyEnding(cj, from, tt.end, 6)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, r := range res.Runs {
+				got := -1
+				if !r.HistoryDeletedAt.IsZero() {
+					got = int(r.HistoryDeletedAt.Sub(from) / time.Minute)
+				}
+				if got != tt.wantDeleted[i] {
+					t.Errorf("ConcurrencyEnding(%s) run %d (%s) deleted at +%dm, want +%dm", tt.name, i, r.Job, got, tt.wantDeleted[i])
+				}
+				// The last Job starts at 06:40, the horizon: it has not finished.
+				if wantFailed := tt.wantAllFailed && i < len(res.Runs)-1; r.Failed != wantFailed {
+					t.Errorf("ConcurrencyEnding(%s) run %d failed = %v, want %v", tt.name, i, r.Failed, wantFailed)
+				}
+			}
+		})
+	}
+}

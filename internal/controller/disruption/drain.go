@@ -28,8 +28,11 @@ const (
 	EvictRetryDelay = 5 * time.Second
 	// EvictionConflictRetry is EvictionsRetry.Duration in pkg/registry/core/pod/storage: an
 	// eviction whose budget update conflicts with another eviction's is retried by the API
-	// server after 500ms (±10%), re-reading the budget.
+	// server after 500ms (plus up to 10% jitter: 500-550ms), re-reading the budget.
 	EvictionConflictRetry = 500 * time.Millisecond
+	// EvictionConflictAttempts is EvictionsRetry.Steps: after this many conflicting tries the
+	// API server gives up and returns the last conflict (409) to the client.
+	EvictionConflictAttempts = 20
 	// DeletePollInterval is how often kubectl drain looks for an evicted pod to be gone
 	// (waitForDelete's interval).
 	DeletePollInterval = time.Second
@@ -151,6 +154,10 @@ type sim struct {
 	seq      map[string]int
 	events   *[]Event
 	notes    map[string]bool
+	// reconflicts counts the API server's retries that conflict again with another retry due
+	// at the same moment; reconflictFirst names the first.
+	reconflicts     int
+	reconflictFirst string
 }
 
 // Drain predicts kubectl drain o.Nodes... on w. w's objects are not changed.
@@ -213,6 +220,9 @@ func Drain(w World, o Options) (*Plan, error) {
 		plan.Nodes = append(plan.Nodes, np)
 	}
 	plan.Duration = s.now
+	if s.reconflicts > 0 {
+		s.notes[fmt.Sprintf("%d time(s) (first %s) an API server retry of an eviction conflicts again with another retry due at the same moment and waits for the next: in a real run the two retries come up to 50ms apart, and the later can instead read the earlier's update and be refused with 429, kubectl retrying it 5s later", s.reconflicts, s.reconflictFirst)] = true
+	}
 	for n := range s.notes {
 		plan.Assumptions = append(plan.Assumptions, n)
 	}
@@ -321,7 +331,9 @@ func (s *sim) drainNode(np *NodePlan) {
 		attemptAt[k] = start
 	}
 	failed := map[string]string{}
-	serverRetry := map[string]bool{}
+	// serverAttempts counts the API server's tries of an eviction still in its conflict
+	// retry loop (EvictionsRetry).
+	serverAttempts := map[string]int{}
 	waiting := map[string]time.Duration{} // evicted pods: when kubectl's poll finds them gone
 	if s.o.DisableEviction {
 		for _, k := range list.Pods() {
@@ -393,33 +405,39 @@ func (s *sim) drainNode(np *NodePlan) {
 		if len(due) > 0 {
 			lastRound, changed = nil, false
 		}
-		// Evictions sent at the same instant all read their budget before any writes it: the
-		// first approval's update makes the others' conflict, and the API server retries
-		// them EvictionConflictRetry later, one after another (its jitter separates them).
-		allowedAtRead := map[*policy.PodDisruptionBudget]int32{}
+		// Every eviction due at this instant, kubectl's or the API server's conflict retry,
+		// reads the budgets before any of them writes (serverEvict).
+		read := make([]*policy.PodDisruptionBudget, 0, len(s.w.Budgets))
 		for _, b := range s.w.Budgets {
-			allowedAtRead[b] = b.Status.DisruptionsAllowed
+			read = append(read, b.DeepCopy())
 		}
-		decremented := map[*policy.PodDisruptionBudget]bool{}
+		written := map[*policy.PodDisruptionBudget]bool{}
+		acted := false
 		for _, k := range due {
 			p := s.find(k)
 			if p == nil { // gone already: NotFound ends the goroutine
 				pending = slices.DeleteFunc(pending, func(x string) bool { return x == k })
+				delete(serverAttempts, k)
 				continue
 			}
-			retried := serverRetry[k]
-			delete(serverRetry, k)
-			budgets := s.budgetsIn(p.pod.Namespace)
-			if b := guarding(p.pod, budgets); !retried && b != nil && decremented[b] && allowedAtRead[b] > 0 && podReady(p.pod) {
-				serverRetry[k], changed = true, true
+			attempt := serverAttempts[k] + 1
+			v, conflict := s.serverEvict(p.pod, read, written)
+			if conflict && attempt < EvictionConflictAttempts {
+				serverAttempts[k], changed = attempt, true
 				attemptAt[k] = s.now + EvictionConflictRetry
+				s.notes[fmt.Sprintf("evictions sent at the same moment all read the budget and only the first update is written: the API server retries the others %s later (EvictionsRetry; 500-550ms in a real run, jittered), re-reading the budget (real requests sent together can also reach the server one after another, the later ones then refused with 429 at once)", EvictionConflictRetry)] = true
+				if attempt > 1 {
+					// Where real runs vary most: the retries' jitter decides.
+					s.reconflicts++
+					if s.reconflictFirst == "" {
+						s.reconflictFirst = fmt.Sprintf("at %s, %s", s.now, k)
+					}
+				}
 				continue
 			}
-			v := Evict(p.pod, budgets, s.wall(s.now))
-			if v.Decremented {
-				decremented[s.budget(p.pod.Namespace, v.Budget)] = true
-			}
-			e := Event{At: s.now, Pod: k, Budget: v.Budget, Code: v.Code, Message: v.Message, Cause: v.Cause, Retried: retried}
+			delete(serverAttempts, k)
+			acted = true
+			e := Event{At: s.now, Pod: k, Budget: v.Budget, Code: v.Code, Message: v.Message, Cause: v.Cause, Retried: attempt > 1}
 			switch {
 			case v.Approved():
 				if v.Decremented {
@@ -444,6 +462,10 @@ func (s *sim) drainNode(np *NodePlan) {
 				failed[k] = fmt.Sprintf("error when evicting pods/%q -n %q: %s", p.pod.Name, p.pod.Namespace, v.Message)
 				pending = slices.DeleteFunc(pending, func(x string) bool { return x == k })
 			}
+		}
+		if acted {
+			// The disruption controller reacts to this instant's deletions after every
+			// eviction sent at it has read the budgets.
 			s.syncBudgets()
 		}
 	}
@@ -481,6 +503,46 @@ func (s *sim) drainNode(np *NodePlan) {
 	}
 }
 
+// serverEvict mirrors the budget part of EvictionREST.Create for one eviction request at
+// s.now: its retry.RetryOnConflict(EvictionsRetry, ...) loop around checkAndDecrement, one
+// try of it. read are the budgets as every request of this instant read them
+// (getPodDisruptionBudgets, before any of them wrote); written are the budgets another
+// request of this instant has already updated. A request whose verdict needs a budget update
+// (checkAndDecrement's UpdateStatus) on a budget already written conflicts: it gets the
+// resourceVersion it read rejected and the API server tries again EvictionConflictRetry
+// later, re-reading the budget; conflict is true and v is the 409 the client gets once
+// EvictionsRetry.Steps tries are spent. Otherwise its verdict, taken on what it read,
+// stands, and an approval's decrement is written to the live budget.
+//
+// Example: three Ready pods under minAvailable 2 (disruptionsAllowed 1), evicted at once:
+// all three read allowed 1; the first writes allowed 0 and is approved; the other two
+// conflict and retry 500ms later, when the replacement of the first is Ready and the
+// disruption controller has written allowed 1 again: one is approved, the other conflicts
+// again and goes through at 1s, once the second replacement is Ready.
+func (s *sim) serverEvict(pod *v1.Pod, read []*policy.PodDisruptionBudget, written map[*policy.PodDisruptionBudget]bool) (v Verdict, conflict bool) {
+	var mine []*policy.PodDisruptionBudget
+	for _, b := range read {
+		if b.Namespace == pod.Namespace {
+			mine = append(mine, b.DeepCopy()) // Evict decrements what it is given
+		}
+	}
+	sort.Slice(mine, func(i, j int) bool { return mine[i].Name < mine[j].Name })
+	v = Evict(pod, mine, s.wall(s.now))
+	if !v.Decremented {
+		return v, false
+	}
+	live := s.budget(pod.Namespace, v.Budget)
+	if written[live] {
+		return Verdict{Code: 409, Budget: v.Budget, Budgets: v.Budgets,
+			Message: fmt.Sprintf("Operation cannot be fulfilled on poddisruptionbudgets.policy %q: the object has been modified; please apply your changes to the latest version and try again", v.Budget)}, true
+	}
+	written[live] = true
+	// What the request read is what the budget holds: no other request of this instant
+	// wrote it, and the disruption controller reacts after them (drainNode).
+	*live = *mine[slices.IndexFunc(mine, func(b *policy.PodDisruptionBudget) bool { return b.Name == v.Budget })]
+	return v, false
+}
+
 // pollAfter is when waitForDelete, polling every second from since, first finds a pod gone at
 // gone: PollUntilContextTimeout polls at once, then each interval.
 func pollAfter(since, gone time.Duration) time.Duration {
@@ -508,17 +570,6 @@ func (s *sim) findAny(key string, since time.Duration) *simPod {
 		}
 	}
 	return nil
-}
-
-func (s *sim) budgetsIn(ns string) []*policy.PodDisruptionBudget {
-	var out []*policy.PodDisruptionBudget
-	for _, b := range s.w.Budgets {
-		if b.Namespace == ns {
-			out = append(out, b)
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out
 }
 
 func (s *sim) budget(ns, name string) *policy.PodDisruptionBudget {
@@ -751,20 +802,6 @@ func (s *sim) budgetFix(b *policy.PodDisruptionBudget, pod *v1.Pod) string {
 		return fmt.Sprintf("%s has %d healthy pods and needs %d: make the unready pods Ready, or set unhealthyPodEvictionPolicy: AlwaysAllow so unready pods can be evicted", name, st.CurrentHealthy, st.DesiredHealthy)
 	}
 	return fmt.Sprintf("%s allows %d disruptions: scale %s up so that its replacement pods give it room", name, st.DisruptionsAllowed, owner)
-}
-
-// guarding is the one budget that selects pod, nil for none or several.
-func guarding(pod *v1.Pod, budgets []*policy.PodDisruptionBudget) *policy.PodDisruptionBudget {
-	var found *policy.PodDisruptionBudget
-	for _, b := range budgets {
-		if len(PodsForBudget(b, []*v1.Pod{pod})) == 1 {
-			if found != nil {
-				return nil
-			}
-			found = b
-		}
-	}
-	return found
 }
 
 func podReady(p *v1.Pod) bool {

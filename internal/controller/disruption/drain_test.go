@@ -54,6 +54,9 @@ func summary(p *Plan) string {
 	for _, np := range p.Nodes {
 		for _, e := range np.Events {
 			fmt.Fprintf(&b, "%s %s %s", e.At, e.Kind, e.Pod)
+			if e.Retried {
+				b.WriteString(" (server retry)")
+			}
 			if e.Kind == EventRefused || e.Kind == EventFailed {
 				fmt.Fprintf(&b, " %d %s", e.Code, e.Cause)
 			}
@@ -92,6 +95,8 @@ func TestDrain(t *testing.T) {
 		world World
 		opts  Options
 		want  string
+		// wantAssumption, when set, is said among the plan's assumptions.
+		wantAssumption string
 	}{
 		{
 			name:  "minAvailable 2 of 3: the second eviction conflicts, is refused on the server's retry, and goes once the replacement is Ready",
@@ -100,7 +105,7 @@ func TestDrain(t *testing.T) {
 			want: `0s cordon 
 0s evict default/web-abc-0
 0s created default/web-abc-new1 on n3
-500ms refused default/web-abc-1 429 The disruption budget web needs 2 healthy pods and has 2 currently
+500ms refused default/web-abc-1 (server retry) 429 The disruption budget web needs 2 healthy pods and has 2 currently
 2s ready default/web-abc-new1
 5s evicted default/web-abc-0
 5.5s evict default/web-abc-1
@@ -118,12 +123,64 @@ drained=true forever=false end=10.5s error=
 0s evict default/web-abc-0
 0s created default/web-abc-new1 on n3
 100ms ready default/web-abc-new1
-500ms evict default/web-abc-1
+500ms evict default/web-abc-1 (server retry)
 500ms created default/web-abc-new2 on n2
 600ms ready default/web-abc-new2
 1s evicted default/web-abc-0
 1.5s evicted default/web-abc-1
 drained=true forever=false end=1.5s error=
+`,
+		},
+		{
+			name: "three pods at once, replacements Ready in 100ms: the two that conflict retry together, one wins, the other conflicts again and goes at 1s",
+			world: func() World {
+				d, rs, pods := deployment("web", 3, "n1")
+				return World{Pods: pods, Nodes: nodes, Deployments: []*apps.Deployment{d}, ReplicaSets: []*apps.ReplicaSet{rs},
+					Budgets: []*policy.PodDisruptionBudget{budget("web", &two, nil, "web")}}
+			}(),
+			opts:           Options{Nodes: []string{"n1"}, GracePeriodSeconds: -1, ReadyAfter: 100 * time.Millisecond, TerminateAfter: 100 * time.Millisecond},
+			wantAssumption: "1 time(s) (first at 500ms, default/web-abc-2) an API server retry of an eviction conflicts again",
+			want: `0s cordon 
+0s evict default/web-abc-0
+0s created default/web-abc-new1 on n2
+100ms ready default/web-abc-new1
+500ms evict default/web-abc-1 (server retry)
+500ms created default/web-abc-new2 on n3
+600ms ready default/web-abc-new2
+1s evicted default/web-abc-0
+1s evict default/web-abc-2 (server retry)
+1s created default/web-abc-new3 on n2
+1.1s ready default/web-abc-new3
+1.5s evicted default/web-abc-1
+2s evicted default/web-abc-2
+drained=true forever=false end=2s error=
+`,
+		},
+		{
+			name: "three pods at once, replacements Ready in 2s: both retries read disruptionsAllowed 0 and are refused; in the next round one wins and the other is refused on its retry",
+			world: func() World {
+				d, rs, pods := deployment("web", 3, "n1")
+				return World{Pods: pods, Nodes: nodes, Deployments: []*apps.Deployment{d}, ReplicaSets: []*apps.ReplicaSet{rs},
+					Budgets: []*policy.PodDisruptionBudget{budget("web", &two, nil, "web")}}
+			}(),
+			opts: Options{Nodes: []string{"n1"}, GracePeriodSeconds: -1},
+			want: `0s cordon 
+0s evict default/web-abc-0
+0s created default/web-abc-new1 on n2
+500ms refused default/web-abc-1 (server retry) 429 The disruption budget web needs 2 healthy pods and has 2 currently
+500ms refused default/web-abc-2 (server retry) 429 The disruption budget web needs 2 healthy pods and has 2 currently
+2s ready default/web-abc-new1
+5s evicted default/web-abc-0
+5.5s evict default/web-abc-1
+5.5s created default/web-abc-new2 on n3
+6s refused default/web-abc-2 (server retry) 429 The disruption budget web needs 2 healthy pods and has 2 currently
+7.5s ready default/web-abc-new2
+10.5s evicted default/web-abc-1
+11s evict default/web-abc-2
+11s created default/web-abc-new3 on n2
+13s ready default/web-abc-new3
+16s evicted default/web-abc-2
+drained=true forever=false end=16s error=
 `,
 		},
 		{
@@ -140,7 +197,7 @@ drained=true forever=false end=1.5s error=
 			opts: Options{Nodes: []string{"n1"}, GracePeriodSeconds: -1},
 			want: `0s cordon 
 0s evict default/db-0
-500ms refused default/db-1 429 The disruption budget db needs 1 healthy pods and has 1 currently
+500ms refused default/db-1 (server retry) 429 The disruption budget db needs 1 healthy pods and has 1 currently
 5s created default/db-0 on n2
 5s evicted default/db-0
 5.5s refused default/db-1 429 The disruption budget db needs 1 healthy pods and has 1 currently
@@ -221,7 +278,7 @@ drained=true forever=false end=5s error=
 			want: `0s cordon 
 0s evict default/web-abc-0
 0s pending default/web-abc-new1
-500ms refused default/web-abc-1 429 The disruption budget web needs 2 healthy pods and has 2 currently
+500ms refused default/web-abc-1 (server retry) 429 The disruption budget web needs 2 healthy pods and has 2 currently
 5s evicted default/web-abc-0
 5.5s refused default/web-abc-1 429 The disruption budget web needs 2 healthy pods and has 2 currently
 5.5s repeats  -1
@@ -239,6 +296,49 @@ drained=false forever=false end=0s error=never reached: the drain of n1 never en
 			if got := summary(p); got != tt.want {
 				t.Errorf("Drain() =\n%s\nwant\n%s", got, tt.want)
 			}
+			if got := strings.Join(p.Assumptions, "\n"); !strings.Contains(got, tt.wantAssumption) {
+				t.Errorf("Drain() assumptions =\n%s\nwant one saying %q", got, tt.wantAssumption)
+			}
 		})
+	}
+}
+
+// TestDrainConflictRetriesRunOut: 21 pods evicted at once under a budget that has room for one
+// at every retry. Each 500ms one more wins the budget update; the 21st has lost 20 times when
+// EvictionsRetry's steps are spent, and the API server answers it with the last conflict
+// (409), which kubectl does not retry.
+func TestDrainConflictRetriesRunOut(t *testing.T) {
+	minAvailable := intstr.FromInt32(20)
+	d, rs, pods := deployment("web", 21, "n1")
+	w := World{Pods: pods, Nodes: []*v1.Node{node("n1"), node("n2")}, Deployments: []*apps.Deployment{d}, ReplicaSets: []*apps.ReplicaSet{rs},
+		Budgets: []*policy.PodDisruptionBudget{budget("web", &minAvailable, nil, "web")}}
+	p, err := Drain(w, Options{Nodes: []string{"n1"}, GracePeriodSeconds: -1, ReadyAfter: 100 * time.Millisecond, TerminateAfter: 100 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var approved []time.Duration
+	var failed []Event
+	for _, e := range p.Nodes[0].Events {
+		switch e.Kind {
+		case EventEvict:
+			approved = append(approved, e.At)
+		case EventFailed, EventRefused:
+			failed = append(failed, e)
+		}
+	}
+	if len(approved) != EvictionConflictAttempts {
+		t.Fatalf("Drain() approved %d evictions, want %d (one per try)", len(approved), EvictionConflictAttempts)
+	}
+	for i, at := range approved {
+		if want := time.Duration(i) * EvictionConflictRetry; at != want {
+			t.Errorf("approval %d at %s, want %s", i, at, want)
+		}
+	}
+	if len(failed) != 1 || failed[0].Code != 409 || failed[0].At != (EvictionConflictAttempts-1)*EvictionConflictRetry ||
+		!strings.Contains(failed[0].Message, `Operation cannot be fulfilled on poddisruptionbudgets.policy "web"`) {
+		t.Fatalf("Drain() refusals = %+v, want one 409 at %s", failed, (EvictionConflictAttempts-1)*EvictionConflictRetry)
+	}
+	if p.Completed || !strings.Contains(p.Nodes[0].Error, "the object has been modified") {
+		t.Errorf("Drain() completed=%v error=%q, want not completed with the conflict", p.Completed, p.Nodes[0].Error)
 	}
 }
