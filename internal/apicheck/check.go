@@ -119,7 +119,9 @@ func New() *Checker {
 	// capabilities is process-wide upstream state, set once per binary.
 	capabilities.Setup(true, 0)
 	return &Checker{
-		decoder: json.NewSerializerWithOptions(json.DefaultMetaFactory, legacyscheme.Scheme, legacyscheme.Scheme,
+		// headerMetaFactory reads the kind as json.DefaultMetaFactory does,
+		// without a second full decode of the object.
+		decoder: json.NewSerializerWithOptions(headerMetaFactory{}, legacyscheme.Scheme, legacyscheme.Scheme,
 			json.SerializerOptions{Strict: true}),
 	}
 }

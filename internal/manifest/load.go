@@ -479,16 +479,23 @@ func templateLine(c chunk) (int, bool) {
 // gives, written from the yaml.v3 tree when treeJSON can, else by that
 // conversion itself (see documentJSON).
 func loadYAMLDocument(set *Set, src Source, c chunk, budget *aliasBudget, fast bool) {
+	if fast {
+		// The common manifest without yaml.v3's general scanner; it gives
+		// the same tree (fastYAML), and cannot hold a second document.
+		if root, ok := fastYAML(c.text); ok {
+			if checkedShape(set, src, c, root, budget) {
+				addYAMLDocument(set, src, c, root, fast)
+			}
+			return
+		}
+	}
 	var root yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(c.text))
 	if err := dec.Decode(&root); err != nil {
 		set.Problems = append(set.Problems, yamlProblem(src, c, err))
 		return
 	}
-	// Checked before anything expands aliases or recurses over the content.
-	if msg, at := checkShape(&root, budget); at != nil {
-		set.Problems = append(set.Problems, Problem{Source: src, Kind: LimitExceeded,
-			Pos: Pos{Line: c.startLine + at.Line - 1, Column: at.Column}, Message: msg})
+	if !checkedShape(set, src, c, &root, budget) {
 		return
 	}
 	var extra yaml.Node
@@ -501,12 +508,29 @@ func loadYAMLDocument(set *Set, src Source, c chunk, budget *aliasBudget, fast b
 		set.Problems = append(set.Problems, yamlProblem(src, c, err))
 		return
 	}
-	d, err := documentJSON(&root, c.text, fast)
+	addYAMLDocument(set, src, c, &root, fast)
+}
+
+// checkedShape checks a parsed document against the limits before anything
+// expands aliases or recurses over the content (checkShape), and records the
+// problem when it is over one.
+func checkedShape(set *Set, src Source, c chunk, root *yaml.Node, budget *aliasBudget) bool {
+	if msg, at := checkShape(root, budget); at != nil {
+		set.Problems = append(set.Problems, Problem{Source: src, Kind: LimitExceeded,
+			Pos: Pos{Line: c.startLine + at.Line - 1, Column: at.Column}, Message: msg})
+		return false
+	}
+	return true
+}
+
+// addYAMLDocument converts a parsed document to JSON and adds its objects.
+func addYAMLDocument(set *Set, src Source, c chunk, root *yaml.Node, fast bool) {
+	d, err := documentJSON(root, c.text, fast)
 	if err != nil {
 		set.Problems = append(set.Problems, yamlProblem(src, c, err))
 		return
 	}
-	addDocument(set, src, &root, c.startLine-1, d)
+	addDocument(set, src, root, c.startLine-1, d)
 }
 
 // parseJSONStream loads a stream of JSON values, as kubectl does for a file
