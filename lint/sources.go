@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -246,7 +245,9 @@ func baseRefBaseline(ctx context.Context, src Source) (*Baseline, error) {
 	checker := apicheck.New()
 	type key struct{ file, apiVersion, kind, ns, name string }
 	stored := map[key][]byte{}
-	repos := map[string]*gitref.Repo{}
+	// One git cat-file --batch per work tree serves every file.
+	reader := gitref.NewReader(ctx, src.BaseRef)
+	defer reader.Close() // on an early return; Close is also called, and checked, below
 	for _, in := range inputs {
 		if in.Name == manifest.StdinName {
 			continue
@@ -264,7 +265,7 @@ func baseRefBaseline(ctx context.Context, src Source) (*Baseline, error) {
 		} else {
 			var ok bool
 			var err error
-			if olds, ok, err = readAtRef(ctx, repos, src.BaseRef, in.Name); err != nil {
+			if olds, ok, err = readAtRef(reader, src.BaseRef, in.Name); err != nil {
 				return nil, err
 			} else if !ok {
 				continue
@@ -286,6 +287,9 @@ func baseRefBaseline(ctx context.Context, src Source) (*Baseline, error) {
 			stored[key{name, old.APIVersion, old.Kind, ns, old.Name}] = js
 		}
 	}
+	if err := reader.Close(); err != nil {
+		return nil, fmt.Errorf("--base-ref %s: %w", src.BaseRef, err)
+	}
 	return &Baseline{Previous: func(obj *manifest.Object, ref ObjectRef) []byte {
 		return stored[key{obj.File, obj.APIVersion, obj.Kind, ref.Namespace, ref.Name}]
 	}}, nil
@@ -293,17 +297,8 @@ func baseRefBaseline(ctx context.Context, src Source) (*Baseline, error) {
 
 // readAtRef reads a file's objects as they are at the git ref; ok is false
 // when the file is new since then.
-func readAtRef(ctx context.Context, repos map[string]*gitref.Repo, ref, file string) ([]*manifest.Object, bool, error) {
-	dir := filepath.Dir(file)
-	repo, ok := repos[dir]
-	if !ok {
-		var err error
-		if repo, err = gitref.Open(ctx, dir); err != nil {
-			return nil, false, fmt.Errorf("--base-ref %s: %w", ref, err)
-		}
-		repos[dir] = repo
-	}
-	data, err := repo.Read(ctx, ref, file)
+func readAtRef(reader *gitref.Reader, ref, file string) ([]*manifest.Object, bool, error) {
+	data, err := reader.Read(file)
 	if errors.Is(err, gitref.ErrNotAtRef) {
 		return nil, false, nil
 	}

@@ -46,7 +46,7 @@ func NewCmdPredict(configFlags *genericclioptions.ConfigFlags, streams genericio
 	f.StringSliceVar(&o.StateFiles, "state", nil, "current state: a dump of kubectl get deploy,rs,pods -o yaml (repeatable)")
 	f.StringVar(&o.BaseRef, "base-ref", "", "git ref whose version of each -f file is the old version")
 	o.renderFlags.add(cmd)
-	f.StringArrayVar(&o.Images, "image", nil, "NAME=IMAGE: change a container's image, as kubectl set image does (NAME * for all; repeatable)")
+	f.StringArrayVar(&o.Images, "image", nil, "NAME=IMAGE: change the image of container NAME in the workloads that have one, as kubectl set image does (NAME * for all; repeatable)")
 	f.Int32Var(&o.Replicas, "replicas", 0, "change spec.replicas, as kubectl scale does (0 scales to zero)")
 	f.BoolVar(&o.Undo, "undo", false, "roll back to the previous revision, as kubectl rollout undo does")
 	f.Int64Var(&o.ToRevision, "to-revision", 0, "with --undo: the revision to roll back to")

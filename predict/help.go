@@ -10,13 +10,20 @@ The starting point is one of:
   --state DUMP      kubectl get deploy,rs,pods -o yaml output, possibly mid-rollout
   --base-ref REF    each -f file as it was at a git ref
   TYPE/NAME, --live the cluster: the Deployment, its ReplicaSets and their pods,
-                    read with one get and two lists (read-only)
+                    and the namespace's autoscalers, read with one get and three
+                    lists (read-only), unless --from, --state or --base-ref is given
   (nothing)         a Deployment created from scratch
 
 Instead of -f, a change can be described as kubectl would make it, on top of the
-state: --image, --replicas, --undo [--to-revision], --resume, --restart, for
-deployment/NAME, and (but --resume) statefulset/NAME and daemonset/NAME (--undo by
-ControllerRevision). With no change, the state shows what happens next.
+state or of the --from manifests: --image, --replicas, --undo [--to-revision],
+--resume, --restart, for deployment/NAME, and (but --resume) statefulset/NAME and
+daemonset/NAME (--undo by ControllerRevision). With no change, the state shows what
+happens next. With -f, TYPE/NAME picks that workload among the files, and a change
+applies on top of the new manifests (--image to the workloads with that container).
+
+A HorizontalPodAutoscaler that targets the workload (in the files, the dump or the
+cluster) owns its replica count: the plan runs at the autoscaler's current count
+from a state or the cluster, at its minReplicas from files, and says which.
 
 The new manifest first goes through the API server's validation (an update of the
 old object when there is one, so a changed selector is refused as the server
@@ -55,6 +62,9 @@ const Example = `  # How will applying web.yaml roll out, starting from what web
 
   # The same, with the old version taken from git (pre-commit, PR review)
   kubectl workload predict -f k8s/web.yaml --base-ref origin/main
+
+  # What would kubectl set image do to what web-v1.yaml deployed?
+  kubectl workload predict deployment/web --from examples/predict/web-v1.yaml --image web=ghcr.io/example/web:1.5.0
 
   # From a state dump taken mid-rollout, what would kubectl set image do?
   kubectl get deploy,rs,pods -o yaml > state.yaml

@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -96,6 +95,8 @@ type Prediction struct {
 	opts    Options
 	live    bool
 	request runner.Request
+	// gitReader reads the files at --base-ref; nil without.
+	gitReader *gitref.Reader
 }
 
 // New checks the options and turns them into a Prediction, ready to run.
@@ -151,7 +152,8 @@ func New(ctx context.Context, o Options) (*Prediction, error) {
 	if err := o.completeBatch(&r); err != nil {
 		return nil, err
 	}
-	p := &Prediction{opts: o, live: o.Live || (len(targets) > 0 && len(o.StateFiles) == 0)}
+	// TYPE/NAME reads the cluster unless another baseline is given.
+	p := &Prediction{opts: o, live: o.Live || (len(targets) > 0 && len(o.StateFiles) == 0 && len(o.From) == 0 && o.BaseRef == "")}
 	switch {
 	case o.NodesFile != "" && o.Nodes > 0:
 		return nil, errors.New("give --nodes or --nodes-file, not both")
@@ -169,13 +171,10 @@ func New(ctx context.Context, o Options) (*Prediction, error) {
 		return nil, fmt.Errorf("--nodes %d: must be positive", o.Nodes)
 	}
 	if o.BaseRef != "" {
-		ref := o.BaseRef
+		// One git cat-file --batch per work tree serves every file; Run closes it.
+		p.gitReader = gitref.NewReader(ctx, o.BaseRef)
 		r.ReadAtRef = func(file string) ([]byte, error) {
-			abs, err := filepath.Abs(file)
-			if err != nil {
-				return nil, err
-			}
-			data, err := gitref.Read(ctx, filepath.Dir(abs), ref, abs)
+			data, err := p.gitReader.Read(file)
 			if errors.Is(err, gitref.ErrNotAtRef) {
 				return nil, fmt.Errorf("%w: %w", fs.ErrNotExist, err)
 			}
@@ -299,8 +298,8 @@ func (p *Prediction) validate() error {
 	if o.BaseRef != "" && len(o.Filenames) == 0 {
 		return errors.New("--base-ref needs -f: the files whose old version is read from git")
 	}
-	if len(o.From) > 0 && len(o.Filenames) == 0 {
-		return errors.New("--from needs -f: the new manifests")
+	if len(o.From) > 0 && len(o.Filenames) == 0 && len(p.request.Targets) == 0 {
+		return errors.New("--from needs -f (the new manifests), or TYPE/NAME (a workload of the old manifests to change with --image, --replicas, --undo or --restart)")
 	}
 	if o.ToRevision != 0 && !o.Undo {
 		return errors.New("--to-revision needs --undo")
@@ -457,6 +456,11 @@ func (p *Prediction) Run(ctx context.Context, c *live.Client, out io.Writer) (Ou
 		}
 	}
 	res, err := runner.Run(ctx, p.request)
+	if p.gitReader != nil {
+		if cerr := p.gitReader.Close(); cerr != nil && err == nil {
+			err = fmt.Errorf("--base-ref %s: %w", p.opts.BaseRef, cerr)
+		}
+	}
 	if err != nil {
 		return Outcome{}, err
 	}

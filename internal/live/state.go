@@ -7,6 +7,7 @@ import (
 	"time"
 
 	apps "k8s.io/api/apps/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -25,9 +26,10 @@ var (
 
 // StateReader reads predict's starting states from the cluster of a Client, with get and list
 // requests only (kernel.StateReader). For a Deployment: one get for the Deployment, one list
-// of the ReplicaSets and one of the pods its selector matches, so three requests (more only
-// when a list has over 500 items). For a StatefulSet or DaemonSet: the object, its
-// ControllerRevisions and its pods, and for a DaemonSet the nodes. For a ReplicaSet or
+// of the ReplicaSets, one of the pods its selector matches and one of the namespace's
+// HorizontalPodAutoscalers, so four requests (more only when a list has over 500 items). For a StatefulSet or DaemonSet: the object, its
+// ControllerRevisions and its pods, for a StatefulSet the namespace's autoscalers, and for a
+// DaemonSet the nodes. For a ReplicaSet or
 // ReplicationController: see readScaleDown. A state's time is the clock's at the read.
 type StateReader struct {
 	c   *Client
@@ -68,7 +70,35 @@ func (r *StateReader) ReadState(ctx context.Context, kind kernel.Kind, namespace
 	if state.Pods, err = listSelected[v1.Pod](ctx, c, podsKind, namespace, selector.String()); err != nil {
 		return nil, err
 	}
+	if err := withAutoscalers(ctx, c, state, namespace); err != nil {
+		return nil, err
+	}
 	return state, nil
+}
+
+// autoscalersKind addresses autoscaling/v2 HorizontalPodAutoscalers.
+var autoscalersKind, _ = KindFor("autoscaling", "HorizontalPodAutoscaler")
+
+// withAutoscalers adds to state the HorizontalPodAutoscalers of namespace (one list request),
+// which say whether an autoscaler owns a workload's replica count. A user who may not list
+// them gets the state without, and state.AutoscalersUnread says so.
+func withAutoscalers(ctx context.Context, c *Client, state *kernel.State, namespace string) error {
+	us, skip, err := c.ListOptional(ctx, namespace, autoscalersKind, "predict cannot tell whether a HorizontalPodAutoscaler owns the replica count")
+	if err != nil {
+		return err
+	}
+	if skip != nil {
+		state.AutoscalersUnread = skip.Message
+		return nil
+	}
+	for _, u := range us {
+		hpa := new(autoscalingv2.HorizontalPodAutoscaler)
+		if err := fromUnstructured(u, hpa); err != nil {
+			return fmt.Errorf("context %q: HorizontalPodAutoscaler %s/%s: %w", c.Context, u.GetNamespace(), u.GetName(), err)
+		}
+		state.Autoscalers = append(state.Autoscalers, hpa)
+	}
+	return nil
 }
 
 func fromUnstructured(u *unstructured.Unstructured, into any) error {
@@ -123,6 +153,9 @@ func (r *StateReader) readSet(ctx context.Context, kind kernel.Kind, namespace, 
 			return nil, err
 		}
 		state.StatefulSets, selector = append(state.StatefulSets, ss), ss.Spec.Selector
+		if err := withAutoscalers(ctx, c, state, namespace); err != nil {
+			return nil, err
+		}
 	case kernel.KindDaemonSet:
 		ds, err := getAs[apps.DaemonSet](ctx, c, k, namespace, name)
 		if ds == nil || err != nil {

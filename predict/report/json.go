@@ -31,13 +31,15 @@ type position struct {
 
 type prediction struct {
 	position
-	Kind      string      `json:"kind"`
-	Namespace string      `json:"namespace"`
-	Name      string      `json:"name"`
-	Baseline  string      `json:"baseline,omitempty"`
-	Rejected  []rejection `json:"rejected"`
-	Timing    *timing     `json:"timing,omitempty"`
-	Plan      *plan       `json:"plan,omitempty"`
+	Kind      string `json:"kind"`
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+	Baseline  string `json:"baseline,omitempty"`
+	// Autoscaler is set when a HorizontalPodAutoscaler owns the replica count.
+	Autoscaler *autoscaler `json:"autoscaler,omitempty"`
+	Rejected   []rejection `json:"rejected"`
+	Timing     *timing     `json:"timing,omitempty"`
+	Plan       *plan       `json:"plan,omitempty"`
 	// Distribution is set with --ready-spread and --runs.
 	Distribution *distribution `json:"distribution,omitempty"`
 	// Schedule, Job and ScaleDown are set for CronJobs, Jobs, and ReplicaSets or
@@ -45,6 +47,21 @@ type prediction struct {
 	Schedule  *scheduleDoc  `json:"schedule,omitempty"`
 	Job       *jobDoc       `json:"job,omitempty"`
 	ScaleDown *scaleDownDoc `json:"scaleDown,omitempty"`
+}
+
+// autoscaler is runner.Autoscaler: the HorizontalPodAutoscaler whose scaleTargetRef names the
+// workload, and the replica count the plan runs at (replicas) with where it comes from (basis:
+// "current", "minReplicas", "manifest" or "--replicas").
+type autoscaler struct {
+	Name            string   `json:"name"`
+	Source          string   `json:"source"`
+	MinReplicas     int32    `json:"minReplicas"`
+	MaxReplicas     int32    `json:"maxReplicas"`
+	CurrentReplicas *int32   `json:"currentReplicas,omitempty"`
+	Replicas        int32    `json:"replicas"`
+	Basis           string   `json:"basis"`
+	Others          []string `json:"others,omitempty"`
+	Message         string   `json:"message"`
 }
 
 type rejection struct {
@@ -181,6 +198,10 @@ func toDoc(res *runner.Result, kubernetesVersion string) doc {
 		jp := prediction{
 			position: position{File: p.File, Document: p.Document, Line: p.Pos.Line, Column: p.Pos.Column},
 			Kind:     p.Kind, Namespace: p.Namespace, Name: p.Name, Baseline: p.Baseline, Rejected: []rejection{},
+		}
+		if a := p.Autoscaler; a != nil {
+			jp.Autoscaler = &autoscaler{Name: a.Name, Source: a.Source, MinReplicas: a.MinReplicas, MaxReplicas: a.MaxReplicas,
+				CurrentReplicas: a.CurrentReplicas, Replicas: a.Replicas, Basis: a.Basis, Others: a.Others, Message: a.Describe()}
 		}
 		for _, r := range p.Rejected {
 			jp.Rejected = append(jp.Rejected, rejection{Rule: r.Rule, Field: r.Field, Message: r.Message, Line: r.Pos.Line, Column: r.Pos.Column})

@@ -154,6 +154,9 @@ func writePrediction(b *strings.Builder, p runner.Prediction, chart bool) {
 	row := func(k, v string) { fmt.Fprintf(b, "  %-19s %s\n", k, v) }
 	row("baseline", p.Baseline)
 	row("strategy", fmt.Sprintf("%s, %d replicas", h.Strategy, h.Replicas))
+	if a := p.Autoscaler; a != nil {
+		row("autoscaler", a.Describe())
+	}
 	for _, s := range h.Settings {
 		v := s.Arithmetic
 		if s.Value != "" && s.Value != s.Arithmetic && !strings.HasPrefix(s.Arithmetic, s.Value+" ") {

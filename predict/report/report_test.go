@@ -37,7 +37,7 @@ func TestSubtitlesKeepValuesAndFit(t *testing.T) {
 		{Name: "partition", Value: "0", Arithmetic: "0: every pod is updated"},
 		{Name: "minReadySeconds", Value: "0", Arithmetic: "0s Ready before a pod counts as available"},
 	}}, Summary: kernel.Summary{Completed: true, Duration: 21 * time.Second}}
-	lines := subtitles(plan)
+	lines := subtitles(plan, nil)
 	all := strings.Join(lines, " ")
 	if !strings.Contains(all, "podManagementPolicy OrderedReady: one pod at a time") {
 		t.Errorf("subtitles = %q, want podManagementPolicy with its value", lines)

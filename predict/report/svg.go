@@ -76,9 +76,14 @@ func SVG(w io.Writer, res *runner.Result) error {
 const svgSubtitleChars = (svgWidth - svgLeft - 10) * 10 / 66
 
 // subtitles are a panel's lines under its title: the summary and the strategy's settings,
-// each setting with its value, wrapped to the picture's width.
-func subtitles(plan *kernel.Plan) []string {
-	settings := []string{fmt.Sprintf("%s, %s", plan.Header.Strategy, kindSize(plan))}
+// each setting with its value (the replicas with the autoscaler that owns them), wrapped to
+// the picture's width.
+func subtitles(plan *kernel.Plan, a *runner.Autoscaler) []string {
+	size := kindSize(plan)
+	if a != nil {
+		size += " (" + a.Short() + ")"
+	}
+	settings := []string{fmt.Sprintf("%s, %s", plan.Header.Strategy, size)}
 	for _, s := range plan.Header.Settings {
 		settings = append(settings, s.Name+" "+settingText(s))
 	}
@@ -119,12 +124,12 @@ func wrap(text string, width int) []string {
 
 // panelTop is where a panel's plot starts: below its title and subtitle lines.
 func panelTop(p runner.Prediction) int {
-	return svgTop + (len(subtitles(p.Plan))-2)*svgLineHeight
+	return svgTop + (len(subtitles(p.Plan, p.Autoscaler))-2)*svgLineHeight
 }
 
 // panelHeight is a panel's height: the plot's, its header's and its legend's.
 func panelHeight(p runner.Prediction) int {
-	return svgPanel + (len(subtitles(p.Plan))-2)*svgLineHeight + svgLegendHeight
+	return svgPanel + (len(subtitles(p.Plan, p.Autoscaler))-2)*svgLineHeight + svgLegendHeight
 }
 
 // svgLineHeight is the distance between two subtitle lines.

@@ -127,7 +127,7 @@ func ordinalChanges(messages []string) string {
 func writePanel(b *strings.Builder, p runner.Prediction, idx int) {
 	plan := p.Plan
 	names := columns(plan)
-	subs := subtitles(plan)
+	subs := subtitles(plan, p.Autoscaler)
 	svgTop := panelTop(p)
 	plotBottom := svgTop + svgPlotHeight
 	plotRight := svgLeft + svgPlotWidth

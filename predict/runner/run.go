@@ -18,6 +18,7 @@ import (
 	"time"
 
 	apps "k8s.io/api/apps/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	v1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -114,6 +115,9 @@ type Request struct {
 	RunFor time.Duration
 	// Failure decides which pods of a Job fail.
 	Failure job.FailureModel
+
+	// autoscalers are the HorizontalPodAutoscalers of Files (Run sets them).
+	autoscalers []sourcedAutoscaler
 }
 
 // Target names a Deployment, or with Kind a StatefulSet, DaemonSet, ReplicaSet or
@@ -165,6 +169,9 @@ type Prediction struct {
 	Timing   TimingInfo
 	// Distribution summarizes Request.Runs spread runs of the plan; nil without --runs.
 	Distribution *kernel.Distribution
+	// Autoscaler, when set, is the HorizontalPodAutoscaler that owns the replica count of
+	// this Deployment or StatefulSet, and the count the plan runs at.
+	Autoscaler *Autoscaler
 	// Schedule is a CronJob's schedule, Job a Job's run, ScaleDown a ReplicaSet's or
 	// ReplicationController's scale-down order; each is set only for its kind, and Plan is nil
 	// then.
@@ -224,6 +231,11 @@ func Run(ctx context.Context, req Request) (*Result, error) {
 		ns = metav1.NamespaceDefault
 	}
 	res := &Result{}
+	if len(req.Files) == 0 && len(req.From) > 0 && len(req.Targets) > 0 {
+		// TYPE/NAME --from OLD: the named workload of the old manifests, as they run (fully
+		// rolled out), changed by the what-if.
+		req.Files = req.From
+	}
 	state, err := loadState(req, res)
 	if err != nil {
 		return nil, err
@@ -315,11 +327,13 @@ func Run(ctx context.Context, req Request) (*Result, error) {
 				}
 				return nil, fmt.Errorf("deployment %s/%s: not found in %s", t.Namespace, t.Name, where)
 			}
+			a := autoscalerOfStored(st, "Deployment", cur.Namespace, cur.Name, cur.Spec.Replicas, req.WhatIf.Replicas)
 			p, err := predictFromState(req, st, cur, nil)
 			if err != nil {
 				return nil, err
 			}
 			addNote(&p, note)
+			attachAutoscaler(&p, a, st)
 			res.Predictions = append(res.Predictions, p)
 		}
 		return res, nil
@@ -327,8 +341,19 @@ func Run(ctx context.Context, req Request) (*Result, error) {
 
 	set := manifest.LoadWith(req.Files, req.Stdin, req.Renderer)
 	set.Relocate()
+	if err := onlyTargets(set, req.Targets, ns, strings.Join(req.Files, ", ")); err != nil {
+		return nil, err
+	}
 	res.Problems = append(res.Problems, set.Problems...)
 	res.Warnings = append(res.Warnings, set.Warnings...)
+	if req.autoscalers, err = autoscalersOfSet(set, ns); err != nil {
+		return nil, err
+	}
+	autoscaled := targetedAutoscalers(set, req.autoscalers, ns)
+	images, err := imagesByWorkload(set, req.WhatIf.Images, ns)
+	if err != nil {
+		return nil, err
+	}
 	if req.FetchNamespaceLabels != nil {
 		labels, err := req.FetchNamespaceLabels(ctx, namespacesOfSet(set, ns))
 		if err != nil {
@@ -363,6 +388,9 @@ func Run(ctx context.Context, req Request) (*Result, error) {
 		// A namespace whose Pod Security enforce level refuses the pod template: every pod
 		// creation fails, so the new pods never become Ready.
 		objReq := req
+		if len(req.WhatIf.Images) > 0 {
+			objReq.WhatIf.Images = images[obj]
+		}
 		var refused *Refusal
 		if obj.APIVersion == "apps/v1" && (obj.Kind == "Deployment" || obj.Kind == "StatefulSet" || obj.Kind == "DaemonSet") {
 			r, err := podSecurityRefusal(policies, p.Namespace, obj.Kind, obj.JSON)
@@ -410,12 +438,15 @@ func Run(ctx context.Context, req Request) (*Result, error) {
 		if obj.Kind == "Namespace" && obj.APIVersion == "v1" {
 			continue // read for its Pod Security labels (namespacePolicies)
 		}
+		if isAutoscaler(obj) && autoscaled[obj] {
+			continue // read for the replica count of the workload it targets (autoscalerFor)
+		}
 		if obj.Kind != "Deployment" || obj.APIVersion != "apps/v1" {
 			res.Skipped = append(res.Skipped, SkippedObject{File: obj.File, Document: obj.Document, Pos: obj.Start, Ref: obj.Ref(),
 				Reason: "predict models apps/v1 Deployments, StatefulSets, DaemonSets and ReplicaSets, batch/v1 Jobs and CronJobs, and v1 ReplicationControllers"})
 			continue
 		}
-		base, err := resolveBaseline(ctx, req, checker, state, oldSet, obj, p.Namespace, ns)
+		base, err := resolveBaseline(ctx, objReq, checker, state, oldSet, obj, p.Namespace, ns)
 		if err != nil {
 			return nil, err
 		}
@@ -434,6 +465,24 @@ func Run(ctx context.Context, req Request) (*Result, error) {
 			continue
 		}
 		d.Namespace = p.Namespace
+		a, _ := autoscalerFor(autoscalersOfState(objState), req.autoscalers, "Deployment", p.Namespace, d.Name)
+		if a != nil {
+			var stored, written *int32
+			if cur != nil {
+				stored = cur.Spec.Replicas
+				a.ScaleSource = objState.Source
+			}
+			if writesReplicas(obj.JSON) {
+				written = d.Spec.Replicas
+			}
+			n := a.planReplicas(stored, written, req.WhatIf.Replicas)
+			d.Spec.Replicas = &n
+			// The old version, fully rolled out, ran at the autoscaler's count too, unless it
+			// wrote its own.
+			if old != nil && !writesReplicas(base.oldObj.JSON) {
+				old.Spec.Replicas = &n
+			}
+		}
 		var pred Prediction
 		if cur != nil {
 			pred, err = predictFromState(objReq, objState, cur, d)
@@ -448,6 +497,7 @@ func Run(ctx context.Context, req Request) (*Result, error) {
 		}
 		pred.File, pred.Document, pred.Pos, pred.Kind = obj.File, obj.Document, obj.Start, obj.Kind
 		addNote(&pred, nsNote)
+		attachAutoscaler(&pred, a, objState)
 		res.Predictions = append(res.Predictions, pred)
 	}
 	return res, nil
@@ -486,6 +536,7 @@ func loadState(req Request, res *Result) (*kernel.State, error) {
 	merged.Pods = append(append([]*v1.Pod(nil), state.Pods...), dump.Pods...)
 	merged.Nodes = append(append([]*v1.Node(nil), state.Nodes...), dump.Nodes...)
 	merged.ControllerRevisions = append(append([]*apps.ControllerRevision(nil), state.ControllerRevisions...), dump.ControllerRevisions...)
+	merged.Autoscalers = append(append([]*autoscalingv2.HorizontalPodAutoscaler(nil), state.Autoscalers...), dump.Autoscalers...)
 	return &merged, nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strings"
 
 	apps "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
@@ -42,12 +43,17 @@ func predictSet(ctx context.Context, req Request, checker *apicheck.Checker, sta
 		return p, nil
 	}
 	p.Baseline = baseline
+	whatIfNotes, err := applyWhatIfToFile(req, objState, cur, obj, checked, p.Namespace)
+	if err != nil {
+		return Prediction{}, err
+	}
 	ti := TimingInfo{FailNew: req.FailNew}
 	var plan *kernel.Plan
 	var dist *kernel.Distribution
 	switch next := checked.(type) {
 	case *apps.StatefulSet:
 		next.Namespace = p.Namespace
+		p.Autoscaler = autoscaledSet(req, objState, cur, old, base.oldObj, obj, next)
 		ti = timingFor(req, &next.Spec.Template)
 		in := statefulset.Input{StatefulSet: next, Start: req.Start,
 			Timing: kernel.Timing{ReadyAfter: ti.ReadyAfter, TerminateAfter: ti.TerminateAfter, FailNew: req.FailNew}}
@@ -107,9 +113,35 @@ func predictSet(ctx context.Context, req Request, checker *apicheck.Checker, sta
 	if err != nil {
 		return Prediction{}, fmt.Errorf("%s: document %d: %s: %w", obj.File, obj.Document, obj.Ref(), err)
 	}
+	plan.Notes = append(plan.Notes, whatIfNotes...)
 	sort.Strings(plan.Notes)
 	p.Plan, p.Timing, p.Distribution = plan, ti, dist
+	attachAutoscaler(&p, p.Autoscaler, objState)
 	return p, nil
+}
+
+// autoscaledSet sets next's replicas, and the old version's, to the count planReplicas
+// chooses when an autoscaler targets the StatefulSet, and returns that autoscaler (nil for
+// none). obj without a file is a what-if of the stored object (predictSetChange), whose
+// spec.replicas is the stored one or --replicas.
+func autoscaledSet(req Request, st *kernel.State, cur, old runtime.Object, oldObj, obj *manifest.Object, next *apps.StatefulSet) *Autoscaler {
+	a, _ := autoscalerFor(autoscalersOfState(st), req.autoscalers, "StatefulSet", next.Namespace, next.Name)
+	if a == nil {
+		return nil
+	}
+	var stored, written *int32
+	if c, ok := cur.(*apps.StatefulSet); ok {
+		stored, a.ScaleSource = c.Spec.Replicas, st.Source
+	}
+	if obj.File != "" && writesReplicas(obj.JSON) {
+		written = next.Spec.Replicas
+	}
+	n := a.planReplicas(stored, written, req.WhatIf.Replicas)
+	next.Spec.Replicas = &n
+	if o, ok := old.(*apps.StatefulSet); ok && !writesReplicas(oldObj.JSON) {
+		o.Spec.Replicas = &n
+	}
+	return a
 }
 
 // timingFor derives the world's timing from the template, unless the request sets it.
@@ -137,4 +169,29 @@ func decodeSet(kind string, js []byte) (runtime.Object, error) {
 		return nil, fmt.Errorf("unexpected kind %s", kind)
 	}
 	return o, json.Unmarshal(js, o)
+}
+
+// applyWhatIfToFile applies the what-if (--image, --replicas, --restart, --undo) to a
+// StatefulSet or DaemonSet of the new manifests, as kubectl would change it after the apply,
+// and returns the plan's notes. obj without a file is a what-if of the stored object
+// (predictSetChange), already applied.
+func applyWhatIfToFile(req Request, st *kernel.State, cur runtime.Object, obj *manifest.Object, checked runtime.Object, namespace string) ([]string, error) {
+	if obj.File == "" || req.WhatIf.Empty() {
+		return nil, nil
+	}
+	var history []*apps.ControllerRevision
+	ref := strings.ToLower(obj.Kind) + " " + namespace + "/" + obj.Name
+	switch next := checked.(type) {
+	case *apps.StatefulSet:
+		if c, ok := cur.(*apps.StatefulSet); ok && st != nil {
+			history = st.OwnedRevisions(c, "StatefulSet")
+		}
+		return req.WhatIf.ApplyToTemplate(ref, next, &next.Spec.Template, &next.Spec.Replicas, history)
+	case *apps.DaemonSet:
+		if c, ok := cur.(*apps.DaemonSet); ok && st != nil {
+			history = st.OwnedRevisions(c, "DaemonSet")
+		}
+		return req.WhatIf.ApplyToTemplate(ref, next, &next.Spec.Template, nil, history)
+	}
+	return nil, fmt.Errorf("%s: unexpected %T", ref, checked)
 }

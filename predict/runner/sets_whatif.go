@@ -68,12 +68,12 @@ func predictSetChange(ctx context.Context, req Request, checker *apicheck.Checke
 	switch o := cur.(type) {
 	case *apps.StatefulSet:
 		c := o.DeepCopy()
-		notes, err = req.WhatIf.ApplyToTemplate(ref, &c.Spec.Template, &c.Spec.Replicas, history)
+		notes, err = req.WhatIf.ApplyToTemplate(ref, c, &c.Spec.Template, &c.Spec.Replicas, history)
 		c.Status = apps.StatefulSetStatus{}
 		next = c
 	case *apps.DaemonSet:
 		c := o.DeepCopy()
-		notes, err = req.WhatIf.ApplyToTemplate(ref, &c.Spec.Template, nil, history)
+		notes, err = req.WhatIf.ApplyToTemplate(ref, c, &c.Spec.Template, nil, history)
 		c.Status = apps.DaemonSetStatus{}
 		next = c
 	}

@@ -3,13 +3,11 @@ package deployment
 import (
 	"errors"
 	"fmt"
-	"sort"
-	"strconv"
 	"time"
 
 	apps "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
-	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	kubectldeploymentutil "k8s.io/kubectl/pkg/util/deployment"
 	deploymentutil "k8s.io/kubernetes/pkg/controller/deployment/util"
 
 	"github.com/kubectl-workload/kubectl-workload/internal/controller/kernel"
@@ -30,10 +28,8 @@ func ApplyWhatIf(w kernel.WhatIf, d *apps.Deployment, rsList []*apps.ReplicaSet)
 			notes = append(notes, note)
 		}
 	}
-	for _, ic := range w.Images {
-		if err := kernel.SetImage(&d.Spec.Template.Spec, ic); err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", ref, err)
-		}
+	if err := w.SetImages(d); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", ref, err)
 	}
 	if w.Replicas != nil {
 		if *w.Replicas < 0 {
@@ -71,50 +67,76 @@ var rollbackSkippedAnnotations = map[string]bool{
 	apps.DeprecatedRollbackTo:                true,
 }
 
-// rollback mirrors kubectl's DeploymentRollbacker.Rollback (k8s.io/kubectl/pkg/polymorphichelpers)
-// without writing anything: it finds the ReplicaSet of toRevision (0: the previous revision, the
-// second highest), and copies its template, without the pod-template-hash label, and its
-// annotations (except rollbackSkippedAnnotations) into d. When d already runs that template it
-// changes nothing and returns kubectl's "skipped rollback" message as a note.
+// rollback mirrors kubectl's DeploymentRollbacker.Rollback (k8s.io/kubectl/pkg/polymorphichelpers/rollback.go)
+// without writing anything, in its order of checks: the ReplicaSet of toRevision is found
+// first (deploymentRevision, mirrored by revisionReplicaSet), then a paused Deployment is
+// refused, then a template that already matches is skipped with kubectl's message, which,
+// as kubectl's, names the revision asked for (0 when none was). Otherwise the ReplicaSet's
+// template, without the pod-template-hash label, and its annotations (but
+// rollbackSkippedAnnotations, kubectl's annotationsToSkip) replace d's, as kubectl's JSON
+// patch does.
 func rollback(d *apps.Deployment, rsList []*apps.ReplicaSet, toRevision int64) (string, error) {
+	if toRevision < 0 {
+		return "", fmt.Errorf("unable to find specified revision %v in history", toRevision)
+	}
+	rs, err := revisionReplicaSet(d, rsList, toRevision)
+	if err != nil {
+		return "", err
+	}
 	if d.Spec.Paused {
 		return "", errors.New("you cannot rollback a paused deployment; resume it first with 'kubectl rollout resume' and try again")
 	}
-	byRevision := map[int64]*apps.ReplicaSet{}
-	var revisions []int64
-	for _, rs := range rsList {
-		v, err := strconv.ParseInt(rs.Annotations[deploymentutil.RevisionAnnotation], 10, 64)
-		if err != nil {
-			continue
-		}
-		byRevision[v] = rs
-		revisions = append(revisions, v)
-	}
-	sort.Slice(revisions, func(i, j int) bool { return revisions[i] > revisions[j] })
-	target := toRevision
-	if target == 0 {
-		if len(revisions) < 2 {
-			return "", errors.New("no rollout history found")
-		}
-		target = revisions[1]
-	}
-	rs, ok := byRevision[target]
-	if !ok {
-		return "", fmt.Errorf("unable to find specified revision %d in history", target)
+	if deploymentutil.EqualIgnoreHash(&rs.Spec.Template, &d.Spec.Template) {
+		return fmt.Sprintf("skipped rollback (current template already matches revision %d)", toRevision), nil
 	}
 	tpl := rs.Spec.Template.DeepCopy()
 	delete(tpl.Labels, apps.DefaultDeploymentUniqueLabelKey)
-	if apiequality.Semantic.DeepEqual(tpl, &d.Spec.Template) {
-		return fmt.Sprintf("skipped rollback (current template already matches revision %d)", target), nil
-	}
 	d.Spec.Template = *tpl
-	if d.Annotations == nil {
-		d.Annotations = map[string]string{}
+	// kubectl's JSON patch replaces metadata.annotations: the Deployment keeps only its
+	// annotationsToSkip, and takes the ReplicaSet's others.
+	annotations := map[string]string{}
+	for k := range rollbackSkippedAnnotations {
+		if v, ok := d.Annotations[k]; ok {
+			annotations[k] = v
+		}
 	}
 	for k, v := range rs.Annotations {
 		if !rollbackSkippedAnnotations[k] {
-			d.Annotations[k] = v
+			annotations[k] = v
 		}
 	}
+	d.Annotations = annotations
 	return "", nil
+}
+
+// revisionReplicaSet mirrors kubectl's unexported deploymentRevision
+// (k8s.io/kubectl/pkg/polymorphichelpers/rollback.go): among d's ReplicaSets with a revision
+// (kubectl's own deploymentutil.Revision reads the annotation), toRevision's, or for 0 the
+// second newest. Example: revisions 3, 5 and 4 with toRevision 0 give 4; toRevision 2 is
+// "unable to find specified revision 2 in history".
+func revisionReplicaSet(d *apps.Deployment, rsList []*apps.ReplicaSet, toRevision int64) (*apps.ReplicaSet, error) {
+	var latest, previous *apps.ReplicaSet
+	latestRevision, previousRevision := int64(-1), int64(-1)
+	for _, rs := range rsList {
+		v, err := kubectldeploymentutil.Revision(rs)
+		if err != nil {
+			continue
+		}
+		switch {
+		case toRevision == 0 && latestRevision < v:
+			previousRevision, previous = latestRevision, latest
+			latestRevision, latest = v, rs
+		case toRevision == 0 && previousRevision < v:
+			previousRevision, previous = v, rs
+		case toRevision != 0 && toRevision == v:
+			return rs, nil
+		}
+	}
+	if toRevision > 0 {
+		return nil, fmt.Errorf("unable to find specified revision %v in history", toRevision)
+	}
+	if previous == nil {
+		return nil, fmt.Errorf("no rollout history found for deployment %q", d.Name)
+	}
+	return previous, nil
 }

@@ -79,3 +79,53 @@ func TestWhatIfImageAndRestart(t *testing.T) {
 		t.Errorf("Apply() changed its input")
 	}
 }
+
+// TestWhatIfUndoAsKubectl: rollout undo's choices as kubectl's DeploymentRollbacker makes
+// them: the revision is looked up before a paused Deployment is refused, the ReplicaSets come
+// in any order, the skipped-rollback message names the revision asked for (0 when none was),
+// and the Deployment's annotations are replaced by the ReplicaSet's (but annotationsToSkip).
+func TestWhatIfUndoAsKubectl(t *testing.T) {
+	v3d := webDeployment(t, 3, "nginx:3.0", defaultStrategy)
+	rs := func(image, rev string) *apps.ReplicaSet {
+		d := webDeployment(t, 3, image, defaultStrategy)
+		r := stateRS(rsName(d), d, 0, rev, kernel.Epoch)
+		if r.Annotations == nil {
+			r.Annotations = map[string]string{}
+		}
+		r.Annotations["note"] = "of " + image
+		return r
+	}
+	// Out of revision order, as a list returns them.
+	rsList := []*apps.ReplicaSet{rs("nginx:2.0", "2"), rs("nginx:3.0", "3"), rs("nginx:1.0", "1")}
+	cur := v3d.DeepCopy()
+	if cur.Annotations == nil {
+		cur.Annotations = map[string]string{}
+	}
+	cur.Annotations["deploymentOnly"] = "x"
+	cur.Annotations[deploymentutil.RevisionAnnotation] = "3"
+	got, _, err := ApplyWhatIf(kernel.WhatIf{Undo: true}, cur, rsList)
+	if err != nil {
+		t.Fatalf("ApplyWhatIf(undo) error: %v", err)
+	}
+	if img := got.Spec.Template.Spec.Containers[0].Image; img != "nginx:2.0" {
+		t.Errorf("ApplyWhatIf(undo) image = %s, want nginx:2.0 (the second newest revision)", img)
+	}
+	if _, ok := got.Annotations["deploymentOnly"]; ok || got.Annotations["note"] != "of nginx:2.0" || got.Annotations[deploymentutil.RevisionAnnotation] != "3" {
+		t.Errorf("ApplyWhatIf(undo) annotations = %v, want the ReplicaSet's note, the Deployment's revision 3 and no deploymentOnly", got.Annotations)
+	}
+	paused := cur.DeepCopy()
+	paused.Spec.Paused = true
+	if _, _, err := ApplyWhatIf(kernel.WhatIf{Undo: true, ToRevision: 9}, paused, rsList); err == nil || err.Error() != "deployment default/web: unable to find specified revision 9 in history" {
+		t.Errorf("ApplyWhatIf(undo to 9, paused) error = %v, want the missing revision first, as kubectl", err)
+	}
+	one := []*apps.ReplicaSet{rs("nginx:3.0", "3")}
+	if _, _, err := ApplyWhatIf(kernel.WhatIf{Undo: true}, cur, one); err == nil || !strings.HasSuffix(err.Error(), `no rollout history found for deployment "web"`) {
+		t.Errorf("ApplyWhatIf(undo, one revision) error = %v, want kubectl's no rollout history", err)
+	}
+	// The previous revision's template is the current one (the Deployment was changed back and
+	// not synced yet): kubectl names the revision asked for, 0.
+	back := webDeployment(t, 3, "nginx:2.0", defaultStrategy)
+	if _, notes, err := ApplyWhatIf(kernel.WhatIf{Undo: true}, back, rsList); err != nil || len(notes) != 1 || notes[0] != "skipped rollback (current template already matches revision 0)" {
+		t.Errorf("ApplyWhatIf(undo to the current template) = %v, %v; want kubectl's message naming revision 0", notes, err)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	apps "k8s.io/api/apps/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -27,6 +28,12 @@ type State struct {
 	// ControllerRevisions are the StatefulSets' and DaemonSets' history (kubectl get
 	// controllerrevisions): what --undo rolls back to.
 	ControllerRevisions []*apps.ControllerRevision
+	// Autoscalers are the HorizontalPodAutoscalers of the state (autoscaling/v1 and v2, both
+	// read into v2's fields): a workload one of them targets has its replica count set by it.
+	Autoscalers []*autoscalingv2.HorizontalPodAutoscaler
+	// AutoscalersUnread, when set, says why the state has no autoscalers although it may
+	// (the user may not list them).
+	AutoscalersUnread string
 	// Now is when the state was taken. ParseState estimates it as the latest timestamp in the
 	// dump; live mode uses the local clock at the read.
 	Now time.Time
@@ -34,8 +41,8 @@ type State struct {
 	Source string
 }
 
-// ParseState reads the Deployments, ReplicaSets, StatefulSets, DaemonSets, pods and nodes of
-// a loaded dump. Other kinds are ignored. An object that does not decode is an error naming its file and document.
+// ParseState reads the Deployments, ReplicaSets, StatefulSets, DaemonSets, pods, nodes,
+// ControllerRevisions and HorizontalPodAutoscalers of a loaded dump. Other kinds are ignored. An object that does not decode is an error naming its file and document.
 func ParseState(set *manifest.Set, source string) (*State, error) {
 	s := &State{Source: source}
 	for _, o := range set.Objects {
@@ -55,6 +62,9 @@ func ParseState(set *manifest.Set, source string) (*State, error) {
 			target = appendNew(&s.Nodes)
 		case "apps/v1/ControllerRevision":
 			target = appendNew(&s.ControllerRevisions)
+		case "autoscaling/v2/HorizontalPodAutoscaler", "autoscaling/v1/HorizontalPodAutoscaler":
+			// v1's scaleTargetRef, minReplicas, maxReplicas and status counts have v2's names.
+			target = appendNew(&s.Autoscalers)
 		default:
 			continue
 		}

@@ -11,14 +11,16 @@ import (
 	v1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 )
 
 // ApplyToTemplate applies w to a StatefulSet's or DaemonSet's pod template and replicas, as
-// kubectl set image, scale, rollout restart and rollout undo do for them. replicas is nil for a
-// DaemonSet (which has none); history is the object's ControllerRevisions, which Undo needs.
+// kubectl set image, scale, rollout restart and rollout undo do for them. obj is the
+// StatefulSet or DaemonSet, tpl its template and replicas its spec.replicas (nil for a
+// DaemonSet, which has none); history is the object's ControllerRevisions, which Undo needs.
 // It returns notes for the plan (kubectl's "skipped rollback" message). --resume applies only to
 // Deployments.
-func (w WhatIf) ApplyToTemplate(ref string, tpl *v1.PodTemplateSpec, replicas **int32, history []*apps.ControllerRevision) ([]string, error) {
+func (w WhatIf) ApplyToTemplate(ref string, obj runtime.Object, tpl *v1.PodTemplateSpec, replicas **int32, history []*apps.ControllerRevision) ([]string, error) {
 	var notes []string
 	if w.Resume {
 		return nil, fmt.Errorf("%s: --resume applies to Deployments (only they pause)", ref)
@@ -32,10 +34,8 @@ func (w WhatIf) ApplyToTemplate(ref string, tpl *v1.PodTemplateSpec, replicas **
 			notes = append(notes, note)
 		}
 	}
-	for _, ic := range w.Images {
-		if err := SetImage(&tpl.Spec, ic); err != nil {
-			return nil, fmt.Errorf("%s: %w", ref, err)
-		}
+	if err := w.SetImages(obj); err != nil {
+		return nil, fmt.Errorf("%s: %w", ref, err)
 	}
 	if w.Replicas != nil {
 		if replicas == nil {
@@ -77,11 +77,15 @@ func (s *State) OwnedRevisions(owner metav1.Object, kind string) []*apps.Control
 }
 
 // rollbackRevision mirrors kubectl's StatefulSetRollbacker and DaemonSetRollbacker
-// (k8s.io/kubectl/pkg/polymorphichelpers/rollback.go) without writing anything: it finds the
-// ControllerRevision toRevision (0: the previous one, the second highest) and puts its pod
-// template, which the revision stores as a patch replacing spec.template, into tpl. When tpl
-// already is that template it changes nothing and returns kubectl's "skipped rollback" message.
+// (k8s.io/kubectl/pkg/polymorphichelpers/rollback.go, with its unexported findHistory) without
+// writing anything: it finds the ControllerRevision toRevision (0: the previous one, the
+// second highest) and puts its pod template, which the revision stores as a patch replacing
+// spec.template, into tpl. When tpl already is that template it changes nothing and returns
+// kubectl's "skipped rollback" message, which names toRevision as kubectl's does.
 func rollbackRevision(tpl *v1.PodTemplateSpec, history []*apps.ControllerRevision, toRevision int64) (string, error) {
+	if toRevision < 0 {
+		return "", fmt.Errorf("unable to find specified revision %d in history", toRevision)
+	}
 	if len(history) == 0 {
 		return "", errors.New("no rollout history found (a --state dump needs the ControllerRevisions: kubectl get sts,ds,controllerrevisions,pods -o yaml)")
 	}
@@ -117,7 +121,8 @@ func rollbackRevision(tpl *v1.PodTemplateSpec, history []*apps.ControllerRevisio
 		return "", fmt.Errorf("controllerrevision %s: decode spec.template: %w", target.Name, err)
 	}
 	if apiequality.Semantic.DeepEqual(&next, tpl) {
-		return fmt.Sprintf("skipped rollback (current template already matches revision %d)", target.Revision), nil
+		// As kubectl's message, the revision asked for: 0 when none was.
+		return fmt.Sprintf("skipped rollback (current template already matches revision %d)", toRevision), nil
 	}
 	*tpl = next
 	return "", nil
