@@ -93,6 +93,12 @@ func TestDidYouMean(t *testing.T) {
 		{"../rules/testdata/service-no-matching-workload/fail-value-typo.yaml", "service/no-matching-workload", SeverityWarning,
 			"did you mean app.kubernetes.io/name=checkout, as Deployment checkout has?"},
 		{"../rules/testdata/hpa-target-missing/fail-name-typo.yaml", "hpa/target-missing", SeverityInfo, "; did you mean web-stable?"},
+		{"../rules/testdata/networkpolicy-selects-nothing/fail-single-label-value-typo.yaml", "networkpolicy/selects-nothing", SeverityWarning,
+			"isolates nothing; did you mean app=frontend, as Deployment frontend has?"},
+		{"../rules/testdata/pdb-no-matching-workload/fail-single-label-value-typo.yaml", "pdb/no-matching-workload", SeverityWarning,
+			"protects nothing; did you mean app=frontend, as Deployment frontend has?"},
+		{"../rules/testdata/availability-no-spread/fail-hpa-min-replicas.yaml", "availability/no-spread", SeverityInfo,
+			"Deployment web runs 3 replicas (the minReplicas of HorizontalPodAutoscaler web, which scales it), but"},
 		{"../rules/testdata/service-no-matching-workload/info-operator-role.yaml", "service/no-matching-workload", SeverityInfo,
 			"StatefulSet postgres carries every label of it but role, which its pod template does not set"},
 	}

@@ -38,8 +38,8 @@ func shallowPaths(js []byte) []string {
 // deepPaths are the fields deeper than two levels where cross-resource
 // findings point, "*" standing for every element of a list, "?" for every
 // element without a readinessProbe: a Service's ports, an Ingress's backend
-// ports, and the containers of a pod spec that probes/readiness-missing may
-// report.
+// ports, the containers of a pod spec that probes/readiness-missing may
+// report, and a pod template's affinity (availability/no-spread).
 var deepPaths = func() [][]string {
 	var out [][]string
 	for _, p := range []string{
@@ -47,6 +47,7 @@ var deepPaths = func() [][]string {
 		"spec.defaultBackend.service.port", "spec.rules.*.http.paths.*.backend.service.port",
 		"spec.containers.?", "spec.initContainers.?",
 		"spec.template.spec.containers.?", "spec.template.spec.initContainers.?",
+		"spec.template.spec.affinity", // availability/no-spread
 	} {
 		out = append(out, strings.Split(p, "."))
 	}

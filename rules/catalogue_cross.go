@@ -6,6 +6,7 @@ package rules
 // cross_<category>_<name>.go; see README.md.
 var crossRules = []GoRule{
 	availabilityNoPdbRule,
+	availabilityNoSpreadRule,
 	availabilitySingleReplicaRule,
 	hpaReplicasSetRule,
 	hpaTargetMissingRule,

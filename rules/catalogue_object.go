@@ -4,7 +4,6 @@ package rules
 // one object (ObjectContext). One rule per file, object_<category>_<name>.go;
 // see README.md.
 var objectRules = []GoRule{
-	availabilityNoSpreadRule,
 	cronjobStartingDeadlineTooShortRule,
 	cronjobUnboundedConcurrencyRule,
 	daemonsetSurgeWithHostportRule,

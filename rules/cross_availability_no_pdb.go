@@ -49,20 +49,7 @@ func availabilityNoPdb(c *CrossContext) []Finding {
 	default:
 		return nil
 	}
-	n := int32(1)
-	if replicas != nil {
-		n = *replicas
-	}
-	// With spec.replicas left to autoscalers (as hpa/replicas-set advises),
-	// the count is theirs: the smallest minReplicas, as rollout/downtime
-	// counts it.
-	source := ""
-	if writtenReplicasUnset && c.NS.Has("HorizontalPodAutoscaler") {
-		if autoscalers := c.NS.AutoscalersTargeting(c.Self.Kind, c.Self.Name, c.Self.APIVersion); len(autoscalers) > 0 {
-			n = smallestMinReplicas(autoscalers)
-			source = fmt.Sprintf(" (the minReplicas of %s, which scales it)", DescribeList(KeysOf(autoscalers)))
-		}
-	}
+	n, source := workloadReplicas(c, replicas, writtenReplicasUnset)
 	if n < 2 || len(written) == 0 || len(c.NS.SelectorsMatching(written, "PodDisruptionBudget")) > 0 {
 		return nil
 	}
@@ -71,6 +58,25 @@ func availabilityNoPdb(c *CrossContext) []Finding {
 			c.Self.Kind, c.Self.Name, n, source),
 		Path: "spec.replicas",
 	}}
+}
+
+// workloadReplicas is how many pods a Deployment or StatefulSet runs, as
+// the availability and rollout rules count them: replicas (spec.replicas
+// after defaulting, 1 when nil), or, when the manifest leaves spec.replicas
+// unset (writtenUnset) and HorizontalPodAutoscalers of the input scale the
+// workload (as hpa/replicas-set advises), their smallest minReplicas, the
+// fewest pods it runs; source then names them, for the message.
+func workloadReplicas(c *CrossContext, replicas *int32, writtenUnset bool) (n int32, source string) {
+	n = 1
+	if replicas != nil {
+		n = *replicas
+	}
+	if writtenUnset && c.NS.Has("HorizontalPodAutoscaler") {
+		if autoscalers := c.NS.AutoscalersTargeting(c.Self.Kind, c.Self.Name, c.Self.APIVersion); len(autoscalers) > 0 {
+			return smallestMinReplicas(autoscalers), fmt.Sprintf(" (the minReplicas of %s, which scales it)", DescribeList(KeysOf(autoscalers)))
+		}
+	}
+	return n, ""
 }
 
 // smallestMinReplicas is the smallest minReplicas of the autoscalers (1

@@ -21,7 +21,10 @@ pods it was written for stay open to all traffic, and nothing says so.
 Reported, like service/no-matching-workload, only when the input shows
 what the policy was meant for: a workload of the policy's namespace named
 like it, or one whose pod template carries every label of the selector's
-matchLabels but one.`,
+matchLabels but one; or, for a selector of matchLabels only, a workload
+whose pod labels differ from it in one value a few edits away (app=frontnd
+next to app=frontend, even when that is the selector's only label), which
+the message names.`,
 		Remediation: "Fix spec.podSelector so that it matches the pod template labels of the workload it protects, in the workload's namespace.",
 	},
 	Cross: networkpolicySelectsNothing,
@@ -39,12 +42,17 @@ func networkpolicySelectsNothing(c *CrossContext) []Finding {
 		return nil
 	}
 	shown, count := c.NS.Intended(sel.MatchLabels, c.Self.Name)
+	hint := c.NS.typoHint(sel)
+	matchesNothing := fmt.Sprintf("NetworkPolicy %s selects %s, which matches no pod template or Pod of the %s in namespace %s, so it isolates nothing",
+		c.Self.Name, FormatLabels(sel.MatchLabels), Quantity(int64(c.NS.Workloads()), "workload"), c.NS.Name)
 	if count == 0 {
-		return nil
+		if hint == "" {
+			return nil
+		}
+		return []Finding{{Message: matchesNothing + hint, Path: "spec.podSelector"}}
 	}
 	return []Finding{{
-		Message: fmt.Sprintf("NetworkPolicy %s selects %s, which matches no pod template or Pod of the %s in namespace %s, so it isolates nothing; it was probably meant for %s",
-			c.Self.Name, FormatLabels(sel.MatchLabels), Quantity(int64(c.NS.Workloads()), "workload"), c.NS.Name, c.NS.DescribeIntended(shown, count)),
-		Path: "spec.podSelector",
+		Message: fmt.Sprintf("%s; it was probably meant for %s%s", matchesNothing, c.NS.DescribeIntended(shown, count), hint),
+		Path:    "spec.podSelector",
 	}}
 }

@@ -24,9 +24,11 @@ evictions of the pods it was meant for are not limited: usually a typo or
 a label changed on one side only. A budget without a selector is always
 reported. Otherwise the rule reports only when the input shows which
 workload the budget was meant for: one named like it, or one whose pod
-template carries every matchLabels pair of the selector but one; when it
-holds none in the namespace, the budget's pods are defined elsewhere and it
-stays silent.`,
+template carries every matchLabels pair of the selector but one, or, for
+a selector of matchLabels only, one whose pod labels differ from it in one
+value a few edits away (app=frontnd next to app=frontend, even when that is
+the selector's only label), which the message names; when it holds none in
+the namespace, the budget's pods are defined elsewhere and it stays silent.`,
 		Remediation: "Make spec.selector match the pod template labels of the workload the budget is for.",
 	},
 	Cross: pdbNoMatchingWorkload,
@@ -52,12 +54,17 @@ func pdbNoMatchingWorkload(c *CrossContext) []Finding {
 		return nil
 	}
 	shown, count := c.NS.Intended(sel.MatchLabels, c.Self.Name)
+	hint := c.NS.typoHint(sel)
+	matchesNothing := fmt.Sprintf("PodDisruptionBudget %s selects %s, which matches no pod template or Pod of the %s in namespace %s, so it protects nothing",
+		displayName(c.Self), FormatSelector(sel), Quantity(int64(c.NS.Workloads()), "workload"), c.NS.Name)
 	if count == 0 {
-		return nil
+		if hint == "" {
+			return nil
+		}
+		return []Finding{{Message: matchesNothing + hint, Path: "spec.selector"}}
 	}
 	return []Finding{{
-		Message: fmt.Sprintf("PodDisruptionBudget %s selects %s, which matches no pod template or Pod of the %s in namespace %s, so it protects nothing; it was probably meant for %s",
-			displayName(c.Self), FormatSelector(sel), Quantity(int64(c.NS.Workloads()), "workload"), c.NS.Name, c.NS.DescribeIntended(shown, count)),
-		Path: "spec.selector",
+		Message: fmt.Sprintf("%s; it was probably meant for %s%s", matchesNothing, c.NS.DescribeIntended(shown, count), hint),
+		Path:    "spec.selector",
 	}}
 }

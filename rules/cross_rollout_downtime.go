@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	appsv1 "k8s.io/api/apps/v1"
-	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	deploymentutil "k8s.io/kubernetes/pkg/controller/deployment/util"
 )
@@ -58,27 +57,7 @@ func rolloutDowntime(c *CrossContext) []Finding {
 	written, _ := c.Self.Written.(*appsv1.Deployment)
 	// With spec.replicas left to autoscalers, the count is theirs: the
 	// smallest minReplicas (1 when unset).
-	var autoscalers []*Entry
-	if written != nil && written.Spec.Replicas == nil && c.NS.Has("HorizontalPodAutoscaler") {
-		autoscalers = c.NS.AutoscalersTargeting("Deployment", c.Self.Name, c.Self.APIVersion)
-	}
-	replicas, source := int32(1), ""
-	if d.Spec.Replicas != nil {
-		replicas = *d.Spec.Replicas
-	}
-	if len(autoscalers) > 0 {
-		replicas = -1
-		for _, h := range autoscalers {
-			m := int32(1)
-			if p := h.Object.(*autoscalingv2.HorizontalPodAutoscaler).Spec.MinReplicas; p != nil {
-				m = *p
-			}
-			if replicas < 0 || m < replicas {
-				replicas = m
-			}
-		}
-		source = fmt.Sprintf(" (the minReplicas of %s, which scales it)", DescribeList(KeysOf(autoscalers)))
-	}
+	replicas, source := workloadReplicas(c, d.Spec.Replicas, written != nil && written.Spec.Replicas == nil)
 	maxSurge, maxUnavailable := intstr.FromString("25%"), intstr.FromString("25%")
 	if ru := d.Spec.Strategy.RollingUpdate; ru != nil {
 		if ru.MaxSurge != nil {

@@ -82,10 +82,7 @@ func serviceNoMatchingWorkload(c *CrossContext) []Finding {
 		return nil
 	}
 	shown, count := c.NS.Intended(selector, c.Self.Name)
-	hint := ""
-	if label, key := c.NS.valueTypo(selector); key != "" {
-		hint = fmt.Sprintf("; did you mean %s, as %s has?", label, Describe(key))
-	}
+	hint := c.NS.typoHint(&metav1.LabelSelector{MatchLabels: selector})
 	prefix := fmt.Sprintf("Service %s selects %s", displayName(c.Self), FormatLabels(selector))
 	matchesNothing := fmt.Sprintf("%s, which matches no pod template or Pod of the %s in namespace %s, so the Service has no endpoints",
 		prefix, Quantity(int64(c.NS.Workloads()), "workload"), c.NS.Name)
@@ -142,6 +139,20 @@ func serviceNoMatchingWorkload(c *CrossContext) []Finding {
 		Message: fmt.Sprintf("%s; it was probably meant for %s%s", matchesNothing, c.NS.DescribeIntended(shown, count), hint),
 		Path:    "spec.selector",
 	}}
+}
+
+// typoHint is "; did you mean KEY=VALUE, as WORKLOAD has?" when a selector
+// of matchLabels only misses a workload's pod labels by one value a few
+// edits away (valueTypo), else "".
+func (ns *Namespace) typoHint(sel *metav1.LabelSelector) string {
+	if sel == nil || len(sel.MatchExpressions) > 0 || len(sel.MatchLabels) == 0 {
+		return ""
+	}
+	label, key := ns.valueTypo(sel.MatchLabels)
+	if key == "" {
+		return ""
+	}
+	return fmt.Sprintf("; did you mean %s, as %s has?", label, Describe(key))
 }
 
 // valueTypo finds, for a selector of matchLabels that selects no workload,

@@ -56,6 +56,10 @@ type Entry struct {
 	// Pods summarizes the containers of a Pod or a workload's pod
 	// template; nil for other kinds.
 	Pods *podSummary
+	// Spreads is true when a workload's pod template spreads its pods by
+	// node or zone (spreads), and HasAffinity when its manifest writes an
+	// affinity (even an empty one).
+	Spreads, HasAffinity bool
 
 	// selector is Selector compiled by upstream (nil: refused, or none).
 	selector labels.Selector
@@ -222,6 +226,11 @@ func (e *Entry) read() {
 			e.TemplateLabels = tmpl.Labels
 		}
 		e.Pods = summarizePodSpec(&tmpl.Spec)
+		e.Spreads = spreads(&tmpl.Spec)
+		// As written: a manifest's "affinity: {}" is gone once defaulted.
+		if spec, _ := podSpecOf(e.Written); spec != nil {
+			e.HasAffinity = spec.Affinity != nil
+		}
 	}
 	if e.Selector != nil {
 		if s, err := metav1.LabelSelectorAsSelector(e.Selector); err == nil {

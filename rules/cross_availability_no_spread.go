@@ -14,7 +14,7 @@ var availabilityNoSpreadRule = GoRule{
 		Title:    "Several replicas without anti-affinity or topology spread",
 		Severity: SeverityInfo,
 		Kinds:    []string{"Deployment", "StatefulSet"},
-		File:     "object_availability_no_spread.go",
+		File:     "cross_availability_no_spread.go",
 		Description: `Nothing in a pod template with several replicas says that its pods must
 not share a node or a zone: the scheduler's default spreading is only a
 preference (ScheduleAnyway), so after a node failure, a scale-up on a busy
@@ -22,41 +22,55 @@ cluster or a drain, every replica may land on the same node, and one node
 or zone outage takes them all. Reported for Deployments and StatefulSets
 with two or more replicas whose pod template has neither a pod
 anti-affinity term nor a topologySpreadConstraint on kubernetes.io/hostname
-or topology.kubernetes.io/zone (either one satisfies it).`,
+or topology.kubernetes.io/zone (either one satisfies it). A workload that
+leaves spec.replicas to a HorizontalPodAutoscaler of the input is counted
+at the autoscaler's smallest minReplicas, as availability/no-pdb counts it.`,
 		Remediation: "Add a topologySpreadConstraint on topology.kubernetes.io/zone or kubernetes.io/hostname (or a preferred pod anti-affinity) selecting the workload's own pods.",
 	},
-	Check: checkNoSpread,
+	Cross: availabilityNoSpread,
 }
 
 var spreadTopologyKeys = map[string]bool{"kubernetes.io/hostname": true, "topology.kubernetes.io/zone": true,
 	"failure-domain.beta.kubernetes.io/zone": true}
 
-// checkNoSpread reports a Deployment or StatefulSet of two or more replicas
-// (after defaulting) whose pod template spreads its pods neither by anti-
-// affinity nor by a topology spread constraint on the node or the zone.
-func checkNoSpread(c *ObjectContext) []Finding {
-	var kind, name string
-	var replicas int32
-	var spec *corev1.PodSpec
-	switch o := c.Object.(type) {
+// availabilityNoSpread reports a Deployment or StatefulSet of two or more
+// replicas whose pod template spreads its pods neither by anti-affinity nor
+// by a topology spread constraint on the node or the zone. The replicas are
+// counted as availability/no-pdb counts them (workloadReplicas): after
+// defaulting, or an autoscaler's smallest minReplicas when the manifest
+// leaves spec.replicas to it.
+func availabilityNoSpread(c *CrossContext) []Finding {
+	if c.Self.Name == "" || c.Self.Spreads {
+		return nil
+	}
+	var replicas *int32
+	writtenUnset := false
+	switch t := c.Self.Object.(type) {
 	case *appsv1.Deployment:
-		kind, name, replicas, spec = "Deployment", o.Name, ptrOr(o.Spec.Replicas, 1), &o.Spec.Template.Spec
+		replicas = t.Spec.Replicas
+		if w, ok := c.Self.Written.(*appsv1.Deployment); ok {
+			writtenUnset = w.Spec.Replicas == nil
+		}
 	case *appsv1.StatefulSet:
-		kind, name, replicas, spec = "StatefulSet", o.Name, ptrOr(o.Spec.Replicas, 1), &o.Spec.Template.Spec
+		replicas = t.Spec.Replicas
+		if w, ok := c.Self.Written.(*appsv1.StatefulSet); ok {
+			writtenUnset = w.Spec.Replicas == nil
+		}
 	default:
 		return nil
 	}
-	if replicas < 2 || name == "" || spreads(spec) {
+	n, source := workloadReplicas(c, replicas, writtenUnset)
+	if n < 2 {
 		return nil
 	}
 	path := "spec.template.spec"
-	if written, _ := podSpecOf(c.Written()); written != nil && written.Affinity != nil {
+	if c.Self.HasAffinity {
 		path += ".affinity"
 	}
 	return []Finding{{
 		Path: path,
-		Message: fmt.Sprintf("%s %s runs %d replicas, but its pod template has no pod anti-affinity and no topology spread constraint on the node or the zone: all of them may run on one node",
-			kind, name, replicas),
+		Message: fmt.Sprintf("%s %s runs %d replicas%s, but its pod template has no pod anti-affinity and no topology spread constraint on the node or the zone: all of them may run on one node",
+			c.Self.Kind, c.Self.Name, n, source),
 	}}
 }
 
