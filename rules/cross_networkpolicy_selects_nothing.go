@@ -51,8 +51,10 @@ func networkpolicySelectsNothing(c *CrossContext) []Finding {
 		}
 		return []Finding{{Message: matchesNothing + hint, Path: "spec.podSelector"}}
 	}
+	// The workload it was meant for is named with its labels: a hint
+	// would repeat them.
 	return []Finding{{
-		Message: fmt.Sprintf("%s; it was probably meant for %s%s", matchesNothing, c.NS.DescribeIntended(shown, count), hint),
+		Message: fmt.Sprintf("%s; it was probably meant for %s", matchesNothing, c.NS.DescribeIntended(shown, count)),
 		Path:    "spec.podSelector",
 	}}
 }

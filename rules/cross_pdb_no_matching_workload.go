@@ -63,8 +63,10 @@ func pdbNoMatchingWorkload(c *CrossContext) []Finding {
 		}
 		return []Finding{{Message: matchesNothing + hint, Path: "spec.selector"}}
 	}
+	// The workload it was meant for is named with its labels: a hint
+	// would repeat them.
 	return []Finding{{
-		Message: fmt.Sprintf("%s; it was probably meant for %s%s", matchesNothing, c.NS.DescribeIntended(shown, count), hint),
+		Message: fmt.Sprintf("%s; it was probably meant for %s", matchesNothing, c.NS.DescribeIntended(shown, count)),
 		Path:    "spec.selector",
 	}}
 }
