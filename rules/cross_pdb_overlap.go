@@ -46,8 +46,11 @@ func pdbOverlap(c *CrossContext) []Finding {
 		return nil
 	}
 	type shared struct {
-		key    string
-		others []string // names, sorted; only for the workloads a message names
+		key string
+		// others are the other budgets' names, sorted, as many as a
+		// message names; total counts them all.
+		others []string
+		total  int
 	}
 	// The workloads another budget selects too: sharedCount counts them
 	// from the selector's shared answer, and ws holds the first of them,
@@ -68,16 +71,19 @@ func pdbOverlap(c *CrossContext) []Finding {
 		s := shared{key: w.Key}
 		for _, o := range budgets {
 			if o.Key != c.Self.Key {
-				s.others = append(s.others, o.Name)
+				if s.total < maxRelatedNamed {
+					s.others = append(s.others, o.Name)
+				}
+				s.total++
 			}
 		}
 		ws = append(ws, s)
 	}
 	othersText := func(s shared) string {
-		if len(s.others) <= maxRelatedNamed {
+		if s.total <= maxRelatedNamed {
 			return strings.Join(s.others, ", ")
 		}
-		return fmt.Sprintf("%s and %d more", strings.Join(s.others[:maxRelatedNamed], ", "), len(s.others)-maxRelatedNamed)
+		return fmt.Sprintf("%s and %d more", strings.Join(s.others, ", "), s.total-maxRelatedNamed)
 	}
 	if sharedCount > maxRelatedNamed {
 		parts := make([]string, maxRelatedNamed)
@@ -98,8 +104,8 @@ func pdbOverlap(c *CrossContext) []Finding {
 				c.Self.Name, othersText(s), Describe(s.key)),
 			Path: "spec.selector",
 		}
-		if len(s.others) > maxRelatedNamed {
-			f.Related = len(s.others)
+		if s.total > maxRelatedNamed {
+			f.Related = s.total
 		}
 		out = append(out, f)
 	}
