@@ -2,7 +2,6 @@ package bench
 
 import (
 	"context"
-	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
@@ -97,11 +96,7 @@ func ruleCostObjects(tb testing.TB) []rules.Object {
 		if len(res.Issues) > 0 || res.Versioned == nil {
 			tb.Fatalf("%s %s: %v", o.Kind, o.Name, res.Issues)
 		}
-		defaulted, err := json.Marshal(res.Versioned)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		out = append(out, rules.Object{JSON: o.JSON, Defaulted: defaulted, Namespace: o.Namespace, Versioned: res.Versioned})
+		out = append(out, rules.Object{JSON: o.JSON, Defaulted: res.Versioned, Namespace: o.Namespace, Versioned: res.Versioned})
 	}
 	return out
 }

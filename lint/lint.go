@@ -8,7 +8,6 @@ import (
 	"maps"
 
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -512,9 +511,7 @@ func (l *Linter) checkObject(ctx context.Context, obj *manifest.Object, opts Opt
 		c.checkSchedule(res.Versioned)
 	}
 	if res.Versioned != nil && defaultedKinds[ref.Kind] {
-		if js, err := json.Marshal(res.Versioned); err == nil {
-			c.input.Defaulted = js
-		}
+		c.input.Defaulted = res.Versioned
 	}
 	if !c.input.Rejected {
 		c.input.Versioned = res.Versioned

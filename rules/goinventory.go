@@ -3,6 +3,7 @@ package rules
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"sort"
 	"strconv"
 	"strings"
@@ -128,11 +129,27 @@ func decodeTyped(kind string, js []byte) runtime.Object {
 }
 
 // NewEntry reads o's inventory entry, as Summarize reads its summary; nil
-// for an object that does not decode (the API tier reports it).
+// for an object that does not decode (the API tier reports it). A workload
+// is read from its defaulted typed object (o.Defaulted) when that is of the
+// inventory's type for its kind, without a copy: the entry keeps a shallow
+// copy of it without its pod spec (compact). Otherwise the entry is decoded
+// from JSON: the defaulted object's, or the object as written.
 func NewEntry(o Object) *Entry {
-	src := o.Defaulted
-	if src == nil {
-		src = o.JSON
+	if e := entryFromTyped(o); e != nil {
+		return e
+	}
+	return entryFromJSON(o)
+}
+
+// entryFromJSON is NewEntry's entry decoded from JSON.
+func entryFromJSON(o Object) *Entry {
+	src := o.JSON
+	if o.Defaulted != nil {
+		js, err := json.Marshal(o.Defaulted)
+		if err != nil {
+			return nil
+		}
+		src = js
 	}
 	var r struct {
 		Kind       string `json:"kind"`
@@ -156,14 +173,54 @@ func NewEntry(o Object) *Entry {
 	// An object whose JSON does not decode into its type (a field of the
 	// wrong type, which the API tier reports) is kept with its metadata
 	// alone: it still counts among its namespace's objects.
+	e.finish(o.Defaulted != nil)
+	return e
+}
+
+// entryFromTyped is NewEntry's entry read from o.Defaulted itself, or nil
+// when it cannot be (no typed object, or one of another Go type than the
+// inventory's for its kind). What it reads is what decoding the object's
+// JSON would give: an empty map or list is read as none, as omitempty
+// leaves it out of the JSON.
+func entryFromTyped(o Object) *Entry {
+	if o.Defaulted == nil {
+		return nil
+	}
+	gvk := o.Defaulted.GetObjectKind().GroupVersionKind()
+	if gvk.Kind == "" {
+		return nil
+	}
+	want := newTyped(gvk.Kind)
+	if want == nil || reflect.TypeOf(want) != reflect.TypeOf(o.Defaulted) {
+		return nil
+	}
+	m, err := meta.Accessor(o.Defaulted)
+	if err != nil {
+		return nil
+	}
+	apiVersion, kind := gvk.ToAPIVersionAndKind()
+	e := &Entry{Key: Key(kind, m.GetName()), Kind: kind, APIVersion: apiVersion, Name: m.GetName(),
+		Namespace: o.Namespace, Labels: m.GetLabels(), Owned: len(m.GetOwnerReferences()) > 0}
+	if len(e.Labels) == 0 {
+		e.Labels = nil
+	}
+	e.Object = o.Defaulted
+	e.Written = decodeTyped(kind, o.JSON)
+	e.finish(true)
+	return e
+}
+
+// finish reads the entry's template labels, selector and pod summary from
+// its typed object, then compacts the objects it keeps (defaulted: Written
+// is a decoding of its own).
+func (e *Entry) finish(defaulted bool) {
 	e.read()
 	e.Object = compact(e.Object)
-	if o.Defaulted != nil {
+	if defaulted {
 		e.Written = compact(e.Written)
 	} else {
 		e.Written = e.Object
 	}
-	return e
 }
 
 // compact returns obj as the inventory keeps it until the second pass:
@@ -222,7 +279,7 @@ func (e *Entry) read() {
 		e.Selector = &sel
 	}
 	if tmpl != nil {
-		if tmpl.Labels != nil {
+		if len(tmpl.Labels) > 0 { // as decoded from JSON: {} is left out
 			e.TemplateLabels = tmpl.Labels
 		}
 		e.Pods = summarizePodSpec(&tmpl.Spec)

@@ -14,10 +14,12 @@ import (
 type Object struct {
 	// JSON is the object as written (as kubectl would send it).
 	JSON []byte
-	// Defaulted is the object after the API server's defaulting, as JSON,
-	// for the kinds the API tier decodes; nil otherwise. The inventory
-	// entry (NewEntry) is read from it.
-	Defaulted []byte
+	// Defaulted is the typed object after the API server's decoding and
+	// defaulting (apicheck's Result.Versioned, even when the server would
+	// refuse it), for the workload kinds; nil otherwise. The inventory
+	// entry (NewEntry) is read from it, and keeps parts of it: callers
+	// must not change it afterwards.
+	Defaulted runtime.Object
 	// Namespace is the namespace the object would be created in.
 	Namespace string
 	// Rejected is set when the API server would refuse the object: the
