@@ -8,6 +8,7 @@ import (
 	"sort"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -175,44 +176,13 @@ func worldOf(set *manifest.Set) (disruption.World, error) {
 		if err := json.Unmarshal(obj.JSON, target); err != nil {
 			return w, fmt.Errorf("%s: document %d: decode %s %s: %w", obj.File, obj.Document, obj.Kind, obj.Name, err)
 		}
+		// An object written without a namespace goes to "default", as kubectl apply
+		// puts it (Nodes have none).
+		if m, err := meta.Accessor(target); err == nil && m.GetNamespace() == "" && obj.Kind != "Node" {
+			m.SetNamespace("default")
+		}
 	}
-	defaultNamespace(&w)
 	return w, nil
-}
-
-// defaultNamespace puts objects written without a namespace in "default", as kubectl
-// apply would.
-func defaultNamespace(w *disruption.World) {
-	for _, p := range w.Pods {
-		if p.Namespace == "" {
-			p.Namespace = "default"
-		}
-	}
-	for _, b := range w.Budgets {
-		if b.Namespace == "" {
-			b.Namespace = "default"
-		}
-	}
-	for _, d := range w.Deployments {
-		if d.Namespace == "" {
-			d.Namespace = "default"
-		}
-	}
-	for _, rs := range w.ReplicaSets {
-		if rs.Namespace == "" {
-			rs.Namespace = "default"
-		}
-	}
-	for _, s := range w.StatefulSets {
-		if s.Namespace == "" {
-			s.Namespace = "default"
-		}
-	}
-	for _, d := range w.DaemonSets {
-		if d.Namespace == "" {
-			d.Namespace = "default"
-		}
-	}
 }
 
 func add[T any](list *[]*T) *T {
