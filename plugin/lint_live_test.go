@@ -2,10 +2,11 @@ package plugin
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kubectl-workload/kubectl-workload/internal/testkit"
 )
 
 func TestLiveFlagCombinations(t *testing.T) {
@@ -50,16 +51,7 @@ spec:
 
 func TestLintBaseRef(t *testing.T) {
 	dir := t.TempDir()
-	git := func(args ...string) {
-		t.Helper()
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
-			"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	git := func(args ...string) { testkit.Git(t, dir, args...) }
 	write := func(name, content string) string {
 		t.Helper()
 		p := filepath.Join(dir, name)

@@ -3,10 +3,11 @@ package plugin
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kubectl-workload/kubectl-workload/internal/testkit"
 )
 
 // TestLintChartBrokenValue: replicas given as a string through --set is the
@@ -111,16 +112,7 @@ func TestLintBadKubeVersion(t *testing.T) {
 // immutable-field error at the template line.
 func TestLintChartBaseRef(t *testing.T) {
 	dir := t.TempDir()
-	git := func(args ...string) {
-		t.Helper()
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
-			"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	git := func(args ...string) { testkit.Git(t, dir, args...) }
 	chart := filepath.Join(dir, "chart")
 	if err := os.CopyFS(chart, os.DirFS("../internal/render/testdata/web")); err != nil {
 		t.Fatal(err)

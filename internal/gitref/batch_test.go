@@ -4,23 +4,12 @@ import (
 	"context"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-// gitIn runs git in dir with a clean configuration.
-func gitIn(t *testing.T, dir string, args ...string) {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
-		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-}
+	"github.com/kubectl-workload/kubectl-workload/internal/testkit"
+)
 
 // TestReader reads through one git cat-file --batch per work tree what Read reads with a
 // process per file: the same contents (framing kept across answers whatever the bytes: no
@@ -49,9 +38,9 @@ func TestReader(t *testing.T) {
 	}
 	// nested/ is a repository of its own inside the outer one's work tree.
 	nested := filepath.Join(dir, "nested")
-	gitIn(t, nested, "init", "-q", "-b", "main")
-	gitIn(t, nested, "add", ".")
-	gitIn(t, nested, "commit", "-q", "-m", "inner")
+	testkit.Git(t, nested, "init", "-q", "-b", "main")
+	testkit.Git(t, nested, "add", ".")
+	testkit.Git(t, nested, "commit", "-q", "-m", "inner")
 	if err := os.WriteFile(filepath.Join(nested, "sub/inner.yaml"), []byte("changed\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -61,8 +50,8 @@ func TestReader(t *testing.T) {
 			added = append(added, name)
 		}
 	}
-	gitIn(t, dir, append([]string{"add", "--"}, added...)...)
-	gitIn(t, dir, "commit", "-q", "-m", "two")
+	testkit.Git(t, dir, append([]string{"add", "--"}, added...)...)
+	testkit.Git(t, dir, "commit", "-q", "-m", "two")
 	for name := range files {
 		if strings.HasPrefix(name, "deploy/") {
 			if err := os.WriteFile(filepath.Join(dir, name), []byte("changed in the work tree\n"), 0o644); err != nil {
