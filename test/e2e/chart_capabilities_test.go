@@ -59,7 +59,7 @@ func TestLintChartForTheCluster(t *testing.T) {
 	}
 	// Deleted and gone from discovery before the next test reads it.
 	defer func() { _, _ = c.Kubectl(context.Background(), "delete", "-f", crd, "--wait=true", "--timeout=60s") }()
-	if out, err := c.Kubectl(ctx, "wait", "--for=condition=Established", "--timeout=60s", "crd/widgets.capabilities.example.com"); err != nil {
+	if out, err := c.WaitEstablished(ctx, "crd/widgets.capabilities.example.com"); err != nil {
 		t.Fatalf("kubectl wait: %v\n%s", err, out)
 	}
 	tests := []struct {

@@ -559,3 +559,24 @@ func lastLines(s string, n int) string {
 	}
 	return strings.Join(lines, " | ")
 }
+
+// WaitEstablished waits up to 60s for the CustomResourceDefinitions named by what (kubectl
+// arguments: "crd/NAME", or "crd" "--all") to be Established. kubectl wait refuses a CRD it
+// reads before the API server has written any status condition ("status.conditions accessor
+// error: <nil>"), which happens right after a create, so such a refusal is retried.
+func (c *Cluster) WaitEstablished(ctx context.Context, what ...string) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	defer cancel()
+	args := append([]string{"wait", "--for=condition=Established", "--timeout=60s"}, what...)
+	for {
+		out, err := c.Kubectl(ctx, args...)
+		if err == nil || !strings.Contains(string(out), "accessor error") {
+			return out, err
+		}
+		select {
+		case <-ctx.Done():
+			return out, err
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}

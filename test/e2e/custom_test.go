@@ -36,7 +36,7 @@ func TestDifferentialCustomResources(t *testing.T) {
 	if out, err := c.Kubectl(ctx, "apply", "--server-side", "-f", crdDir); err != nil {
 		t.Fatalf("install the CRDs: %v\n%s", err, out)
 	}
-	if out, err := c.Kubectl(ctx, "wait", "--for=condition=Established", "crd", "--all", "--timeout=60s"); err != nil {
+	if out, err := c.WaitEstablished(ctx, "crd", "--all"); err != nil {
 		t.Fatalf("wait for the CRDs: %v\n%s", err, out)
 	}
 	oracle, err := waitOracle(ctx, c, schema.GroupKind{Group: "gateway.networking.k8s.io", Kind: "HTTPRoute"},

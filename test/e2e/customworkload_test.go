@@ -42,7 +42,7 @@ func TestCustomWorkloadPodSecurity(t *testing.T) {
 	if out, err := c.Kubectl(ctx, "apply", "--server-side", "-f", crd); err != nil {
 		t.Fatalf("install the Rollout CRD: %v\n%s", err, out)
 	}
-	if out, err := c.Kubectl(ctx, "wait", "--for=condition=Established", "crd/rollouts.argoproj.io", "--timeout=60s"); err != nil {
+	if out, err := c.WaitEstablished(ctx, "crd/rollouts.argoproj.io"); err != nil {
 		t.Fatalf("wait for the Rollout CRD: %v\n%s", err, out)
 	}
 	oracle, err := waitOracle(ctx, c, schema.GroupKind{Group: "argoproj.io", Kind: "Rollout"})

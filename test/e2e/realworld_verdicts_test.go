@@ -88,7 +88,7 @@ func TestRealWorldVerdicts(t *testing.T) {
 		}
 	}
 	if len(created) > 0 {
-		if out, err := c.Kubectl(ctx, "wait", "--for=condition=Established", "--timeout=60s", "crd", "--all"); err != nil {
+		if out, err := c.WaitEstablished(ctx, "crd", "--all"); err != nil {
 			t.Fatalf("wait for CRDs: %v: %s", err, out)
 		}
 	}
