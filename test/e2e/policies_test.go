@@ -67,7 +67,9 @@ func TestDifferentialAdmissionPolicies(t *testing.T) {
 	// until every binding is in force, seen from an object each one refuses.
 	waitStart := time.Now()
 	deadline := waitStart.Add(3 * time.Minute)
-	defer func() { t.Logf("the policies were in force %s after their creation", time.Since(waitStart).Round(time.Millisecond)) }()
+	defer func() {
+		t.Logf("the policies were in force %s after their creation", time.Since(waitStart).Round(time.Millisecond))
+	}()
 	for _, probe := range []int{1, 11, 14, 16, 20} {
 		for {
 			v, err := oracle.DryRunCreate(ctx, docs[probe])
