@@ -68,7 +68,7 @@ func TestDifferentialAdmissionPolicies(t *testing.T) {
 	waitStart := time.Now()
 	deadline := waitStart.Add(3 * time.Minute)
 	defer func() {
-		t.Logf("the policies were in force %s after their creation", time.Since(waitStart).Round(time.Millisecond))
+		t.Logf("waited %s for the policies to be in force", time.Since(waitStart).Round(time.Millisecond))
 	}()
 	for _, probe := range []int{1, 11, 14, 16, 20} {
 		for {
