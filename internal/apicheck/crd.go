@@ -465,21 +465,9 @@ func servedVersions(crd *apiextensionsv1.CustomResourceDefinition) string {
 // without a strategic merge schema (patcher.buildMergePatch in
 // k8s.io/kubectl/pkg/cmd/apply), applied to current.
 func AppliedCustom(current []byte, obj Object) (Object, error) {
-	var head struct {
-		Metadata struct {
-			Annotations map[string]string `json:"annotations"`
-		} `json:"metadata"`
-	}
-	if err := encjson.Unmarshal(current, &head); err != nil {
-		return Object{}, fmt.Errorf("%s %s: read the stored object: %w", obj.Kind, obj.Name, err)
-	}
-	var original []byte
-	if s := head.Metadata.Annotations[LastAppliedAnnotation]; s != "" {
-		original = []byte(s)
-	}
-	modified, err := withLastApplied(obj.JSON)
+	original, modified, err := applyInputs(current, obj)
 	if err != nil {
-		return Object{}, fmt.Errorf("%s %s: %w", obj.Kind, obj.Name, err)
+		return Object{}, err
 	}
 	patch, err := jsonmergepatch.CreateThreeWayJSONMergePatch(original, modified, current)
 	if err != nil {

@@ -214,6 +214,29 @@ func (c *Checker) CreatedByApply(ctx context.Context, obj Object, opts Options) 
 	return json.Marshal(out)
 }
 
+// applyInputs are the original and modified documents of kubectl apply's
+// three-way patch against current: the last-applied annotation stored on
+// current (nil when there is none), and obj with its own last-applied
+// annotation set (withLastApplied). Applied and AppliedCustom share them.
+func applyInputs(current []byte, obj Object) (original, modified []byte, err error) {
+	var head struct {
+		Metadata struct {
+			Annotations map[string]string `json:"annotations"`
+		} `json:"metadata"`
+	}
+	if err := json.Unmarshal(current, &head); err != nil {
+		return nil, nil, fmt.Errorf("%s %s: read the stored object: %w", obj.Kind, obj.Name, err)
+	}
+	if s := head.Metadata.Annotations[LastAppliedAnnotation]; s != "" {
+		original = []byte(s)
+	}
+	modified, err = withLastApplied(obj.JSON)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s %s: %w", obj.Kind, obj.Name, err)
+	}
+	return original, modified, nil
+}
+
 // Applied returns the object the API server is asked to store when
 // `kubectl apply` (client-side, the default) sends the manifest obj over the
 // stored object current: kubectl's three-way strategic merge patch from the
@@ -237,21 +260,9 @@ func Applied(current []byte, obj Object) (Object, error) {
 	if err != nil {
 		return Object{}, fmt.Errorf("%s %s: patch metadata: %w", obj.Kind, obj.Name, err)
 	}
-	var head struct {
-		Metadata struct {
-			Annotations map[string]string `json:"annotations"`
-		} `json:"metadata"`
-	}
-	if err := json.Unmarshal(current, &head); err != nil {
-		return Object{}, fmt.Errorf("%s %s: read the stored object: %w", obj.Kind, obj.Name, err)
-	}
-	var original []byte
-	if s := head.Metadata.Annotations[LastAppliedAnnotation]; s != "" {
-		original = []byte(s)
-	}
-	modified, err := withLastApplied(obj.JSON)
+	original, modified, err := applyInputs(current, obj)
 	if err != nil {
-		return Object{}, fmt.Errorf("%s %s: %w", obj.Kind, obj.Name, err)
+		return Object{}, err
 	}
 	patch, err := strategicpatch.CreateThreeWayMergePatch(original, modified, current, lookup, true)
 	if err != nil {
