@@ -105,7 +105,11 @@ func (l *Linter) checkAPI(ctx context.Context, obj *manifest.Object, ref ObjectR
 	}
 	stored := o
 	stored.JSON = prev
-	return l.api.CheckUpdate(ctx, stored, applied, aopts)
+	res := l.api.CheckUpdate(ctx, stored, applied, aopts)
+	// What was decoded is what kubectl apply would send, not the manifest
+	// (CheckUpdate may fall back to Check on it).
+	res.Written = nil
+	return res
 }
 
 // checkBaseline runs the per-object checks on the baseline's objects, in

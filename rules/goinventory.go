@@ -138,7 +138,48 @@ func NewEntry(o Object) *Entry {
 	if e := entryFromTyped(o); e != nil {
 		return e
 	}
+	if e := entryFromWritten(o); e != nil {
+		return e
+	}
 	return entryFromJSON(o)
+}
+
+// writtenAs returns o.Written when it is of like's Go type, else nil.
+func writtenAs(o Object, like runtime.Object) runtime.Object {
+	if o.Written == nil || reflect.TypeOf(o.Written) != reflect.TypeOf(like) {
+		return nil
+	}
+	return o.Written
+}
+
+// entryFromWritten is NewEntry's entry for an object without a defaulted
+// form, read from o.Written (a shallow copy of it: the entry drops its
+// annotations) when that is of the inventory's type for its kind; nil
+// otherwise. It is the entry entryFromJSON decodes from o.JSON.
+func entryFromWritten(o Object) *Entry {
+	if o.Defaulted != nil || o.Written == nil {
+		return nil
+	}
+	gvk := o.Written.GetObjectKind().GroupVersionKind()
+	want := newTyped(gvk.Kind)
+	written := writtenAs(o, want)
+	if want == nil || written == nil {
+		return nil
+	}
+	copied := reflect.New(reflect.TypeOf(written).Elem())
+	copied.Elem().Set(reflect.ValueOf(written).Elem())
+	obj := copied.Interface().(runtime.Object)
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return nil
+	}
+	apiVersion, kind := gvk.ToAPIVersionAndKind()
+	e := &Entry{Key: Key(kind, m.GetName()), Kind: kind, APIVersion: apiVersion, Name: m.GetName(),
+		Namespace: o.Namespace, Labels: m.GetLabels(), Owned: len(m.GetOwnerReferences()) > 0}
+	e.Object = obj
+	e.Written = obj
+	e.finish(false)
+	return e
 }
 
 // entryFromJSON is NewEntry's entry decoded from JSON.
@@ -205,7 +246,10 @@ func entryFromTyped(o Object) *Entry {
 		e.Labels = nil
 	}
 	e.Object = o.Defaulted
-	e.Written = decodeTyped(kind, o.JSON)
+	// compact keeps a shallow copy of a workload: o.Written is not changed.
+	if e.Written = writtenAs(o, want); e.Written == nil {
+		e.Written = decodeTyped(kind, o.JSON)
+	}
 	e.finish(true)
 	return e
 }
