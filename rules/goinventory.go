@@ -712,10 +712,6 @@ func (ns *Namespace) TemplatesSelectedBy(sel *metav1.LabelSelector) []*Entry {
 }
 
 func (ns *Namespace) templatesSelectedBy(sel *metav1.LabelSelector) []*Entry {
-	s, err := metav1.LabelSelectorAsSelector(sel)
-	if err != nil {
-		return nil
-	}
 	var candidates []*Entry
 	if len(sel.MatchLabels) > 0 {
 		first := true
@@ -731,6 +727,15 @@ func (ns *Namespace) templatesSelectedBy(sel *metav1.LabelSelector) []*Entry {
 				candidates = append(candidates, e)
 			}
 		}
+	}
+	// Compiling the selector (upstream validates every key and value) is
+	// most of the question's cost: only where there is a candidate.
+	if len(candidates) == 0 {
+		return nil
+	}
+	s, err := metav1.LabelSelectorAsSelector(sel)
+	if err != nil {
+		return nil
 	}
 	var out []*Entry
 	for _, e := range candidates {
@@ -844,8 +849,8 @@ func FormatSelector(sel *metav1.LabelSelector) string {
 
 // PodsSelectedBy returns the Pods whose labels sel selects, sorted by key.
 func (ns *Namespace) PodsSelectedBy(sel *metav1.LabelSelector) []*Entry {
-	if sel == nil {
-		return nil
+	if sel == nil || len(ns.byKind["Pod"]) == 0 {
+		return nil // nothing to select: the selector is not compiled
 	}
 	s, err := metav1.LabelSelectorAsSelector(sel)
 	if err != nil {
