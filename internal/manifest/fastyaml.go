@@ -2,6 +2,7 @@ package manifest
 
 import (
 	"bytes"
+	"strings"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -24,15 +25,17 @@ import (
 // Node.ShortTag), Value, Line, Column and Content. yaml.v3 spends most of a
 // run's loading time in its general scanner; manifests rarely need it.
 func fastYAML(text []byte) (*yaml.Node, bool) {
+	breaks := 0
 	for _, c := range text {
 		if c == '\n' {
+			breaks++
 			continue
 		}
 		if c < ' ' || c >= 0x7f {
 			return nil, false
 		}
 	}
-	p := &fastParser{finalBreak: len(text) > 0 && text[len(text)-1] == '\n'}
+	p := &fastParser{finalBreak: len(text) > 0 && text[len(text)-1] == '\n', lines: make([][]byte, 0, breaks+1)}
 	for len(text) > 0 {
 		line := text
 		if i := bytes.IndexByte(text, '\n'); i >= 0 {
@@ -152,7 +155,7 @@ func (p *fastParser) mapping(line, col int) (*yaml.Node, bool) {
 		if !plainStart(keyText) || keyText[len(keyText)-1] == ' ' || bytes.Contains(keyText, []byte(" #")) || string(keyText) == "<<" {
 			return nil, false
 		}
-		key := p.plainScalar(string(keyText), p.at, col)
+		key := p.plainScalar(keyString(keyText), p.at, col)
 		n.Content = append(n.Content, key)
 		valueCol := col + colon + 1
 		for valueCol < len(l) && l[valueCol] == ' ' {
@@ -605,3 +608,37 @@ func (p *fastParser) literal(line, col, parent int) (*yaml.Node, bool) {
 	p.at = last
 	return p.node(yaml.Node{Kind: yaml.ScalarNode, Style: yaml.LiteralStyle, Tag: "!!str", Value: string(value), Line: line + 1, Column: col + 1}), true
 }
+
+// keyString is string(key), without allocating for the keys most
+// manifests repeat in every object.
+func keyString(key []byte) string {
+	if s, ok := commonKeys[string(key)]; ok {
+		return s
+	}
+	return string(key)
+}
+
+// commonKeys are the mapping keys of the common manifest (a Deployment, a
+// Service and their metadata), each its own value.
+var commonKeys = func() map[string]string {
+	m := map[string]string{}
+	for _, k := range strings.Fields(`apiVersion kind metadata name namespace labels annotations spec
+		replicas selector matchLabels matchExpressions key operator values template containers initContainers
+		image imagePullPolicy ports containerPort protocol port targetPort nodePort type env value valueFrom
+		resources requests limits cpu memory ephemeral-storage livenessProbe readinessProbe startupProbe httpGet
+		path tcpSocket exec command args initialDelaySeconds periodSeconds timeoutSeconds failureThreshold
+		successThreshold volumeMounts mountPath readOnly volumes configMap secret secretName emptyDir
+		securityContext runAsNonRoot runAsUser runAsGroup fsGroup readOnlyRootFilesystem allowPrivilegeEscalation
+		capabilities drop add privileged seccompProfile serviceAccountName strategy rollingUpdate maxSurge
+		maxUnavailable minReadySeconds revisionHistoryLimit affinity podAntiAffinity nodeSelector tolerations
+		effect topologySpreadConstraints topologyKey whenUnsatisfiable maxSkew labelSelector minAvailable
+		data stringData schedule jobTemplate backoffLimit restartPolicy completions parallelism serviceName
+		updateStrategy partition app tier version component minReplicas maxReplicas scaleTargetRef metrics
+		target averageUtilization rules http paths backend service number pathType host podSelector
+		policyTypes ingress egress from to app.kubernetes.io/name app.kubernetes.io/instance
+		app.kubernetes.io/version app.kubernetes.io/component app.kubernetes.io/part-of
+		app.kubernetes.io/managed-by`) {
+		m[k] = k
+	}
+	return m
+}()
