@@ -97,12 +97,16 @@ func TestWrittenMatchesJSON(t *testing.T) {
 		}
 		for _, o := range manifest.Parse(f, data).Objects {
 			res := api.Check(context.Background(), apicheck.Object{APIVersion: o.APIVersion, Kind: o.Kind,
-				Namespace: o.Namespace, Name: o.Name, JSON: o.JSON}, apicheck.Options{})
+				Namespace: o.Namespace, Name: o.Name, JSON: o.JSON}, apicheck.Options{Written: true})
 			if (res.Written == nil) != (res.Versioned == nil) {
 				t.Fatalf("%s %s/%s: Written = %T, Versioned = %T: want both or neither", f, o.Kind, o.Name, res.Written, res.Versioned)
 			}
 			if res.Written == nil {
 				continue
+			}
+			if unasked := api.Check(context.Background(), apicheck.Object{APIVersion: o.APIVersion, Kind: o.Kind,
+				Namespace: o.Namespace, Name: o.Name, JSON: o.JSON}, apicheck.Options{}); unasked.Written != nil {
+				t.Errorf("%s %s/%s: Check without Options.Written gives Written %T, want nil", f, o.Kind, o.Name, unasked.Written)
 			}
 			written++
 			decoded := decodeLike(res.Versioned, o.JSON)

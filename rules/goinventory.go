@@ -118,6 +118,11 @@ func newTyped(kind string) runtime.Object {
 	return nil
 }
 
+// ReadsWritten reports whether the inventory or the per-object rules read
+// an object of kind as written (Object.Written): the inventory's kinds.
+// For another kind they would decode its JSON.
+func ReadsWritten(kind string) bool { return newTyped(kind) != nil }
+
 // decodeTyped decodes js into the inventory's type for kind; nil for a
 // kind without one, or JSON that does not decode into it.
 func decodeTyped(kind string, js []byte) runtime.Object {

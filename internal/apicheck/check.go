@@ -94,6 +94,9 @@ type Options struct {
 	// Namespace is the request namespace for objects that name none, as
 	// kubectl takes it from -n or the context; "default" when empty.
 	Namespace string
+	// Written asks Check for Result.Written, a copy of the object as
+	// decoded, for the callers that read it.
+	Written bool
 }
 
 // Result is what Check found.
@@ -107,7 +110,8 @@ type Result struct {
 	Versioned runtime.Object
 	// Written is the object Check decoded from Object.JSON, before
 	// defaulting (a copy taken then: Versioned's type, with a field the
-	// JSON leaves out nil or zero); nil when Versioned is nil. CheckUpdate,
+	// JSON leaves out nil or zero), when Options.Written asks for it; nil
+	// when Versioned is nil. CheckUpdate,
 	// whose new object may be what kubectl apply computes rather than the
 	// manifest, leaves it nil.
 	Written runtime.Object
@@ -192,7 +196,10 @@ func (c *Checker) Check(ctx context.Context, obj Object, opts Options) (res Resu
 	// 2. Default, then convert to the internal type. The object as written
 	// is kept first: copying it is a fraction of decoding the JSON again,
 	// which the rules that read what the manifest left out would do.
-	written := versioned.DeepCopyObject()
+	var written runtime.Object
+	if opts.Written {
+		written = versioned.DeepCopyObject()
+	}
 	legacyscheme.Scheme.Default(versioned)
 	res.Versioned, res.Written = versioned, written
 	internal := k.internal()
