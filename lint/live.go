@@ -83,7 +83,9 @@ func (b *Baseline) isStored(obj *manifest.Object) bool {
 // object that exists, the update path.
 func (l *Linter) checkAPI(ctx context.Context, obj *manifest.Object, ref ObjectRef, opts Options) apicheck.Result {
 	o := apicheck.Object{APIVersion: obj.APIVersion, Kind: obj.Kind, Namespace: obj.Namespace, Name: obj.Name, JSON: obj.JSON}
-	aopts := apicheck.Options{Namespace: opts.Namespace, Written: rules.ReadsWritten(obj.Kind)}
+	// The inventory and the per-object rules read every object as written
+	// (rules.Object.Written), the inventory at least its metadata.
+	aopts := apicheck.Options{Namespace: opts.Namespace, Written: true}
 	b := opts.Baseline
 	if b == nil || !apicheck.Validated(obj.APIVersion, obj.Kind) {
 		return l.api.Check(ctx, o, aopts)

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
@@ -88,8 +89,22 @@ func TestWrittenMatchesJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// And every kind the real-world corpus and the examples hold
+	// (ConfigMaps, Secrets, RBAC, CRDs ...): their entries are metadata.
+	for _, root := range []string{"../examples", "../test/realworld/rendered"} {
+		err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && (strings.HasSuffix(path, ".yaml") || strings.HasSuffix(path, ".yml")) {
+				files = append(files, path)
+			}
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
 	api := apicheck.New()
 	written, entries := 0, 0
+	kinds := map[string]bool{}
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
@@ -126,11 +141,15 @@ func TestWrittenMatchesJSON(t *testing.T) {
 				continue // no inventory type, or another Go type: NewEntry decodes JSON
 			}
 			entries++
+			kinds[o.Kind] = true
 			want := entryFromJSON(Object{JSON: o.JSON, Namespace: o.Namespace})
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("%s %s/%s: entry from Written = %#v, from JSON %#v", f, o.Kind, o.Name, got, want)
 			}
 		}
+	}
+	if !kinds["ConfigMap"] || !kinds["ServiceAccount"] {
+		t.Errorf("entries compared for kinds %v, want ConfigMaps and ServiceAccounts among them", kinds)
 	}
 	if written < 200 || entries < 50 {
 		t.Errorf("%d objects with Written, %d entries read from it; want the fixtures' (over 200 and 50)", written, entries)

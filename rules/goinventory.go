@@ -118,11 +118,6 @@ func newTyped(kind string) runtime.Object {
 	return nil
 }
 
-// ReadsWritten reports whether the inventory or the per-object rules read
-// an object of kind as written (Object.Written): the inventory's kinds.
-// For another kind they would decode its JSON.
-func ReadsWritten(kind string) bool { return newTyped(kind) != nil }
-
 // decodeTyped decodes js into the inventory's type for kind; nil for a
 // kind without one, or JSON that does not decode into it.
 func decodeTyped(kind string, js []byte) runtime.Object {
@@ -158,24 +153,29 @@ func writtenAs(o Object, like runtime.Object) runtime.Object {
 }
 
 // entryFromWritten is NewEntry's entry for an object without a defaulted
-// form, read from o.Written (a shallow copy of it: the entry drops its
-// annotations) when that is of the inventory's type for its kind; nil
-// otherwise. It is the entry entryFromJSON decodes from o.JSON.
+// form, read from o.Written: a shallow copy of it (the entry drops its
+// annotations) when it is of the inventory's type for its kind, its
+// metadata alone for a kind without one (a ConfigMap); nil otherwise. It
+// is the entry entryFromJSON decodes from o.JSON.
 func entryFromWritten(o Object) *Entry {
 	if o.Defaulted != nil || o.Written == nil {
 		return nil
 	}
 	gvk := o.Written.GetObjectKind().GroupVersionKind()
-	want := newTyped(gvk.Kind)
-	written := writtenAs(o, want)
-	if want == nil || written == nil {
-		return nil
+	var obj runtime.Object // nil for a kind without an inventory type
+	src := o.Written
+	if want := newTyped(gvk.Kind); want != nil {
+		written := writtenAs(o, want)
+		if written == nil {
+			return nil
+		}
+		copied := reflect.New(reflect.TypeOf(written).Elem())
+		copied.Elem().Set(reflect.ValueOf(written).Elem())
+		obj = copied.Interface().(runtime.Object)
+		src = obj
 	}
-	copied := reflect.New(reflect.TypeOf(written).Elem())
-	copied.Elem().Set(reflect.ValueOf(written).Elem())
-	obj := copied.Interface().(runtime.Object)
-	m, err := meta.Accessor(obj)
-	if err != nil {
+	m, err := meta.Accessor(src)
+	if err != nil || gvk.Kind == "" {
 		return nil
 	}
 	apiVersion, kind := gvk.ToAPIVersionAndKind()
