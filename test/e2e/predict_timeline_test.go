@@ -235,3 +235,81 @@ func (r *rolloutRun) timeline() (string, []string) {
 	defer mu.Unlock()
 	return compactScaling(rec.messages(), rec.initialSizes()), append([]string(nil), lines...)
 }
+
+// dsTimelineEnv names the DaemonSet scenario of dsScenarios TestPredictDaemonSetTimeline
+// records (timelineRunsEnv runs, timelineParallelEnv at once); the test is skipped without it.
+const dsTimelineEnv = "KUBECTL_WORKLOAD_DS_TIMELINE"
+
+// TestPredictDaemonSetTimeline records a DaemonSet scenario several times and logs how many
+// runs took each wave sequence, and the plan's: the calibration tool of the DaemonSet plan's
+// timing (issue 35). Besides runDaemonSet's own checks (totals, first wave, revision hash) it
+// checks nothing, and runs only when KUBECTL_WORKLOAD_DS_TIMELINE names a scenario.
+func TestPredictDaemonSetTimeline(t *testing.T) {
+	name := os.Getenv(dsTimelineEnv)
+	if name == "" {
+		t.Skipf("set %s to a DaemonSet scenario name to record its waves", dsTimelineEnv)
+	}
+	runs, parallel := predictMinRuns, 1
+	for env, v := range map[string]*int{timelineRunsEnv: &runs, timelineParallelEnv: &parallel} {
+		if s := os.Getenv(env); s != "" {
+			n, err := strconv.Atoi(s)
+			if err != nil || n < 1 {
+				t.Fatalf("%s=%q: want a positive number", env, s)
+			}
+			*v = n
+		}
+	}
+	var sc *dsScenario
+	for i := range dsScenarios {
+		if dsScenarios[i].name == name {
+			sc = &dsScenarios[i]
+		}
+	}
+	if sc == nil {
+		t.Fatalf("%s=%q: no DaemonSet scenario of that name", dsTimelineEnv, name)
+	}
+	c := sharedCluster(t)
+	sharedControllers(t)
+	cs, err := kubernetes.NewForConfig(c.RESTConfig())
+	if err != nil {
+		t.Fatalf("clientset: %v", err)
+	}
+	run := predictRuns.Add(1)
+	var (
+		mu     sync.Mutex
+		counts = map[string]int{}
+		plan   string
+	)
+	t.Run("runs", func(t *testing.T) {
+		slots := make(chan struct{}, parallel)
+		for k := 1; k <= runs; k++ {
+			t.Run(strconv.Itoa(k), func(t *testing.T) {
+				t.Parallel()
+				slots <- struct{}{}
+				defer func() { <-slots }()
+				load, _ := os.ReadFile("/proc/loadavg")
+				got, want := runDaemonSet(t, c, cs, *sc, fmt.Sprintf("dstl-%d-%s-%d", run, sc.name, k))
+				t.Logf("load %s: %s", strings.Join(strings.Fields(string(load))[:3], " "), strings.Join(got, ", "))
+				mu.Lock()
+				defer mu.Unlock()
+				counts[strings.Join(got, ", ")]++
+				plan = strings.Join(want, ", ")
+			})
+		}
+	})
+	var keys []string
+	for s := range counts {
+		keys = append(keys, s)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if counts[keys[i]] != counts[keys[j]] {
+			return counts[keys[i]] > counts[keys[j]]
+		}
+		return keys[i] < keys[j]
+	})
+	var b strings.Builder
+	for _, s := range keys {
+		fmt.Fprintf(&b, "  %2d  %s\n", counts[s], s)
+	}
+	t.Logf("%s: %d runs, %d at a time, distinct wave sequences:\n%splan: %s", sc.name, runs, parallel, b.String(), plan)
+}

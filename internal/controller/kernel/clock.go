@@ -282,6 +282,19 @@ func (s *SyncCalls) CreateBatches(n int32) []CreationBatch {
 	return out
 }
 
+// CreateNth is the instant of the sync's i-th pod creation (from 0), in the slow-start batch
+// slowStartBatch puts it in: for a controller that decides its creations one at a time (the
+// DaemonSet controller's syncNodes creates on a list of nodes with slowStartBatch too).
+//
+// Example: creations 0, 1 and 2 are in batches 0, 1 and 1; creation 3 in batch 2.
+func (s *SyncCalls) CreateNth(i int) Instant {
+	k := 0
+	for end := 1; i >= end; end = 2*end + 1 {
+		k++
+	}
+	return s.batch(k)
+}
+
 // batch is the instant of the sync's k-th slow-start batch, issuing the batches up to it.
 func (s *SyncCalls) batch(k int) Instant {
 	for len(s.batches) <= k {
