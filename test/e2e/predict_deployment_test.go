@@ -123,6 +123,10 @@ type predictScenario struct {
 	// the controller sometimes takes smaller steps than the deterministic causal plan (see
 	// runVarying). The plan must equal one of them exactly.
 	runs int
+	// matchSteps, for a scenario with runs whose real sequences almost never repeat, requires
+	// the plan to equal a real run on its first matchSteps steps only (every run still keeps
+	// the first sync's steps, the bound on pods and the final sizes); 0 means all.
+	matchSteps int
 }
 
 // Multi-run scenarios: at least predictMinRuns real rollouts are recorded (or the scenario's
@@ -526,15 +530,26 @@ var predictScenarios = []predictScenario{
 		steps: next(webManifest(25, "nginx:2.0", surge8unavailable2, "")),
 	},
 	{
-		// The same without minReadySeconds (issue 35): the 8 pods of a sync turn Ready
-		// milliseconds apart, and the controller sees 6 to 9 of them. On an idle machine 10
-		// runs took 8 sequences; the plan's was the only one taken twice (runs 8 and 9 of
-		// 10), and 5 of 10 shared its first 7 steps. On a loaded one (load 12) none of 10
-		// took it: runs: 30.
-		name:  "no-min-ready-25-surge8-unavailable2",
-		old:   withMinReady(webManifest(25, "nginx:1.0", surge8unavailable2, ""), 0),
-		steps: next(withMinReady(webManifest(25, "nginx:2.0", surge8unavailable2, ""), 0)),
-		runs:  30,
+		// The same without minReadySeconds (issue 35): the 8 pods of the first sync turn
+		// Ready milliseconds apart, and at its 4th step (old 23→23−k) the controller sees k
+		// of them, more of them the less loaded the machine. Recorded with TestPredictTimeline
+		// and this test (k: runs):
+		//   one at a time (load 4-5):          8: 5, 7: 1, 6: 4, 5: 2 of 12
+		//   three at a time (load 2.5-5.6):     8: 16, 7: 6, 6: 4, 5: 3, 4: 4, 3: 5, 2: 3, 1: 1 of 42
+		//   six at a time (load 6.5-8.4):       8: 4, 7: 3, 6: 2, 5: 2, 4: 3, 3: 3, 2: 3, 1: 10 of 30
+		//   this test among the others (load 7-10): 9: 1, 8: 16, 7: 4, 6: 4, 5: 1, 4: 1, 3: 2, 2: 1 of 30
+		//   the issue's 6 runs:                  3: 2, 5, 6, 7, 9: 1 each (none 8)
+		// Full sequences almost never repeat (29 distinct in 30 runs six at a time, 12 in 12
+		// one at a time). The
+		// plan sees 3, then the other 5 (old 20→15): the issue's most frequent 4th step, and
+		// the whole sequence of one run six at a time. So the plan must equal a real run on
+		// its first 4 steps, through old 23→20: one at a time none of 12 runs took it, among
+		// the suite's other scenarios 1 in 15 did (and 1 in 8 three or six at a time): runs: 60.
+		name:       "no-min-ready-25-surge8-unavailable2",
+		old:        withMinReady(webManifest(25, "nginx:1.0", surge8unavailable2, ""), 0),
+		steps:      next(withMinReady(webManifest(25, "nginx:2.0", surge8unavailable2, ""), 0)),
+		runs:       60,
+		matchSteps: 4,
 	},
 	{
 		// No minReadySeconds, but every step waits for one pod (surge 1, unavailable 0):
@@ -774,14 +789,21 @@ func (r *rolloutRun) runVarying() string {
 		}
 		rr.checkVariant(fmt.Sprintf("run %d", k), got, plan, rec)
 		seen = append(seen, fmt.Sprintf("run %d: %s", k, compactScaling(got, start)))
-		if slices.Equal(got, want) {
+		if n := r.sc.matchSteps; n > 0 && len(got) >= n && len(want) >= n && slices.Equal(got[:n], want[:n]) || slices.Equal(got, want) {
 			matched = append(matched, k)
 		}
 	}
+	what := "the plan"
+	if r.sc.matchSteps > 0 {
+		what = fmt.Sprintf("the plan's first %d steps", r.sc.matchSteps)
+	}
 	t.Logf("real runs:\n  %s\nplan:\n  %s", strings.Join(seen, "\n  "), compactScaling(want, start))
 	if len(matched) == 0 {
-		t.Errorf("the plan equals none of %d real runs:\n  %s\nplan: %s", len(seen), strings.Join(seen, "\n  "), compactScaling(want, start))
+		t.Errorf("%s equal none of %d real runs:\n  %s\nplan: %s", what, len(seen), strings.Join(seen, "\n  "), compactScaling(want, start))
 		return fmt.Sprintf("DISAGREE (none of %d runs)", len(seen))
+	}
+	if r.sc.matchSteps > 0 {
+		return fmt.Sprintf("agree on the first %d steps with run %v of %d (%d events)", r.sc.matchSteps, matched, len(seen), len(want))
 	}
 	return fmt.Sprintf("agree with run %v of %d (%d events)", matched, len(seen), len(want))
 }
