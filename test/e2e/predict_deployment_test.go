@@ -542,14 +542,15 @@ var predictScenarios = []predictScenario{
 		//   six at a time (load 6.5-8.4):       8: 4, 7: 3, 6: 2, 5: 2, 4: 3, 3: 3, 2: 3, 1: 10 of 30
 		//   this test among the others (load 7-10): 9: 1, 8: 16, 7: 4, 6: 4, 5: 1, 4: 1, 3: 2, 2: 1 of 30
 		//   the 6 runs:                  3: 2, 5, 6, 7, 9: 1 each (none 8)
+		//   this test alone, three at a time (load 6): 8: 2, 7: 4, 6: 2, 5: 1, 3: 3 of 12
 		// Full sequences almost never repeat (29 distinct in 30 runs six at a time, 12 in 12
-		// one at a time). The
-		// plan sees 3, then the other 5 (old 20→15): the most frequent 4th step, and
-		// the whole sequence of one run six at a time. So the plan must equal a real run on
-		// its first 4 steps, through old 23→20. One at a time none of 12 runs took it (1 of
-		// 49 alone in this test while another recording ran), among the suite's other
-		// scenarios 1 in 15, three at a time 1 in 8: so the runs roll out three at a time,
-		// up to 60.
+		// one at a time). The plan sees 3 (old 23→20, the most frequent 4th step),
+		// then the other 7 (old 20→13, 9 of the 14 runs that saw 3 first), and is the one
+		// sequence of that branch taken twice (both three at a time). The plan must equal a
+		// real run on its first 4 steps, through old 23→20: one at a time none of 12 runs
+		// took it (1 of 49 alone in this test while another recording ran), among the
+		// suite's other scenarios 1 in 15, three at a time 1 in 7: so the runs roll out
+		// three at a time, up to 60.
 		name:       "no-min-ready-25-surge8-unavailable2",
 		old:        withMinReady(webManifest(25, "nginx:1.0", surge8unavailable2, ""), 0),
 		steps:      next(withMinReady(webManifest(25, "nginx:2.0", surge8unavailable2, ""), 0)),

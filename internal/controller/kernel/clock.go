@@ -68,7 +68,7 @@ const NoteSlowStartSteps = "Steps may split or merge in a real cluster: the cont
 	"slow-start batches of 1, 2, 4, …, and this plan has each batch turn Ready on its own, in creation order, " +
 	"with the controllers acting in between, except that the batches of a sync made while pods are being deleted " +
 	"turn Ready together (as they most often do on a real control plane), or, in a sync of 7 pods or more, the " +
-	"first 3 pods together and the rest together after them. The pods of a batch may turn Ready " +
+	"first 3 pods together and the rest together after them, with the pods created right after them. The pods of a batch may turn Ready " +
 	"milliseconds apart (smaller steps), and batches that turn Ready before the controller's next sync are seen " +
 	"together (larger steps). The first sync's steps, the bounds and the final state do not change. " +
 	"--ready-spread D --runs N shows the range."
