@@ -130,7 +130,21 @@ type predictScenario struct {
 	// together, for a scenario with runs, is how many of its runs roll out at once on the
 	// one controller-manager (1 when 0), as several rollouts at once load it.
 	together int
+	// envelope, for a scenario with runs, requires every recorded run's sequence to be among
+	// those of the plan's envelope (envelopeRuns simulations with kwok's ready spread,
+	// checkEnvelope).
+	envelope bool
 }
+
+// The envelope of a multi-run scenario: kwok's Ready delay on the shared controllers, measured
+// with TestPredictTimeline's pod watch (25 replicas one at a time, load 4-5, 300 pods), is 11
+// to 163ms after creation (p10 28ms, p50 55ms, p90 96ms): the envelope readies pods 20ms after
+// creation plus a spread of 100ms, over envelopeRuns seeds.
+const (
+	envelopeReadyAfter = 20 * time.Millisecond
+	envelopeSpread     = 100 * time.Millisecond
+	envelopeRuns       = 2000
+)
 
 // Multi-run scenarios: at least predictMinRuns real rollouts are recorded (or the scenario's
 // runs, if fewer), enough to tell the most frequent sequence, and more, up to the scenario's
@@ -497,33 +511,37 @@ var predictScenarios = []predictScenario{
 		// No minReadySeconds, 10 replicas at 3/2 (issue 15's example): the pods of the first
 		// sync turn Ready before those of the second, so the old ReplicaSet goes 8→5, then
 		// 5→3, never 8→3 in one step.
-		name:  "no-min-ready-10-surge3-unavailable2",
-		old:   withMinReady(webManifest(10, "nginx:1.0", surge3unavailable2, ""), 0),
-		steps: next(withMinReady(webManifest(10, "nginx:2.0", surge3unavailable2, ""), 0)),
-		runs:  30,
+		name:     "no-min-ready-10-surge3-unavailable2",
+		old:      withMinReady(webManifest(10, "nginx:1.0", surge3unavailable2, ""), 0),
+		steps:    next(withMinReady(webManifest(10, "nginx:2.0", surge3unavailable2, ""), 0)),
+		runs:     30,
+		envelope: true,
 	},
 	{
 		// No minReadySeconds, 8 replicas at 3/1: controllers.md's checkout example.
-		name:  "no-min-ready-8-surge3-unavailable1",
-		old:   withMinReady(webManifest(8, "nginx:1.0", surge3unavailable1, ""), 0),
-		steps: next(withMinReady(webManifest(8, "nginx:2.0", surge3unavailable1, ""), 0)),
-		runs:  16,
+		name:     "no-min-ready-8-surge3-unavailable1",
+		old:      withMinReady(webManifest(8, "nginx:1.0", surge3unavailable1, ""), 0),
+		steps:    next(withMinReady(webManifest(8, "nginx:2.0", surge3unavailable1, ""), 0)),
+		runs:     16,
+		envelope: true,
 	},
 	{
 		// No minReadySeconds, percentages that round: 30% of 7 = 2.1 → 3 surge (up), 20% of
 		// 7 = 1.4 → 1 unavailable (down).
-		name:  "no-min-ready-7-percent-rounding",
-		old:   withMinReady(webManifest(7, "nginx:1.0", "  strategy:\n    rollingUpdate:\n      maxSurge: 30%\n      maxUnavailable: 20%\n", ""), 0),
-		steps: next(withMinReady(webManifest(7, "nginx:2.0", "  strategy:\n    rollingUpdate:\n      maxSurge: 30%\n      maxUnavailable: 20%\n", ""), 0)),
-		runs:  16,
+		name:     "no-min-ready-7-percent-rounding",
+		old:      withMinReady(webManifest(7, "nginx:1.0", "  strategy:\n    rollingUpdate:\n      maxSurge: 30%\n      maxUnavailable: 20%\n", ""), 0),
+		steps:    next(withMinReady(webManifest(7, "nginx:2.0", "  strategy:\n    rollingUpdate:\n      maxSurge: 30%\n      maxUnavailable: 20%\n", ""), 0)),
+		runs:     16,
+		envelope: true,
 	},
 	{
 		// No minReadySeconds, 6 replicas at 2/0 (issue 35): the two new pods turn Ready
 		// milliseconds apart and the controller sees one first: old 6→5, not 6→4.
-		name:  "no-min-ready-6-surge2-unavailable0",
-		old:   withMinReady(webManifest(6, "nginx:1.0", "  strategy:\n    rollingUpdate:\n      maxSurge: 2\n      maxUnavailable: 0\n", ""), 0),
-		steps: next(withMinReady(webManifest(6, "nginx:2.0", "  strategy:\n    rollingUpdate:\n      maxSurge: 2\n      maxUnavailable: 0\n", ""), 0)),
-		runs:  10,
+		name:     "no-min-ready-6-surge2-unavailable0",
+		old:      withMinReady(webManifest(6, "nginx:1.0", "  strategy:\n    rollingUpdate:\n      maxSurge: 2\n      maxUnavailable: 0\n", ""), 0),
+		steps:    next(withMinReady(webManifest(6, "nginx:2.0", "  strategy:\n    rollingUpdate:\n      maxSurge: 2\n      maxUnavailable: 0\n", ""), 0)),
+		runs:     10,
+		envelope: true,
 	},
 	{
 		// 25 replicas at 8/2 (issue 35), with minReadySeconds: the pods of a wave become
@@ -785,6 +803,7 @@ func (r *rolloutRun) runVarying() string {
 		start   map[string]int32
 		seen    []string
 		matched []int
+		real    [][]string
 	)
 	type result struct {
 		got  []string
@@ -817,6 +836,7 @@ func (r *rolloutRun) runVarying() string {
 				plan, want, start = res.plan, scalingMessages(res.plan), res.rec.initialSizes()
 			}
 			got := res.got
+			real = append(real, got)
 			res.rr.checkVariant(fmt.Sprintf("run %d", k+i), got, plan, res.rec)
 			seen = append(seen, fmt.Sprintf("run %d: %s", k+i, compactScaling(got, start)))
 			if n := r.sc.matchSteps; n > 0 && len(got) >= n && len(want) >= n && slices.Equal(got[:n], want[:n]) || slices.Equal(got, want) {
@@ -826,6 +846,9 @@ func (r *rolloutRun) runVarying() string {
 		if t.Failed() && plan == nil {
 			return "DISAGREE (no run completed)"
 		}
+	}
+	if r.sc.envelope && plan != nil {
+		r.checkEnvelope(real)
 	}
 	what := "the plan"
 	if r.sc.matchSteps > 0 {
@@ -840,6 +863,32 @@ func (r *rolloutRun) runVarying() string {
 		return fmt.Sprintf("agree on the first %d steps with run %v of %d (%d events)", r.sc.matchSteps, matched, len(seen), len(want))
 	}
 	return fmt.Sprintf("agree with run %v of %d (%d events)", matched, len(seen), len(want))
+}
+
+// checkEnvelope requires every real run's scale sequence to be one the plan's envelope
+// produces: deployment.Simulate with kwok's Ready spread (envelopeReadyAfter, envelopeSpread)
+// over envelopeRuns seeds, as `predict --ready-spread --runs` reports it in
+// distribution.allSequences.
+func (r *rolloutRun) checkEnvelope(real [][]string) {
+	r.t.Helper()
+	d := r.decode(r.sc.steps[0].manifest)
+	envelope := map[string]bool{}
+	for seed := range uint64(envelopeRuns) {
+		tm := kernel.Timing{ReadyAfter: envelopeReadyAfter, TerminateAfter: predictTerminateAfter, Spread: kernel.NewSpread(envelopeSpread, seed+1)}
+		envelope[strings.Join(scalingMessages(r.simulate(deployment.Input{Deployment: d, Old: r.decode(r.sc.old), Timing: tm})), "\n")] = true
+	}
+	var missing []string
+	for i, got := range real {
+		if !envelope[strings.Join(got, "\n")] {
+			missing = append(missing, fmt.Sprintf("run %d: %s", i+1, strings.Join(got, ", ")))
+		}
+	}
+	if len(missing) > 0 {
+		r.t.Errorf("%d of %d real runs are not among the %d sequences of the envelope (%d runs, ready %s + spread %s):\n  %s",
+			len(missing), len(real), len(envelope), envelopeRuns, envelopeReadyAfter, envelopeSpread, strings.Join(missing, "\n  "))
+		return
+	}
+	r.t.Logf("every one of %d real runs is among the %d sequences of the envelope (%d runs, ready %s + spread %s)", len(real), len(envelope), envelopeRuns, envelopeReadyAfter, envelopeSpread)
 }
 
 // startFromOld creates the scenario's old Deployment in r.ns, waits until its rollout is
