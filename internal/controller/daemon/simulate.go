@@ -585,19 +585,19 @@ type lastWave struct {
 	// perSync is the most nodes changed at one time (syncs at the same wall-clock time, a
 	// causal order apart, count together), current those at lastAt.
 	perSync, current int
-	firstAt, lastAt  time.Duration
+	lastAt           time.Duration
 }
 
 // recordActions records n pod actions of one kind (reason, and what(1) naming the pods) as a
 // step. A step is a wave: the actions of one kind that follow one another with no action of
 // another kind between, as a watch on the pods sees them; so actions of the same kind as the
-// plan's last step join it. Its message says how many nodes changed at a time, and, when the
-// syncs were at different times, until when; the step keeps its first sync's time and shows
-// the state after the last.
+// plan's last step join it. Its message says how many nodes changed at a time (and no time,
+// so that --runs compares the waves); the step keeps its first sync's time and shows the state
+// after the last.
 //
 // Example: with maxSurge 2 the second and third new pods turn Ready at different times, and
 // their old pods are deleted by two syncs with nothing between: one step "Deleted 2 old pods
-// (1 node at a time, until 20s)".
+// (1 node at a time)".
 func (w *world) recordActions(reason string, n int, what func(int) string) {
 	kind := what(1)
 	if l := w.last; l != nil && l.reason == reason && l.kind == kind && len(w.plan.Steps) > 0 {
@@ -608,12 +608,8 @@ func (w *world) recordActions(reason string, n int, what func(int) string) {
 			l.current, l.lastAt = n, at
 		}
 		l.perSync = max(l.perSync, l.current)
-		msg := fmt.Sprintf("%s %d %s (%s at a time", verb(reason), l.count, what(l.count), nodesText(l.perSync))
-		if at := w.clock.Elapsed(); at != l.firstAt {
-			msg += ", until " + durationText(at)
-		}
 		step := &w.plan.Steps[len(w.plan.Steps)-1]
-		step.Message = msg + ")"
+		step.Message = fmt.Sprintf("%s %d %s (%s at a time)", verb(reason), l.count, what(l.count), nodesText(l.perSync))
 		step.Revisions = w.sizes()
 		step.Pods, step.Available = 0, 0
 		for _, s := range step.Revisions {
@@ -623,16 +619,8 @@ func (w *world) recordActions(reason string, n int, what func(int) string) {
 		w.observe()
 		return
 	}
-	w.last = &lastWave{reason: reason, kind: kind, count: n, perSync: n, current: n, firstAt: w.clock.Elapsed(), lastAt: w.clock.Elapsed()}
+	w.last = &lastWave{reason: reason, kind: kind, count: n, perSync: n, current: n, lastAt: w.clock.Elapsed()}
 	w.record(reason, fmt.Sprintf("%s %d %s (%s at a time)", verb(reason), n, what(n), nodesText(n)))
-}
-
-// durationText writes a time as the text report does: whole seconds from 1s, milliseconds below.
-func durationText(d time.Duration) string {
-	if d < time.Second {
-		return d.Round(time.Millisecond).String()
-	}
-	return d.Round(time.Second).String()
 }
 
 func verb(reason string) string {

@@ -140,7 +140,7 @@ func TestRollingWaves(t *testing.T) {
 			want: []string{
 				"0s Created 2 new pods (2 nodes at a time)",
 				"10s Deleted 1 old pod (1 node at a time)", "10s Created 1 new pod (1 node at a time)",
-				"10s Deleted 2 old pods (1 node at a time, until 20s)",
+				"10s Deleted 2 old pods (1 node at a time)",
 			},
 		},
 	}
