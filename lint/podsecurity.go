@@ -27,12 +27,41 @@ type pssState struct {
 	// findings are the per-check findings (pss/baseline, pss/restricted),
 	// placed; reported when the namespace has no Pod Security labels.
 	findings []Finding
-	// anchor is where a namespace-level finding about each level points:
-	// the first field that fails it.
-	anchor map[api.Level]Finding
+	// anchors are where a namespace-level finding about each level points:
+	// the first field that fails it. A list, not a map: a run keeps one per
+	// object with pods, and a map of two findings took a kilobyte.
+	anchors []pssAnchor
 	// custom is the kind of the custom resource whose pod template this
 	// is (customworkload.go), "" for the built-in kinds.
 	custom string
+}
+
+// pssAnchor is where a namespace-level finding about level points.
+type pssAnchor struct {
+	level api.Level
+	at    Finding
+}
+
+// anchor returns where a namespace-level finding about level points, and
+// whether there is such a place.
+func (st *pssState) anchor(level api.Level) (Finding, bool) {
+	for _, a := range st.anchors {
+		if a.level == level {
+			return a.at, true
+		}
+	}
+	return Finding{}, false
+}
+
+// setAnchor makes at where a namespace-level finding about level points.
+func (st *pssState) setAnchor(level api.Level, at Finding) {
+	for i := range st.anchors {
+		if st.anchors[i].level == level {
+			st.anchors[i].at = at
+			return
+		}
+	}
+	st.anchors = append(st.anchors, pssAnchor{level: level, at: at})
 }
 
 // checkPodSecurity evaluates an object the API tier accepted: its pods
@@ -64,7 +93,7 @@ func podSecurityOf(versioned runtime.Object, restricted bool, place func(rule st
 	if err != nil || !ok || res.Restricted == "" {
 		return nil, err
 	}
-	st := &pssState{res: res, anchor: map[api.Level]Finding{}, custom: custom}
+	st := &pssState{res: res, custom: custom}
 	for _, v := range res.Violations {
 		rule := podsecurity.RuleBaseline
 		if v.Level == api.LevelRestricted {
@@ -79,14 +108,16 @@ func podSecurityOf(versioned runtime.Object, restricted bool, place func(rule st
 		st.findings = append(st.findings, f)
 		// Admission lists baseline checks first: a level's finding
 		// points at the first field its message names.
-		if _, ok := st.anchor[v.Level]; !ok {
-			st.anchor[v.Level] = f
+		if _, ok := st.anchor(v.Level); !ok {
+			st.anchors = append(st.anchors, pssAnchor{level: v.Level, at: f})
 		}
 	}
-	if b, ok := st.anchor[api.LevelBaseline]; ok {
-		st.anchor[api.LevelRestricted] = b
-	} else if _, ok := st.anchor[api.LevelRestricted]; !ok {
-		st.anchor[api.LevelRestricted] = place(podsecurity.RuleRestricted, SeverityWarning, res.SpecField, "")
+	// A namespace-level finding about restricted points where baseline's
+	// does, failing both.
+	if b, ok := st.anchor(api.LevelBaseline); ok {
+		st.setAnchor(api.LevelRestricted, b)
+	} else if _, ok := st.anchor(api.LevelRestricted); !ok {
+		st.setAnchor(api.LevelRestricted, place(podsecurity.RuleRestricted, SeverityWarning, res.SpecField, ""))
 	}
 	st.res.Violations = nil // placed in findings
 	return st, nil
@@ -162,7 +193,7 @@ func podSecurityLabels(labels map[string]string) map[string]string {
 func (st *pssState) namespaceFindings(ref ObjectRef, p api.Policy) []Finding {
 	var out []Finding
 	at := func(lv api.LevelVersion, rule string, sev Severity, msg string) {
-		f := st.anchor[lv.Level]
+		f, _ := st.anchor(lv.Level)
 		f.Rule, f.Severity, f.Message = rule, sev, msg
 		out = append(out, f)
 	}

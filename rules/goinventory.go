@@ -184,6 +184,7 @@ func entryFromWritten(o Object) *Entry {
 	e.Object = obj
 	e.Written = obj
 	e.finish(false)
+	e.share(o.Keep) // obj is the entry's own copy
 	return e
 }
 
@@ -220,6 +221,7 @@ func entryFromJSON(o Object) *Entry {
 	// wrong type, which the API tier reports) is kept with its metadata
 	// alone: it still counts among its namespace's objects.
 	e.finish(o.Defaulted != nil)
+	e.share(o.Keep)
 	return e
 }
 
@@ -256,6 +258,7 @@ func entryFromTyped(o Object) *Entry {
 		e.Written = decodeTyped(kind, o.JSON)
 	}
 	e.finish(true)
+	e.share(o.Keep)
 	return e
 }
 
@@ -282,6 +285,79 @@ func compact(obj runtime.Object) runtime.Object {
 		m.SetManagedFields(nil)
 	}
 	return obj
+}
+
+// share makes the entry's label sets and selectors, and those of the
+// objects it keeps, the run's one copy of each (Keep.labels,
+// Keep.selector): a run keeps an entry per object until its second pass,
+// and a workload's labels, selector and template labels are often one set,
+// written again in its defaulted and its written object, and in every copy
+// of an application (the 10,000-object one-namespace corpus holds a few
+// dozen distinct sets). Nothing reads an entry to change it. A nil Keep
+// shares nothing.
+func (e *Entry) share(k *Keep) {
+	if k == nil {
+		return
+	}
+	e.Labels = k.labels(e.Labels)
+	e.TemplateLabels = k.labels(e.TemplateLabels)
+	if e.Selector != nil {
+		e.Selector, e.selector = k.selector(e.Selector, e.selector)
+	}
+	shareObject(k, e.Object)
+	if e.Written != e.Object {
+		shareObject(k, e.Written)
+	}
+}
+
+// shareObject replaces the label sets and label selectors of obj, an
+// object the entry owns (compact's copy, or decoded for it), by the run's
+// copies of each. Selectors are replaced, never changed: a pointer to one
+// may be shared with the object the first pass read.
+func shareObject(k *Keep, obj runtime.Object) {
+	if obj == nil {
+		return
+	}
+	if m, err := meta.Accessor(obj); err == nil {
+		if l := m.GetLabels(); len(l) > 0 {
+			m.SetLabels(k.labels(l))
+		}
+	}
+	sel := func(s *metav1.LabelSelector) *metav1.LabelSelector {
+		if s == nil {
+			return nil
+		}
+		shared, _ := k.selector(s, nil)
+		return shared
+	}
+	switch t := obj.(type) {
+	case *appsv1.Deployment:
+		t.Spec.Selector, t.Spec.Template.Labels = sel(t.Spec.Selector), k.labels(t.Spec.Template.Labels)
+	case *appsv1.ReplicaSet:
+		t.Spec.Selector, t.Spec.Template.Labels = sel(t.Spec.Selector), k.labels(t.Spec.Template.Labels)
+	case *appsv1.StatefulSet:
+		t.Spec.Selector, t.Spec.Template.Labels = sel(t.Spec.Selector), k.labels(t.Spec.Template.Labels)
+	case *appsv1.DaemonSet:
+		t.Spec.Selector, t.Spec.Template.Labels = sel(t.Spec.Selector), k.labels(t.Spec.Template.Labels)
+	case *batchv1.Job:
+		t.Spec.Selector, t.Spec.Template.Labels = sel(t.Spec.Selector), k.labels(t.Spec.Template.Labels)
+	case *batchv1.CronJob:
+		t.Spec.JobTemplate.Spec.Selector = sel(t.Spec.JobTemplate.Spec.Selector)
+		t.Spec.JobTemplate.Spec.Template.Labels = k.labels(t.Spec.JobTemplate.Spec.Template.Labels)
+	case *corev1.ReplicationController:
+		t.Spec.Selector = k.labels(t.Spec.Selector)
+		if t.Spec.Template != nil { // compact's copy
+			t.Spec.Template.Labels = k.labels(t.Spec.Template.Labels)
+		}
+	case *corev1.PodTemplate:
+		t.Template.Labels = k.labels(t.Template.Labels)
+	case *corev1.Service:
+		t.Spec.Selector = k.labels(t.Spec.Selector)
+	case *policyv1.PodDisruptionBudget:
+		t.Spec.Selector = sel(t.Spec.Selector)
+	case *networkingv1.NetworkPolicy:
+		t.Spec.PodSelector.MatchLabels = k.labels(t.Spec.PodSelector.MatchLabels)
+	}
 }
 
 // read sets the entry's template labels, selector and pod summary from its

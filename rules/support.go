@@ -4,7 +4,10 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kubectl-workload/kubectl-workload/internal/slab"
@@ -43,10 +46,77 @@ type Object struct {
 // holds until then (lint's positions of the fields cross-resource findings
 // point at): packed together, so that a large run's collections do not scan
 // one small allocation per object. It is safe for concurrent use.
-type Keep struct{ slab *slab.Slab }
+type Keep struct {
+	slab *slab.Slab
+
+	mu sync.Mutex
+	// sets and selectors are the run's copies of the label sets and label
+	// selectors its inventory entries keep (Entry.share), by their
+	// LabelsKey and SelectorKey.
+	sets      map[string]map[string]string
+	selectors map[string]keptSelector
+}
+
+// keptSelector is a label selector and its compilation by upstream (nil
+// when upstream refuses it, or not compiled yet).
+type keptSelector struct {
+	selector *metav1.LabelSelector
+	compiled labels.Selector
+}
 
 // NewKeep returns an empty Keep for one run.
-func NewKeep() *Keep { return &Keep{slab: slab.New()} }
+func NewKeep() *Keep {
+	return &Keep{slab: slab.New(), sets: map[string]map[string]string{}, selectors: map[string]keptSelector{}}
+}
+
+// labels returns the run's copy of the label set m: m itself the first
+// time a set is seen. An empty or nil m is returned as it is, since a
+// manifest's "labels: {}" decodes to an empty map, not nil.
+func (k *Keep) labels(m map[string]string) map[string]string {
+	if len(m) == 0 {
+		return m
+	}
+	key := LabelsKey(m)
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.labelsLocked(m, key)
+}
+
+// labelsLocked is labels, with k.mu held and m's key.
+func (k *Keep) labelsLocked(m map[string]string, key string) map[string]string {
+	if kept, ok := k.sets[key]; ok {
+		return kept
+	}
+	k.sets[key] = m
+	return m
+}
+
+// selector returns the run's copy of the label selector sel, and of its
+// compilation: compiled, sel's own, when sel is the first such selector
+// seen (nil: not compiled, or refused by upstream). Equal selectors are
+// those with equal keys whose match expressions are both nil or both not.
+func (k *Keep) selector(sel *metav1.LabelSelector, compiled labels.Selector) (*metav1.LabelSelector, labels.Selector) {
+	key := SelectorKey(sel)
+	if sel.MatchExpressions == nil {
+		key += "n"
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if kept, ok := k.selectors[key]; ok {
+		if kept.compiled == nil && compiled != nil {
+			kept.compiled = compiled
+			k.selectors[key] = kept
+		}
+		return kept.selector, kept.compiled
+	}
+	if sel.MatchLabels != nil {
+		shared := *sel
+		shared.MatchLabels = k.labelsLocked(sel.MatchLabels, LabelsKey(sel.MatchLabels))
+		sel = &shared
+	}
+	k.selectors[key] = keptSelector{selector: sel, compiled: compiled}
+	return sel, compiled
+}
 
 // Copy keeps a copy of b for as long as the run's objects are kept. A nil
 // Keep allocates the copy apart.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -220,8 +221,20 @@ func TestJUnitOnlyInfosHasNoFailure(t *testing.T) {
 // TestIndentedJSONIsTheEncoders: the JSON report, whose findings are encoded
 // side by side, is byte for byte what a json.Encoder with two-space indent
 // writes: with no finding, with special characters, and with enough
-// findings to fill several chunks and a partial last one.
+// findings to fill several chunks and a partial last one; with the default
+// chunks, and with small ones in groups that do not divide them evenly, so
+// that several groups are written one after another.
 func TestIndentedJSONIsTheEncoders(t *testing.T) {
+	for _, size := range []struct{ chunk, group int }{{jsonChunk, jsonGroup}, {7, 3}} {
+		t.Run(fmt.Sprintf("chunk=%d,group=%d", size.chunk, size.group), func(t *testing.T) {
+			defer func(chunk, group int) { jsonChunk, jsonGroup = chunk, group }(jsonChunk, jsonGroup)
+			jsonChunk, jsonGroup = size.chunk, size.group
+			testIndentedJSONIsTheEncoders(t)
+		})
+	}
+}
+
+func testIndentedJSONIsTheEncoders(t *testing.T) {
 	many := constructed()
 	for i := range 1000 {
 		f := many.Findings[i%len(many.Findings)]

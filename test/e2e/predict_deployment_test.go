@@ -123,7 +123,28 @@ type predictScenario struct {
 	// the controller sometimes takes smaller steps than the deterministic causal plan (see
 	// runVarying). The plan must equal one of them exactly.
 	runs int
+	// matchSteps, for a scenario with runs whose real sequences almost never repeat, requires
+	// the plan to equal a real run on its first matchSteps steps only (every run still keeps
+	// the first sync's steps, the bound on pods and the final sizes); 0 means all.
+	matchSteps int
+	// together, for a scenario with runs, is how many of its runs roll out at once on the
+	// one controller-manager (1 when 0), as several rollouts at once load it.
+	together int
+	// envelope, for a scenario with runs, requires every recorded run's sequence to be among
+	// those of the plan's envelope (envelopeRuns simulations with kwok's ready spread,
+	// checkEnvelope).
+	envelope bool
 }
+
+// The envelope of a multi-run scenario: kwok's Ready delay on the shared controllers, measured
+// with TestPredictTimeline's pod watch (25 replicas one at a time, load 4-5, 300 pods), is 11
+// to 163ms after creation (p10 28ms, p50 55ms, p90 96ms): the envelope readies pods 20ms after
+// creation plus a spread of 100ms, over envelopeRuns seeds.
+const (
+	envelopeReadyAfter = 20 * time.Millisecond
+	envelopeSpread     = 100 * time.Millisecond
+	envelopeRuns       = 2000
+)
 
 // Multi-run scenarios: at least predictMinRuns real rollouts are recorded (or the scenario's
 // runs, if fewer), enough to tell the most frequent sequence, and more, up to the scenario's
@@ -490,33 +511,37 @@ var predictScenarios = []predictScenario{
 		// No minReadySeconds, 10 replicas at 3/2 (issue 15's example): the pods of the first
 		// sync turn Ready before those of the second, so the old ReplicaSet goes 8→5, then
 		// 5→3, never 8→3 in one step.
-		name:  "no-min-ready-10-surge3-unavailable2",
-		old:   withMinReady(webManifest(10, "nginx:1.0", surge3unavailable2, ""), 0),
-		steps: next(withMinReady(webManifest(10, "nginx:2.0", surge3unavailable2, ""), 0)),
-		runs:  30,
+		name:     "no-min-ready-10-surge3-unavailable2",
+		old:      withMinReady(webManifest(10, "nginx:1.0", surge3unavailable2, ""), 0),
+		steps:    next(withMinReady(webManifest(10, "nginx:2.0", surge3unavailable2, ""), 0)),
+		runs:     30,
+		envelope: true,
 	},
 	{
 		// No minReadySeconds, 8 replicas at 3/1: controllers.md's checkout example.
-		name:  "no-min-ready-8-surge3-unavailable1",
-		old:   withMinReady(webManifest(8, "nginx:1.0", surge3unavailable1, ""), 0),
-		steps: next(withMinReady(webManifest(8, "nginx:2.0", surge3unavailable1, ""), 0)),
-		runs:  16,
+		name:     "no-min-ready-8-surge3-unavailable1",
+		old:      withMinReady(webManifest(8, "nginx:1.0", surge3unavailable1, ""), 0),
+		steps:    next(withMinReady(webManifest(8, "nginx:2.0", surge3unavailable1, ""), 0)),
+		runs:     16,
+		envelope: true,
 	},
 	{
 		// No minReadySeconds, percentages that round: 30% of 7 = 2.1 → 3 surge (up), 20% of
 		// 7 = 1.4 → 1 unavailable (down).
-		name:  "no-min-ready-7-percent-rounding",
-		old:   withMinReady(webManifest(7, "nginx:1.0", "  strategy:\n    rollingUpdate:\n      maxSurge: 30%\n      maxUnavailable: 20%\n", ""), 0),
-		steps: next(withMinReady(webManifest(7, "nginx:2.0", "  strategy:\n    rollingUpdate:\n      maxSurge: 30%\n      maxUnavailable: 20%\n", ""), 0)),
-		runs:  16,
+		name:     "no-min-ready-7-percent-rounding",
+		old:      withMinReady(webManifest(7, "nginx:1.0", "  strategy:\n    rollingUpdate:\n      maxSurge: 30%\n      maxUnavailable: 20%\n", ""), 0),
+		steps:    next(withMinReady(webManifest(7, "nginx:2.0", "  strategy:\n    rollingUpdate:\n      maxSurge: 30%\n      maxUnavailable: 20%\n", ""), 0)),
+		runs:     16,
+		envelope: true,
 	},
 	{
 		// No minReadySeconds, 6 replicas at 2/0 (issue 35): the two new pods turn Ready
 		// milliseconds apart and the controller sees one first: old 6→5, not 6→4.
-		name:  "no-min-ready-6-surge2-unavailable0",
-		old:   withMinReady(webManifest(6, "nginx:1.0", "  strategy:\n    rollingUpdate:\n      maxSurge: 2\n      maxUnavailable: 0\n", ""), 0),
-		steps: next(withMinReady(webManifest(6, "nginx:2.0", "  strategy:\n    rollingUpdate:\n      maxSurge: 2\n      maxUnavailable: 0\n", ""), 0)),
-		runs:  10,
+		name:     "no-min-ready-6-surge2-unavailable0",
+		old:      withMinReady(webManifest(6, "nginx:1.0", "  strategy:\n    rollingUpdate:\n      maxSurge: 2\n      maxUnavailable: 0\n", ""), 0),
+		steps:    next(withMinReady(webManifest(6, "nginx:2.0", "  strategy:\n    rollingUpdate:\n      maxSurge: 2\n      maxUnavailable: 0\n", ""), 0)),
+		runs:     10,
+		envelope: true,
 	},
 	{
 		// 25 replicas at 8/2 (issue 35), with minReadySeconds: the pods of a wave become
@@ -526,15 +551,30 @@ var predictScenarios = []predictScenario{
 		steps: next(webManifest(25, "nginx:2.0", surge8unavailable2, "")),
 	},
 	{
-		// The same without minReadySeconds (issue 35): the 8 pods of a sync turn Ready
-		// milliseconds apart, and the controller sees 6 to 9 of them. On an idle machine 10
-		// runs took 8 sequences; the plan's was the only one taken twice (runs 8 and 9 of
-		// 10), and 5 of 10 shared its first 7 steps. On a loaded one (load 12) none of 10
-		// took it: runs: 30.
-		name:  "no-min-ready-25-surge8-unavailable2",
-		old:   withMinReady(webManifest(25, "nginx:1.0", surge8unavailable2, ""), 0),
-		steps: next(withMinReady(webManifest(25, "nginx:2.0", surge8unavailable2, ""), 0)),
-		runs:  30,
+		// The same without minReadySeconds (issue 35): the 8 pods of the first sync turn
+		// Ready milliseconds apart, and at its 4th step (old 23→23−k) the controller sees k
+		// of them, more of them the less loaded the machine. Recorded with TestPredictTimeline
+		// and this test (k: runs):
+		//   one at a time (load 4-5):          8: 5, 7: 1, 6: 4, 5: 2 of 12
+		//   three at a time (load 2.5-5.6):     8: 16, 7: 6, 6: 4, 5: 3, 4: 4, 3: 5, 2: 3, 1: 1 of 42
+		//   six at a time (load 6.5-8.4):       8: 4, 7: 3, 6: 2, 5: 2, 4: 3, 3: 3, 2: 3, 1: 10 of 30
+		//   this test among the others (load 7-10): 9: 1, 8: 16, 7: 4, 6: 4, 5: 1, 4: 1, 3: 2, 2: 1 of 30
+		//   the issue's 6 runs:                  3: 2, 5, 6, 7, 9: 1 each (none 8)
+		//   this test alone, three at a time (load 6): 8: 2, 7: 4, 6: 2, 5: 1, 3: 3 of 12
+		// Full sequences almost never repeat (29 distinct in 30 runs six at a time, 12 in 12
+		// one at a time). The plan sees 3 (old 23→20, the issue's most frequent 4th step),
+		// then the other 7 (old 20→13, 9 of the 14 runs that saw 3 first), and is the one
+		// sequence of that branch taken twice (both three at a time). The plan must equal a
+		// real run on its first 4 steps, through old 23→20: one at a time none of 12 runs
+		// took it (1 of 49 alone in this test while another recording ran), among the
+		// suite's other scenarios 1 in 15, three at a time 1 in 7: so the runs roll out
+		// three at a time, up to 60.
+		name:       "no-min-ready-25-surge8-unavailable2",
+		old:        withMinReady(webManifest(25, "nginx:1.0", surge8unavailable2, ""), 0),
+		steps:      next(withMinReady(webManifest(25, "nginx:2.0", surge8unavailable2, ""), 0)),
+		runs:       60,
+		matchSteps: 4,
+		together:   3,
 	},
 	{
 		// No minReadySeconds, but every step waits for one pod (surge 1, unavailable 0):
@@ -763,27 +803,92 @@ func (r *rolloutRun) runVarying() string {
 		start   map[string]int32
 		seen    []string
 		matched []int
+		real    [][]string
 	)
-	for k := 1; k <= r.sc.runs && (len(matched) == 0 || k <= predictMinRuns); k++ {
-		rr := *r
-		rr.ns = fmt.Sprintf("%s-%d", r.ns, k)
-		got, p, rec := rr.attempt()
-		if plan == nil {
-			// Every run's ReplicaSets have the same names: they are the templates' hashes.
-			plan, want, start = p, scalingMessages(p), rec.initialSizes()
+	type result struct {
+		got  []string
+		plan *kernel.Plan
+		rec  *recorder
+		rr   rolloutRun
+	}
+	together := max(r.sc.together, 1)
+	for k := 1; k <= r.sc.runs && (len(matched) == 0 || k <= predictMinRuns); k += together {
+		// The runs of one batch roll out at the same time, each in its own namespace.
+		batch := make([]*result, min(together, r.sc.runs-k+1))
+		var wg sync.WaitGroup
+		for i := range batch {
+			wg.Add(1)
+			go func() {
+				defer wg.Done() // also when attempt ends the goroutine with Fatalf
+				rr := *r
+				rr.ns = fmt.Sprintf("%s-%d", r.ns, k+i)
+				got, p, rec := rr.attempt()
+				batch[i] = &result{got: got, plan: p, rec: rec, rr: rr}
+			}()
 		}
-		rr.checkVariant(fmt.Sprintf("run %d", k), got, plan, rec)
-		seen = append(seen, fmt.Sprintf("run %d: %s", k, compactScaling(got, start)))
-		if slices.Equal(got, want) {
-			matched = append(matched, k)
+		wg.Wait()
+		for i, res := range batch {
+			if res == nil {
+				continue
+			}
+			if plan == nil {
+				// Every run's ReplicaSets have the same names: they are the templates' hashes.
+				plan, want, start = res.plan, scalingMessages(res.plan), res.rec.initialSizes()
+			}
+			got := res.got
+			real = append(real, got)
+			res.rr.checkVariant(fmt.Sprintf("run %d", k+i), got, plan, res.rec)
+			seen = append(seen, fmt.Sprintf("run %d: %s", k+i, compactScaling(got, start)))
+			if n := r.sc.matchSteps; n > 0 && len(got) >= n && len(want) >= n && slices.Equal(got[:n], want[:n]) || slices.Equal(got, want) {
+				matched = append(matched, k+i)
+			}
 		}
+		if t.Failed() && plan == nil {
+			return "DISAGREE (no run completed)"
+		}
+	}
+	if r.sc.envelope && plan != nil {
+		r.checkEnvelope(real)
+	}
+	what := "the plan"
+	if r.sc.matchSteps > 0 {
+		what = fmt.Sprintf("the plan's first %d steps", r.sc.matchSteps)
 	}
 	t.Logf("real runs:\n  %s\nplan:\n  %s", strings.Join(seen, "\n  "), compactScaling(want, start))
 	if len(matched) == 0 {
-		t.Errorf("the plan equals none of %d real runs:\n  %s\nplan: %s", len(seen), strings.Join(seen, "\n  "), compactScaling(want, start))
+		t.Errorf("%s equal none of %d real runs:\n  %s\nplan: %s", what, len(seen), strings.Join(seen, "\n  "), compactScaling(want, start))
 		return fmt.Sprintf("DISAGREE (none of %d runs)", len(seen))
 	}
+	if r.sc.matchSteps > 0 {
+		return fmt.Sprintf("agree on the first %d steps with run %v of %d (%d events)", r.sc.matchSteps, matched, len(seen), len(want))
+	}
 	return fmt.Sprintf("agree with run %v of %d (%d events)", matched, len(seen), len(want))
+}
+
+// checkEnvelope requires every real run's scale sequence to be one the plan's envelope
+// produces: deployment.Simulate with kwok's Ready spread (envelopeReadyAfter, envelopeSpread)
+// over envelopeRuns seeds, as `predict --ready-spread --runs` reports it in
+// distribution.allSequences.
+func (r *rolloutRun) checkEnvelope(real [][]string) {
+	r.t.Helper()
+	d := r.decode(r.sc.steps[0].manifest)
+	envelope := map[string]bool{}
+	for seed := range uint64(envelopeRuns) {
+		tm := kernel.Timing{ReadyAfter: envelopeReadyAfter, TerminateAfter: predictTerminateAfter, Spread: kernel.NewSpread(envelopeSpread, seed+1)}
+		envelope[strings.Join(scalingMessages(r.simulate(deployment.Input{Deployment: d, Old: r.decode(r.sc.old), Timing: tm})), "\n")] = true
+	}
+	var missing []string
+	for i, got := range real {
+		if !envelope[strings.Join(got, "\n")] {
+			missing = append(missing, fmt.Sprintf("run %d: %s", i+1, strings.Join(got, ", ")))
+		}
+	}
+	if len(missing) > 0 {
+		r.t.Errorf("%d of %d real runs are not among the %d sequences of the envelope (%d runs, ready %s + spread %s):\n  %s",
+			len(missing), len(real), len(envelope), envelopeRuns, envelopeReadyAfter, envelopeSpread, strings.Join(missing, "\n  "))
+		return
+	}
+	r.t.Logf("every one of %d real runs is among the %d sequences of the envelope (%d runs, ready %s + spread %s)", len(real), len(envelope), envelopeRuns, envelopeReadyAfter, envelopeSpread)
 }
 
 // startFromOld creates the scenario's old Deployment in r.ns, waits until its rollout is

@@ -130,13 +130,17 @@ func TestRollingWaves(t *testing.T) {
 			},
 		},
 		{
+			// The two new pods are created in slow-start batches of 1 and 1 and turn Ready
+			// apart: the first one's old pod is deleted, the third node gets its new pod, and
+			// the other two old pods go one after the other, one wave. The real controller
+			// (v1.37.1, kwok, 3 nodes) took this in 16 of 20 runs (issue 35).
 			name:     "maxSurge 50% of 3 rounds up to 2",
 			nodes:    3,
 			strategy: rolling("0", "50%"),
 			want: []string{
 				"0s Created 2 new pods (2 nodes at a time)",
-				"10s Deleted 2 old pods (2 nodes at a time)", "10s Created 1 new pod (1 node at a time)",
-				"20s Deleted 1 old pod (1 node at a time)",
+				"10s Deleted 1 old pod (1 node at a time)", "10s Created 1 new pod (1 node at a time)",
+				"10s Deleted 2 old pods (1 node at a time)",
 			},
 		},
 	}

@@ -98,6 +98,30 @@ func TestSlowStartPlanIsTheRealMode(t *testing.T) {
 	checkBounds(t, p, 8, 6)
 }
 
+// TestFirstThreeThenTheRest: 25 replicas at maxSurge 8 / maxUnavailable 2, no
+// minReadySeconds, image change. The first sync creates 8 pods (batches 1, 2, 4, 1) while the
+// old ReplicaSet deletes 2, and the next creates 2 more; the real controller (v1.37.1, kwok,
+// runs rolled out several at once with a pod watch, issue 35) saw the first three Ready alone
+// (old 23→20) in 2 of the issue's 6 runs and 14 of our 175, then the other 7 (old 20→13) in 9
+// of those 14, and took this whole sequence twice, the only sequence of that branch taken more
+// than once. The plan that saw the 8 together (old 23→15) was taken by none of the
+// issue's 6 runs.
+func TestFirstThreeThenTheRest(t *testing.T) {
+	const surge8Unavailable2 = "  strategy:\n    rollingUpdate:\n      maxSurge: 8\n      maxUnavailable: 2"
+	old := webDeployment(t, 25, "nginx:1.0", surge8Unavailable2)
+	d := webDeployment(t, 25, "nginx:2.0", surge8Unavailable2)
+	p, err := Simulate(Input{Deployment: d, Old: old, Timing: kernel.Timing{ReadyAfter: 100 * time.Millisecond, TerminateAfter: 100 * time.Millisecond}})
+	if err != nil {
+		t.Fatalf("Simulate() error: %v", err)
+	}
+	want := "new 0→8, old 25→23, new 8→10, old 23→20, new 10→13, old 20→13, new 13→20, " +
+		"old 13→10, new 20→23, old 10→7, new 23→25, old 7→3, old 3→0"
+	if got := compact(p, rsName(old), rsName(d)); got != want {
+		t.Errorf("Simulate(25 at 8/2) = %s\nwant the recorded real run: %s", got, want)
+	}
+	checkBounds(t, p, 33, 23)
+}
+
 // TestReadySpreadReachesEveryRealRun: with pods of one batch turning Ready up to 100ms apart,
 // the simulator produces runs 2 and 3 too; every run keeps the first sync's steps, the bounds
 // and the final sizes.

@@ -67,7 +67,8 @@ const NoteSmallerSteps = "The real controller may take smaller steps than these:
 const NoteSlowStartSteps = "Steps may split or merge in a real cluster: the controller creates a sync's pods in " +
 	"slow-start batches of 1, 2, 4, …, and this plan has each batch turn Ready on its own, in creation order, " +
 	"with the controllers acting in between, except that the batches of a sync made while pods are being deleted " +
-	"turn Ready together (as they most often do on a real control plane). The pods of a batch may turn Ready " +
+	"turn Ready together (as they most often do on a real control plane), or, in a sync of 7 pods or more, the " +
+	"first 3 pods together and the rest together after them, with the pods created right after them. The pods of a batch may turn Ready " +
 	"milliseconds apart (smaller steps), and batches that turn Ready before the controller's next sync are seen " +
 	"together (larger steps). The first sync's steps, the bounds and the final state do not change. " +
 	"--ready-spread D --runs N shows the range."
@@ -279,6 +280,19 @@ func (s *SyncCalls) CreateBatches(n int32) []CreationBatch {
 		out = append(out, CreationBatch{Count: size, At: s.batch(i)})
 	}
 	return out
+}
+
+// CreateNth is the instant of the sync's i-th pod creation (from 0), in the slow-start batch
+// slowStartBatch puts it in: for a controller that decides its creations one at a time (the
+// DaemonSet controller's syncNodes creates on a list of nodes with slowStartBatch too).
+//
+// Example: creations 0, 1 and 2 are in batches 0, 1 and 1; creation 3 in batch 2.
+func (s *SyncCalls) CreateNth(i int) Instant {
+	k := 0
+	for end := 1; i >= end; end = 2*end + 1 {
+		k++
+	}
+	return s.batch(k)
 }
 
 // batch is the instant of the sync's k-th slow-start batch, issuing the batches up to it.
