@@ -516,6 +516,7 @@ func (l *Linter) checkObject(ctx context.Context, obj *manifest.Object, opts Opt
 	if !c.input.Rejected {
 		c.input.Versioned = res.Versioned
 	}
+	c.input.Written = res.Written
 	return c
 }
 

@@ -83,7 +83,9 @@ func (b *Baseline) isStored(obj *manifest.Object) bool {
 // object that exists, the update path.
 func (l *Linter) checkAPI(ctx context.Context, obj *manifest.Object, ref ObjectRef, opts Options) apicheck.Result {
 	o := apicheck.Object{APIVersion: obj.APIVersion, Kind: obj.Kind, Namespace: obj.Namespace, Name: obj.Name, JSON: obj.JSON}
-	aopts := apicheck.Options{Namespace: opts.Namespace}
+	// The inventory and the per-object rules read every object as written
+	// (rules.Object.Written), the inventory at least its metadata.
+	aopts := apicheck.Options{Namespace: opts.Namespace, Written: true}
 	b := opts.Baseline
 	if b == nil || !apicheck.Validated(obj.APIVersion, obj.Kind) {
 		return l.api.Check(ctx, o, aopts)
@@ -105,7 +107,11 @@ func (l *Linter) checkAPI(ctx context.Context, obj *manifest.Object, ref ObjectR
 	}
 	stored := o
 	stored.JSON = prev
-	return l.api.CheckUpdate(ctx, stored, applied, aopts)
+	res := l.api.CheckUpdate(ctx, stored, applied, aopts)
+	// What was decoded is what kubectl apply would send, not the manifest
+	// (CheckUpdate may fall back to Check on it).
+	res.Written = nil
+	return res
 }
 
 // checkBaseline runs the per-object checks on the baseline's objects, in

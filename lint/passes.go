@@ -152,7 +152,7 @@ func (l *Linter) goFirstPass(c *checked, run *rules.GoRunner) []rules.Finding {
 	c.goCross = c.entry != nil
 	return run.Eval(&rules.ObjectContext{Object: c.input.Versioned, JSON: c.input.JSON, Kind: c.ref.Kind,
 		APIVersion: c.ref.APIVersion, Name: c.ref.Name, Namespace: c.ref.Namespace, Key: rules.Key(c.ref.Kind, c.ref.Name),
-		Deployment: rules.DeploymentFactsOf(c.input.Versioned)})
+		Deployment: rules.DeploymentFactsOf(c.input.Versioned), AsWritten: c.input.Written})
 }
 
 // addRuleFindings adds the rules' findings, placed at their fields.

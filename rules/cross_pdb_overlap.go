@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	policyv1 "k8s.io/api/policy/v1"
@@ -69,12 +70,18 @@ func pdbOverlap(c *CrossContext) []Finding {
 			continue
 		}
 		s := shared{key: w.Key}
-		for _, o := range budgets {
-			if o.Key != c.Self.Key {
-				if s.total < maxRelatedNamed {
-					s.others = append(s.others, o.Name)
-				}
-				s.total++
+		// budgets are sorted by key (SelectorsMatching): this budget's
+		// entries are the range [lo, hi), counted without walking the
+		// others, which in a namespace of n alike budgets are n.
+		lo := sort.Search(len(budgets), func(i int) bool { return budgets[i].Key >= c.Self.Key })
+		hi := sort.Search(len(budgets), func(i int) bool { return budgets[i].Key > c.Self.Key })
+		s.total = len(budgets) - (hi - lo)
+		for i, o := range budgets {
+			if len(s.others) == maxRelatedNamed {
+				break
+			}
+			if i < lo || i >= hi {
+				s.others = append(s.others, o.Name)
 			}
 		}
 		ws = append(ws, s)

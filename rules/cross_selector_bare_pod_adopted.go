@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -63,15 +64,27 @@ func selectorBarePodAdopted(c *CrossContext) []Finding {
 	if sub := ordinalName.FindStringSubmatch(name); sub != nil {
 		parent, ordinal = sub[1], sub[2]
 	}
-	var adopters []*Entry
-	for _, e := range c.NS.SelectorsMatching(podLabels, "ReplicaSet", "ReplicationController", "DaemonSet", "Job", "StatefulSet") {
-		// A StatefulSet claims only the pods its isMemberOf accepts:
-		// the name less its trailing -<ordinal> is the StatefulSet's.
-		if e.Kind != "StatefulSet" || (ordinal != "" && parent == e.Name) {
-			adopters = append(adopters, e)
+	// A StatefulSet claims only the pods its isMemberOf accepts: the name
+	// less its trailing -<ordinal> is the StatefulSet's.
+	adopts := func(e *Entry) bool { return e.Kind != "StatefulSet" || (ordinal != "" && parent == e.Name) }
+	// The selectors are sorted by key, and shared by every Pod with these
+	// labels: used as they are when every one adopts the Pod (in a
+	// namespace of n alike Pods and controllers, copying and sorting them
+	// for each Pod was quadratic).
+	adopters := c.NS.SelectorsMatching(podLabels, "ReplicaSet", "ReplicationController", "DaemonSet", "Job", "StatefulSet")
+	if !everyEntry(adopters, adopts) {
+		var some []*Entry
+		for _, e := range adopters {
+			if adopts(e) {
+				some = append(some, e)
+			}
 		}
+		adopters = some
 	}
-	sort.Slice(adopters, func(i, j int) bool { return adopters[i].Key < adopters[j].Key })
+	if less := func(i, j int) bool { return adopters[i].Key < adopters[j].Key }; !sort.SliceIsSorted(adopters, less) {
+		adopters = slices.Clone(adopters) // not the shared answer's order
+		sort.Slice(adopters, less)
+	}
 	if len(adopters) > maxRelatedNamed {
 		names := make([]string, maxRelatedNamed)
 		for i, e := range adopters[:maxRelatedNamed] {
@@ -129,4 +142,14 @@ func adoption(e *Entry, ordinal string) string {
 		}
 	}
 	return fmt.Sprintf("the name makes it ordinal %s of the StatefulSet, which adopts it and deletes or recreates it to match its own template and revision", ordinal)
+}
+
+// everyEntry reports whether every entry satisfies ok.
+func everyEntry(entries []*Entry, ok func(*Entry) bool) bool {
+	for _, e := range entries {
+		if !ok(e) {
+			return false
+		}
+	}
+	return true
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
@@ -76,4 +77,82 @@ func TestEntryFromTypedMatchesJSON(t *testing.T) {
 		t.Errorf("%d entries read from typed objects, want the fixtures' workloads (over 100)", typed)
 	}
 	t.Logf("%d entries compared", typed)
+}
+
+// TestWrittenMatchesJSON: the API tier's object as written (Result.Written)
+// is what decoding the manifest's JSON gives, so the rules and the inventory
+// read it instead of decoding again: ObjectContext.Written, and the entries
+// NewEntry reads from it are entryFromJSON's, on every object of every rule
+// fixture.
+func TestWrittenMatchesJSON(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("testdata", "*", "*.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// And every kind the real-world corpus and the examples hold
+	// (ConfigMaps, Secrets, RBAC, CRDs ...): their entries are metadata.
+	for _, root := range []string{"../examples", "../test/realworld/rendered"} {
+		err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && (strings.HasSuffix(path, ".yaml") || strings.HasSuffix(path, ".yml")) {
+				files = append(files, path)
+			}
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	api := apicheck.New()
+	written, entries := 0, 0
+	kinds := map[string]bool{}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, o := range manifest.Parse(f, data).Objects {
+			res := api.Check(context.Background(), apicheck.Object{APIVersion: o.APIVersion, Kind: o.Kind,
+				Namespace: o.Namespace, Name: o.Name, JSON: o.JSON}, apicheck.Options{Written: true})
+			if (res.Written == nil) != (res.Versioned == nil) {
+				t.Fatalf("%s %s/%s: Written = %T, Versioned = %T: want both or neither", f, o.Kind, o.Name, res.Written, res.Versioned)
+			}
+			if res.Written == nil {
+				continue
+			}
+			if unasked := api.Check(context.Background(), apicheck.Object{APIVersion: o.APIVersion, Kind: o.Kind,
+				Namespace: o.Namespace, Name: o.Name, JSON: o.JSON}, apicheck.Options{}); unasked.Written != nil {
+				t.Errorf("%s %s/%s: Check without Options.Written gives Written %T, want nil", f, o.Kind, o.Name, unasked.Written)
+			}
+			written++
+			decoded := decodeLike(res.Versioned, o.JSON)
+			if !reflect.DeepEqual(res.Written, decoded) {
+				t.Errorf("%s %s/%s: Written = %#v, decoding the JSON gives %#v", f, o.Kind, o.Name, res.Written, decoded)
+			}
+			ctx := &ObjectContext{Object: res.Versioned, JSON: o.JSON, AsWritten: res.Written}
+			if ctx.Written() != res.Written {
+				t.Errorf("%s %s/%s: ObjectContext.Written() is not AsWritten", f, o.Kind, o.Name)
+			}
+			in := Object{JSON: o.JSON, Written: res.Written, Namespace: o.Namespace}
+			got := entryFromWritten(in)
+			if !reflect.DeepEqual(res.Written, decoded) {
+				t.Errorf("%s %s/%s: entryFromWritten changed Written", f, o.Kind, o.Name)
+			}
+			if got == nil {
+				continue // no inventory type, or another Go type: NewEntry decodes JSON
+			}
+			entries++
+			kinds[o.Kind] = true
+			want := entryFromJSON(Object{JSON: o.JSON, Namespace: o.Namespace})
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("%s %s/%s: entry from Written = %#v, from JSON %#v", f, o.Kind, o.Name, got, want)
+			}
+		}
+	}
+	if !kinds["ConfigMap"] || !kinds["ServiceAccount"] {
+		t.Errorf("entries compared for kinds %v, want ConfigMaps and ServiceAccounts among them", kinds)
+	}
+	if written < 200 || entries < 50 {
+		t.Errorf("%d objects with Written, %d entries read from it; want the fixtures' (over 200 and 50)", written, entries)
+	}
+	t.Logf("%d objects with Written, %d entries compared", written, entries)
 }

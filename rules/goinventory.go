@@ -138,7 +138,54 @@ func NewEntry(o Object) *Entry {
 	if e := entryFromTyped(o); e != nil {
 		return e
 	}
+	if e := entryFromWritten(o); e != nil {
+		return e
+	}
 	return entryFromJSON(o)
+}
+
+// writtenAs returns o.Written when it is of like's Go type, else nil.
+func writtenAs(o Object, like runtime.Object) runtime.Object {
+	if o.Written == nil || reflect.TypeOf(o.Written) != reflect.TypeOf(like) {
+		return nil
+	}
+	return o.Written
+}
+
+// entryFromWritten is NewEntry's entry for an object without a defaulted
+// form, read from o.Written: a shallow copy of it (the entry drops its
+// annotations) when it is of the inventory's type for its kind, its
+// metadata alone for a kind without one (a ConfigMap); nil otherwise. It
+// is the entry entryFromJSON decodes from o.JSON.
+func entryFromWritten(o Object) *Entry {
+	if o.Defaulted != nil || o.Written == nil {
+		return nil
+	}
+	gvk := o.Written.GetObjectKind().GroupVersionKind()
+	var obj runtime.Object // nil for a kind without an inventory type
+	src := o.Written
+	if want := newTyped(gvk.Kind); want != nil {
+		written := writtenAs(o, want)
+		if written == nil {
+			return nil
+		}
+		copied := reflect.New(reflect.TypeOf(written).Elem())
+		copied.Elem().Set(reflect.ValueOf(written).Elem())
+		obj = copied.Interface().(runtime.Object)
+		src = obj
+	}
+	m, err := meta.Accessor(src)
+	if err != nil || gvk.Kind == "" {
+		return nil
+	}
+	apiVersion, kind := gvk.ToAPIVersionAndKind()
+	e := &Entry{Key: Key(kind, m.GetName()), Kind: kind, APIVersion: apiVersion, Name: m.GetName(),
+		Namespace: o.Namespace, Labels: m.GetLabels(), Owned: len(m.GetOwnerReferences()) > 0}
+	e.Object = obj
+	e.Written = obj
+	e.finish(false)
+	e.share(o.Keep) // obj is the entry's own copy
+	return e
 }
 
 // entryFromJSON is NewEntry's entry decoded from JSON.
@@ -206,7 +253,10 @@ func entryFromTyped(o Object) *Entry {
 		e.Labels = nil
 	}
 	e.Object = o.Defaulted
-	e.Written = decodeTyped(kind, o.JSON)
+	// compact keeps a shallow copy of a workload: o.Written is not changed.
+	if e.Written = writtenAs(o, want); e.Written == nil {
+		e.Written = decodeTyped(kind, o.JSON)
+	}
 	e.finish(true)
 	e.share(o.Keep)
 	return e
@@ -743,10 +793,6 @@ func (ns *Namespace) TemplatesSelectedBy(sel *metav1.LabelSelector) []*Entry {
 }
 
 func (ns *Namespace) templatesSelectedBy(sel *metav1.LabelSelector) []*Entry {
-	s, err := metav1.LabelSelectorAsSelector(sel)
-	if err != nil {
-		return nil
-	}
 	var candidates []*Entry
 	if len(sel.MatchLabels) > 0 {
 		first := true
@@ -762,6 +808,15 @@ func (ns *Namespace) templatesSelectedBy(sel *metav1.LabelSelector) []*Entry {
 				candidates = append(candidates, e)
 			}
 		}
+	}
+	// Compiling the selector (upstream validates every key and value) is
+	// most of the question's cost: only where there is a candidate.
+	if len(candidates) == 0 {
+		return nil
+	}
+	s, err := metav1.LabelSelectorAsSelector(sel)
+	if err != nil {
+		return nil
 	}
 	var out []*Entry
 	for _, e := range candidates {
@@ -875,8 +930,8 @@ func FormatSelector(sel *metav1.LabelSelector) string {
 
 // PodsSelectedBy returns the Pods whose labels sel selects, sorted by key.
 func (ns *Namespace) PodsSelectedBy(sel *metav1.LabelSelector) []*Entry {
-	if sel == nil {
-		return nil
+	if sel == nil || len(ns.byKind["Pod"]) == 0 {
+		return nil // nothing to select: the selector is not compiled
 	}
 	s, err := metav1.LabelSelectorAsSelector(sel)
 	if err != nil {

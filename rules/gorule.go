@@ -51,6 +51,9 @@ type ObjectContext struct {
 	// Deployment holds, for a Deployment, the values the controller's own
 	// helpers compute (DeploymentFactsOf); nil for other kinds.
 	Deployment *DeploymentFacts
+	// AsWritten, when set, is what Written returns: the object as written,
+	// already decoded (apicheck's Result.Written), of Object's type.
+	AsWritten runtime.Object
 
 	written     runtime.Object
 	writtenOnce sync.Once
@@ -60,7 +63,13 @@ type ObjectContext struct {
 // without defaulting, so that a field the manifest leaves out is nil or
 // zero. It is decoded on first use; nil when it does not decode.
 func (c *ObjectContext) Written() runtime.Object {
-	c.writtenOnce.Do(func() { c.written = decodeLike(c.Object, c.JSON) })
+	c.writtenOnce.Do(func() {
+		if c.AsWritten != nil && reflect.TypeOf(c.AsWritten) == reflect.TypeOf(c.Object) {
+			c.written = c.AsWritten
+			return
+		}
+		c.written = decodeLike(c.Object, c.JSON)
+	})
 	return c.written
 }
 

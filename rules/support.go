@@ -33,6 +33,10 @@ type Object struct {
 	// defaulting (apicheck's Result.Versioned), which the per-object rules
 	// read; nil when the API tier has none.
 	Versioned runtime.Object
+	// Written is the typed object as written, decoded from JSON without
+	// defaulting (apicheck's Result.Written), or nil: NewEntry then decodes
+	// JSON. It must be what decoding JSON gives, and is not changed.
+	Written runtime.Object
 	// Keep, when set, is where the run keeps what lint holds of the object
 	// until its second pass (NewKeep); nil allocates it apart.
 	Keep *Keep

@@ -94,6 +94,9 @@ type Options struct {
 	// Namespace is the request namespace for objects that name none, as
 	// kubectl takes it from -n or the context; "default" when empty.
 	Namespace string
+	// Written asks Check for Result.Written, a copy of the object as
+	// decoded, for the callers that read it.
+	Written bool
 }
 
 // Result is what Check found.
@@ -105,6 +108,13 @@ type Result struct {
 	// Versioned is the decoded and defaulted object (apps/v1 Deployment, ...),
 	// nil when it did not decode. Predict starts from it.
 	Versioned runtime.Object
+	// Written is the object Check decoded from Object.JSON, before
+	// defaulting (a copy taken then: Versioned's type, with a field the
+	// JSON leaves out nil or zero), when Options.Written asks for it; nil
+	// when Versioned is nil. CheckUpdate,
+	// whose new object may be what kubectl apply computes rather than the
+	// manifest, leaves it nil.
+	Written runtime.Object
 }
 
 // Checker runs the API tier. It is safe for concurrent use.
@@ -183,9 +193,15 @@ func (c *Checker) Check(ctx context.Context, obj Object, opts Options) (res Resu
 		return res
 	}
 
-	// 2. Default, then convert to the internal type.
+	// 2. Default, then convert to the internal type. The object as written
+	// is kept first: copying it is a fraction of decoding the JSON again,
+	// which the rules that read what the manifest left out would do.
+	var written runtime.Object
+	if opts.Written {
+		written = versioned.DeepCopyObject()
+	}
 	legacyscheme.Scheme.Default(versioned)
-	res.Versioned = versioned
+	res.Versioned, res.Written = versioned, written
 	internal := k.internal()
 	if err := legacyscheme.Scheme.Convert(versioned.DeepCopyObject(), internal, nil); err != nil {
 		res.Issues = append(res.Issues, Issue{Rule: RuleInternal, Message: fmt.Sprintf("convert %s to the internal version: %v", gvk.Kind, err)})

@@ -89,6 +89,20 @@ func ReadFile(name string, limit int64) ([]byte, error) {
 	if err := Check(name, limit); err != nil {
 		return nil, err
 	}
+	return readChecked(name, limit)
+}
+
+// ReadListedFile is ReadFile for a file that its directory's listing gave
+// as a regular file, not a symbolic link (a directory walk's): that listing
+// stands for the look before it is opened, and the open file is checked as
+// ReadFile checks it. It saves a stat a file, a tenth of reading a
+// directory of small manifests.
+func ReadListedFile(name string, limit int64) ([]byte, error) {
+	return readChecked(name, limit)
+}
+
+// readChecked is ReadFile past its first check.
+func readChecked(name string, limit int64) ([]byte, error) {
 	f, err := openNonBlocking(name)
 	if err != nil {
 		return nil, err

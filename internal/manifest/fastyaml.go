@@ -2,6 +2,7 @@ package manifest
 
 import (
 	"bytes"
+	"strings"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -24,15 +25,17 @@ import (
 // Node.ShortTag), Value, Line, Column and Content. yaml.v3 spends most of a
 // run's loading time in its general scanner; manifests rarely need it.
 func fastYAML(text []byte) (*yaml.Node, bool) {
+	breaks := 0
 	for _, c := range text {
 		if c == '\n' {
+			breaks++
 			continue
 		}
 		if c < ' ' || c >= 0x7f {
 			return nil, false
 		}
 	}
-	p := &fastParser{finalBreak: len(text) > 0 && text[len(text)-1] == '\n'}
+	p := &fastParser{finalBreak: len(text) > 0 && text[len(text)-1] == '\n', lines: make([][]byte, 0, breaks+1)}
 	for len(text) > 0 {
 		line := text
 		if i := bytes.IndexByte(text, '\n'); i >= 0 {
@@ -78,6 +81,28 @@ type fastParser struct {
 	at    int
 	// finalBreak is set when the text ends with a line break.
 	finalBreak bool
+	// nodes is where node allocates the tree's nodes from, a block at a
+	// time: one allocation for most documents instead of one per node (the
+	// tree lives as long as its document, and goes with it).
+	nodes     []yaml.Node
+	allocated bool
+}
+
+// node returns a new node holding n.
+func (p *fastParser) node(n yaml.Node) *yaml.Node {
+	if len(p.nodes) == 0 {
+		// A line holds a key and its value, or a list item: about two
+		// nodes a line, and rarely many more.
+		size := 2*len(p.lines) + 2
+		if p.allocated {
+			size = len(p.lines)/4 + 8
+		}
+		p.nodes, p.allocated = make([]yaml.Node, size), true
+	}
+	at := &p.nodes[0]
+	*at = n
+	p.nodes = p.nodes[1:]
+	return at
 }
 
 // skip moves past blank lines and lines that hold only a comment.
@@ -118,7 +143,7 @@ func isSeqItem(s []byte) bool {
 // mapping parses a block mapping whose first key starts on line at column
 // col; the following keys are on lines of their own, indented by col.
 func (p *fastParser) mapping(line, col int) (*yaml.Node, bool) {
-	n := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: line + 1, Column: col + 1}
+	n := p.node(yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: line + 1, Column: col + 1})
 	for {
 		l := p.lines[p.at]
 		rest := l[col:]
@@ -130,7 +155,7 @@ func (p *fastParser) mapping(line, col int) (*yaml.Node, bool) {
 		if !plainStart(keyText) || keyText[len(keyText)-1] == ' ' || bytes.Contains(keyText, []byte(" #")) || string(keyText) == "<<" {
 			return nil, false
 		}
-		key := plainScalar(string(keyText), p.at, col)
+		key := p.plainScalar(keyString(keyText), p.at, col)
 		n.Content = append(n.Content, key)
 		valueCol := col + colon + 1
 		for valueCol < len(l) && l[valueCol] == ' ' {
@@ -192,7 +217,7 @@ func (p *fastParser) mapping(line, col int) (*yaml.Node, bool) {
 // sequence parses a block sequence whose first "-" is on line at column
 // col; the following entries are on lines of their own, indented by col.
 func (p *fastParser) sequence(line, col int) (*yaml.Node, bool) {
-	n := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: line + 1, Column: col + 1}
+	n := p.node(yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: line + 1, Column: col + 1})
 	for {
 		l := p.lines[p.at]
 		itemCol := col + 1
@@ -326,9 +351,9 @@ func (p *fastParser) inline(line, col, parent int) (*yaml.Node, bool) {
 		if q == '\'' {
 			style = yaml.SingleQuotedStyle
 		}
-		return &yaml.Node{Kind: yaml.ScalarNode, Style: style, Tag: "!!str", Value: string(value), Line: line + 1, Column: col + 1}, true
+		return p.node(yaml.Node{Kind: yaml.ScalarNode, Style: style, Tag: "!!str", Value: string(value), Line: line + 1, Column: col + 1}), true
 	case '[', '{':
-		n, end, ok := flowCollection(rest, line, col)
+		n, end, ok := p.flowCollection(rest, line, col)
 		if !ok || !trailerOK(rest[end:]) || !p.ends(line, parent) {
 			return nil, false
 		}
@@ -345,7 +370,7 @@ func (p *fastParser) inline(line, col, parent int) (*yaml.Node, bool) {
 	if bytes.Contains(value, []byte(": ")) || value[len(value)-1] == ':' || !p.ends(line, parent) {
 		return nil, false
 	}
-	return plainScalar(string(value), line, col), true
+	return p.plainScalar(string(value), line, col), true
 }
 
 // trailerOK reports whether what follows a quoted scalar or a flow
@@ -376,14 +401,31 @@ func (p *fastParser) ends(line, parent int) bool {
 // resolved from its value (parser.node calls resolve, as Node.ShortTag
 // does for an untagged plain scalar), save "<<", which parser.scalar tags
 // as a merge key wherever it stands.
-func plainScalar(value string, line, col int) *yaml.Node {
-	n := &yaml.Node{Kind: yaml.ScalarNode, Value: value, Line: line + 1, Column: col + 1}
-	if value == "<<" {
+func (p *fastParser) plainScalar(value string, line, col int) *yaml.Node {
+	n := p.node(yaml.Node{Kind: yaml.ScalarNode, Value: value, Line: line + 1, Column: col + 1})
+	switch {
+	case value == "<<":
 		n.Tag = "!!merge"
-	} else {
+	case value != "" && !resolveHinted(value[0]):
+		// What Node.ShortTag resolves it to without a hint: a string.
+		n.Tag = "!!str"
+	default:
 		n.Tag = n.ShortTag()
 	}
 	return n
+}
+
+// resolveHinted reports whether yaml.v3's resolve reads more of a plain
+// scalar that starts with c than its first byte (its resolveTable has a
+// hint for c: a sign, a digit, '.', or the first letter of a boolean or
+// null); a scalar without a hint resolves to !!str.
+func resolveHinted(c byte) bool {
+	switch c {
+	case '+', '-', '.', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9',
+		'y', 'Y', 'n', 'N', 't', 'T', 'f', 'F', 'o', 'O', '~':
+		return true
+	}
+	return false
 }
 
 // flowCollection parses a flow sequence or mapping of scalars that starts
@@ -392,9 +434,9 @@ func plainScalar(value string, line, col int) *yaml.Node {
 // just past the closing bracket. Nested collections, empty entries, a
 // trailing comma, keys without values and anything else the fast path does
 // not read are left to yaml.v3.
-func flowCollection(s []byte, line, col int) (*yaml.Node, int, bool) {
+func (p *fastParser) flowCollection(s []byte, line, col int) (*yaml.Node, int, bool) {
 	mapping := s[0] == '{'
-	n := &yaml.Node{Kind: yaml.SequenceNode, Style: yaml.FlowStyle, Tag: "!!seq", Line: line + 1, Column: col + 1}
+	n := p.node(yaml.Node{Kind: yaml.SequenceNode, Style: yaml.FlowStyle, Tag: "!!seq", Line: line + 1, Column: col + 1})
 	closing := byte(']')
 	if mapping {
 		n.Kind, n.Tag, closing = yaml.MappingNode, "!!map", '}'
@@ -404,7 +446,7 @@ func flowCollection(s []byte, line, col int) (*yaml.Node, int, bool) {
 		return n, i + 1, true
 	}
 	for {
-		k, end, ok := flowScalar(s, i, line, col, mapping)
+		k, end, ok := p.flowScalar(s, i, line, col, mapping)
 		if !ok {
 			return nil, 0, false
 		}
@@ -416,7 +458,7 @@ func flowCollection(s []byte, line, col int) (*yaml.Node, int, bool) {
 				return nil, 0, false
 			}
 			i += 1 + indentOf(s[i+1:])
-			v, end, ok := flowScalar(s, i, line, col, false)
+			v, end, ok := p.flowScalar(s, i, line, col, false)
 			if !ok {
 				return nil, 0, false
 			}
@@ -443,7 +485,7 @@ func flowCollection(s []byte, line, col int) (*yaml.Node, int, bool) {
 // or plain up to the next ',', ']' or '}' (or, for a key, ':'). It returns
 // the node and the offset just past it (before a plain scalar's trailing
 // spaces are skipped by the caller).
-func flowScalar(s []byte, i, line, col int, key bool) (*yaml.Node, int, bool) {
+func (p *fastParser) flowScalar(s []byte, i, line, col int, key bool) (*yaml.Node, int, bool) {
 	if i >= len(s) {
 		return nil, 0, false
 	}
@@ -476,7 +518,7 @@ func flowScalar(s []byte, i, line, col int, key bool) (*yaml.Node, int, bool) {
 		if q == '\'' {
 			style = yaml.SingleQuotedStyle
 		}
-		return &yaml.Node{Kind: yaml.ScalarNode, Style: style, Tag: "!!str", Value: string(value), Line: line + 1, Column: col + i + 1}, j, true
+		return p.node(yaml.Node{Kind: yaml.ScalarNode, Style: style, Tag: "!!str", Value: string(value), Line: line + 1, Column: col + i + 1}), j, true
 	}
 	if !plainStart(s[i:]) {
 		return nil, 0, false
@@ -503,7 +545,7 @@ func flowScalar(s []byte, i, line, col int, key bool) (*yaml.Node, int, bool) {
 	if key && (s[j] != ':' || len(value) != j-i || j-i > maxSimpleKey) {
 		return nil, 0, false // a key ends with ": ", with no space before the colon
 	}
-	return plainScalar(string(value), line, col+i), j, true
+	return p.plainScalar(string(value), line, col+i), j, true
 }
 
 // literal parses a literal block scalar ("|" or "|-", with the content's
@@ -564,5 +606,39 @@ func (p *fastParser) literal(line, col, parent int) (*yaml.Node, bool) {
 		value = value[:len(value)-1]
 	}
 	p.at = last
-	return &yaml.Node{Kind: yaml.ScalarNode, Style: yaml.LiteralStyle, Tag: "!!str", Value: string(value), Line: line + 1, Column: col + 1}, true
+	return p.node(yaml.Node{Kind: yaml.ScalarNode, Style: yaml.LiteralStyle, Tag: "!!str", Value: string(value), Line: line + 1, Column: col + 1}), true
 }
+
+// keyString is string(key), without allocating for the keys most
+// manifests repeat in every object.
+func keyString(key []byte) string {
+	if s, ok := commonKeys[string(key)]; ok {
+		return s
+	}
+	return string(key)
+}
+
+// commonKeys are the mapping keys of the common manifest (a Deployment, a
+// Service and their metadata), each its own value.
+var commonKeys = func() map[string]string {
+	m := map[string]string{}
+	for _, k := range strings.Fields(`apiVersion kind metadata name namespace labels annotations spec
+		replicas selector matchLabels matchExpressions key operator values template containers initContainers
+		image imagePullPolicy ports containerPort protocol port targetPort nodePort type env value valueFrom
+		resources requests limits cpu memory ephemeral-storage livenessProbe readinessProbe startupProbe httpGet
+		path tcpSocket exec command args initialDelaySeconds periodSeconds timeoutSeconds failureThreshold
+		successThreshold volumeMounts mountPath readOnly volumes configMap secret secretName emptyDir
+		securityContext runAsNonRoot runAsUser runAsGroup fsGroup readOnlyRootFilesystem allowPrivilegeEscalation
+		capabilities drop add privileged seccompProfile serviceAccountName strategy rollingUpdate maxSurge
+		maxUnavailable minReadySeconds revisionHistoryLimit affinity podAntiAffinity nodeSelector tolerations
+		effect topologySpreadConstraints topologyKey whenUnsatisfiable maxSkew labelSelector minAvailable
+		data stringData schedule jobTemplate backoffLimit restartPolicy completions parallelism serviceName
+		updateStrategy partition app tier version component minReplicas maxReplicas scaleTargetRef metrics
+		target averageUtilization rules http paths backend service number pathType host podSelector
+		policyTypes ingress egress from to app.kubernetes.io/name app.kubernetes.io/instance
+		app.kubernetes.io/version app.kubernetes.io/component app.kubernetes.io/part-of
+		app.kubernetes.io/managed-by`) {
+		m[k] = k
+	}
+	return m
+}()

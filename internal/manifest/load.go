@@ -34,6 +34,9 @@ type Input struct {
 	skip string
 	// tooBig is set when standard input holds more than MaxFileSize bytes.
 	tooBig bool
+	// listed is set for a file found by walking a directory, whose listing
+	// gave it as a regular file (readFile).
+	listed bool
 	// kind is set for a chart or kustomization directory that renderer
 	// renders.
 	kind     DirKind
@@ -108,7 +111,7 @@ func expandAll(paths []string, stdin io.Reader, r Renderer) ([]Input, []Problem)
 				continue
 			}
 			seen[filepath.Clean(f)] = true
-			inputs = append(inputs, Input{Name: f})
+			inputs = append(inputs, Input{Name: f, listed: w.listed})
 		}
 		for _, d := range w.dirs {
 			if seen[filepath.Clean(d.dir)+"/"] {
@@ -168,7 +171,7 @@ func (in Input) Load() *Set {
 	data := in.data
 	if !in.stdin {
 		var err error
-		if data, err = readFile(in.Name); err != nil {
+		if data, err = readFile(in.Name, in.listed); err != nil {
 			var tooBig *boundedread.TooLargeError
 			if errors.As(err, &tooBig) {
 				set.Files++
@@ -202,8 +205,15 @@ func tooBigMessage(e *boundedread.TooLargeError) string {
 // readFile reads a file of at most MaxFileSize bytes (boundedread.ReadFile):
 // a larger one is not read, nor is anything but a regular file (a FIFO
 // named as a manifest would otherwise hang the run, /dev/zero fill memory).
-func readFile(name string) ([]byte, error) {
-	data, err := boundedread.ReadFile(name, MaxFileSize)
+//
+// A file its directory's listing gave as a regular file (listed) is not
+// looked at again before it is opened (boundedread.ReadListedFile).
+func readFile(name string, listed bool) ([]byte, error) {
+	read := boundedread.ReadFile
+	if listed {
+		read = boundedread.ReadListedFile
+	}
+	data, err := read(name, MaxFileSize)
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		return nil, fmt.Errorf("read %s: %w", name, pe.Err)
@@ -264,7 +274,9 @@ func expand(p string, render bool, seen *listings) walked {
 	if !info.IsDir() {
 		return walked{files: []string{p}}
 	}
-	return walk(p, render, seen)
+	w := walk(p, render, seen)
+	w.listed = true
+	return w
 }
 
 // parse splits one file's bytes into documents and loads each one.

@@ -163,6 +163,9 @@ type walked struct {
 	// links are the symbolic links with a manifest's file ending, which
 	// are not followed (see linkSkipReason).
 	links []string
+	// listed is set when files are a directory walk's: each was a regular
+	// file in its directory's listing.
+	listed bool
 }
 
 func (w *walked) add(o *walked) {
