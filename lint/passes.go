@@ -37,26 +37,39 @@ type shallowIndex struct {
 	fields []byte
 }
 
-// newShallowIndex indexes those of paths that position finds exactly, in
-// s.
-func newShallowIndex(start manifest.Pos, paths []string, position func(string) (manifest.Pos, bool), keep *rules.Keep) shallowIndex {
-	buf := shallowBuf.Get().(*[]byte)
-	b := (*buf)[:0]
-	for _, p := range paths {
-		if pos, exact := position(p); exact {
-			b = binary.LittleEndian.AppendUint32(b, uint32(pos.Line))
-			b = binary.LittleEndian.AppendUint32(b, uint32(pos.Column))
-			b = append(b, p...)
-			b = append(b, '\n')
-		}
-	}
-	idx := shallowIndex{start: start, fields: keep.Copy(b)}
-	*buf = b
+// newShallowIndex indexes obj's fields where cross-resource findings point
+// (shallowFields).
+func newShallowIndex(obj *manifest.Object, keep *rules.Keep) shallowIndex {
+	buf := shallowBuf.Get().(*shallowScratch)
+	buf.fields = shallowFields(obj, buf.fields)
+	var idx shallowIndex
+	idx, buf.index = indexFields(obj.Start, buf.fields, keep, buf.index)
+	clear(buf.fields)
+	buf.fields = buf.fields[:0]
 	shallowBuf.Put(buf)
 	return idx
 }
 
-var shallowBuf = sync.Pool{New: func() any { return new([]byte) }}
+// indexFields indexes fields, sorted by path, in s, encoding them in b
+// first (b is returned for reuse).
+func indexFields(start manifest.Pos, fields []shallowField, keep *rules.Keep, b []byte) (s shallowIndex, _ []byte) {
+	b = b[:0]
+	for _, f := range fields {
+		b = binary.LittleEndian.AppendUint32(b, uint32(f.pos.Line))
+		b = binary.LittleEndian.AppendUint32(b, uint32(f.pos.Column))
+		b = append(b, f.path...)
+		b = append(b, '\n')
+	}
+	return shallowIndex{start: start, fields: keep.Copy(b)}, b
+}
+
+// shallowScratch is newShallowIndex's reused room.
+type shallowScratch struct {
+	fields []shallowField
+	index  []byte
+}
+
+var shallowBuf = sync.Pool{New: func() any { return new(shallowScratch) }}
 
 // lookup returns the position of path, or of its nearest ancestor in the
 // index, or the object's start.
@@ -136,7 +149,7 @@ func (l *Linter) firstPass(ctx context.Context, c *checked, local *localRules, o
 	// Findings made after the first pass (cross-resource rules, Pod
 	// Security, references, custom resources) point at these fields.
 	if !c.input.Rejected && local.goRules.ReportsAcross(c.ref.Kind) {
-		c.shallow = newShallowIndex(c.obj.Start, shallowPaths(c.input.JSON), c.obj.Position, c.input.Keep)
+		c.shallow = newShallowIndex(c.obj, c.input.Keep)
 	}
 	c.obj = nil
 	c.input = nil
