@@ -224,18 +224,53 @@ func (l *Linter) secondPass(ctx context.Context, all []*checked, extra []rules.O
 	// Namespaces with nothing to evaluate (only context objects) are left
 	// out.
 	names = slices.DeleteFunc(names, func(name string) bool { return len(byName[name].objects) == 0 })
+	type batch struct {
+		objects []*checked
+		entries []*rules.Entry
+	}
+	var batches []batch
 	for first := 0; first < len(names); {
-		var objects []*checked
-		var entries []*rules.Entry
+		var b batch
 		next := first
-		for ; next < len(names) && (next == first || len(entries)+len(byName[names[next]].entries) <= batchObjects); next++ {
+		for ; next < len(names) && (next == first || len(b.entries)+len(byName[names[next]].entries) <= batchObjects); next++ {
 			ns := byName[names[next]]
-			objects = append(objects, ns.objects...)
-			entries = append(entries, ns.entries...)
+			b.objects = append(b.objects, ns.objects...)
+			b.entries = append(b.entries, ns.entries...)
 			byName[names[next]] = nil // the batch's lists hold them now
 		}
 		first = next
-		if err := l.crossBatch(ctx, objects, entries, goRules, timings); err != nil {
+		batches = append(batches, b)
+	}
+	// The inventory of the next batch is built while this one's rules
+	// run: building it is serial, and would leave a CPU idle. At most two
+	// batches' inventories are held at once.
+	indices := make(chan *rules.Index)
+	stop := make(chan struct{})
+	var inventory time.Duration
+	var builder sync.WaitGroup
+	builder.Go(func() {
+		defer close(indices)
+		for i := range batches {
+			start := time.Now()
+			index := rules.NewIndex(batches[i].entries)
+			inventory += time.Since(start)
+			select {
+			case indices <- index:
+			case <-stop:
+				return
+			}
+		}
+	})
+	defer func() {
+		close(stop)
+		builder.Wait()
+		timings.Inventory += inventory
+	}()
+	for i := range batches {
+		index := <-indices
+		objects := batches[i].objects
+		batches[i] = batch{} // done with once evaluated, as each object's entry
+		if err := l.crossBatch(ctx, objects, index, goRules, timings); err != nil {
 			return err
 		}
 	}
@@ -246,13 +281,10 @@ func (l *Linter) secondPass(ctx context.Context, all []*checked, extra []rules.O
 // at most, unless one namespace holds more.
 var batchObjects = 1024
 
-// crossBatch runs the cross-resource rules on objects, against the
-// inventory of entries (their namespaces' objects).
-func (l *Linter) crossBatch(ctx context.Context, objects []*checked, entries []*rules.Entry, goRules *rules.GoRunner, timings *Timings) error {
+// crossBatch runs the cross-resource rules on objects, against index, the
+// inventory of their namespaces' objects.
+func (l *Linter) crossBatch(ctx context.Context, objects []*checked, index *rules.Index, goRules *rules.GoRunner, timings *Timings) error {
 	start := time.Now()
-	index := rules.NewIndex(entries)
-	timings.Inventory += time.Since(start)
-	start = time.Now()
 	defer func() { timings.Rules += time.Since(start) }()
 	// The objects are handed to the workers crossChunk at a time: most
 	// take a microsecond or two, less than handing one over.
