@@ -15,6 +15,9 @@
 //
 // A user's own GOGC or GOMEMLIMIT wins: the tuner then changes nothing.
 //
+// ReleaseStartPages, the package's other half, takes the pages of the
+// binary that only the package inits read out of the resident set.
+//
 // main starts the tuner explicitly, as its first statement; no package init
 // changes runtime settings. The linked packages' inits (Kubernetes schemes,
 // feature gates, OPA) run before it under Go's defaults, with a few small

@@ -139,12 +139,17 @@ type predictScenario struct {
 // The envelope of a multi-run scenario: kwok's Ready delay on the shared controllers, measured
 // with TestPredictTimeline's pod watch (25 replicas one at a time, load 4-5, 300 pods), is 11
 // to 163ms after creation (p10 28ms, p50 55ms, p90 96ms): the envelope readies pods 20ms after
-// creation plus a spread of 100ms, over envelopeRuns seeds.
+// creation plus a spread, over envelopeRuns seeds (predict's --runs cap), for each spread of
+// envelopeSpreads: the spread grows with the control plane's load (p50 656ms with six
+// rollouts at once). 2000 seeds at 100ms alone were too few: a CI run of 10 replicas at 3/2
+// took a sequence of single steps (old 8→7, 7→5, 5→4, 4→2, 2→1, 1→0) that 2000 seeds never
+// drew and 10000 did, once.
 const (
 	envelopeReadyAfter = 20 * time.Millisecond
-	envelopeSpread     = 100 * time.Millisecond
-	envelopeRuns       = 2000
+	envelopeRuns       = 10000
 )
+
+var envelopeSpreads = []time.Duration{100 * time.Millisecond, 200 * time.Millisecond}
 
 // Multi-run scenarios: at least predictMinRuns real rollouts are recorded (or the scenario's
 // runs, if fewer), enough to tell the most frequent sequence, and more, up to the scenario's
@@ -866,16 +871,18 @@ func (r *rolloutRun) runVarying() string {
 }
 
 // checkEnvelope requires every real run's scale sequence to be one the plan's envelope
-// produces: deployment.Simulate with kwok's Ready spread (envelopeReadyAfter, envelopeSpread)
-// over envelopeRuns seeds, as `predict --ready-spread --runs` reports it in
-// distribution.allSequences.
+// produces: deployment.Simulate with kwok's Ready spread (envelopeReadyAfter, each of
+// envelopeSpreads) over envelopeRuns seeds, as `predict --ready-after 20ms --ready-spread D
+// --runs 10000 --seed 1` reports it in distribution.allSequences for D = 100ms and 200ms.
 func (r *rolloutRun) checkEnvelope(real [][]string) {
 	r.t.Helper()
 	d := r.decode(r.sc.steps[0].manifest)
 	envelope := map[string]bool{}
-	for seed := range uint64(envelopeRuns) {
-		tm := kernel.Timing{ReadyAfter: envelopeReadyAfter, TerminateAfter: predictTerminateAfter, Spread: kernel.NewSpread(envelopeSpread, seed+1)}
-		envelope[strings.Join(scalingMessages(r.simulate(deployment.Input{Deployment: d, Old: r.decode(r.sc.old), Timing: tm})), "\n")] = true
+	for _, spread := range envelopeSpreads {
+		for seed := range uint64(envelopeRuns) {
+			tm := kernel.Timing{ReadyAfter: envelopeReadyAfter, TerminateAfter: predictTerminateAfter, Spread: kernel.NewSpread(spread, seed+1)}
+			envelope[strings.Join(scalingMessages(r.simulate(deployment.Input{Deployment: d, Old: r.decode(r.sc.old), Timing: tm})), "\n")] = true
+		}
 	}
 	var missing []string
 	for i, got := range real {
@@ -884,11 +891,11 @@ func (r *rolloutRun) checkEnvelope(real [][]string) {
 		}
 	}
 	if len(missing) > 0 {
-		r.t.Errorf("%d of %d real runs are not among the %d sequences of the envelope (%d runs, ready %s + spread %s):\n  %s",
-			len(missing), len(real), len(envelope), envelopeRuns, envelopeReadyAfter, envelopeSpread, strings.Join(missing, "\n  "))
+		r.t.Errorf("%d of %d real runs are not among the %d sequences of the envelope (%d runs each, ready %s + spread %v):\n  %s",
+			len(missing), len(real), len(envelope), envelopeRuns, envelopeReadyAfter, envelopeSpreads, strings.Join(missing, "\n  "))
 		return
 	}
-	r.t.Logf("every one of %d real runs is among the %d sequences of the envelope (%d runs, ready %s + spread %s)", len(real), len(envelope), envelopeRuns, envelopeReadyAfter, envelopeSpread)
+	r.t.Logf("every one of %d real runs is among the %d sequences of the envelope (%d runs each, ready %s + spread %v)", len(real), len(envelope), envelopeRuns, envelopeReadyAfter, envelopeSpreads)
 }
 
 // startFromOld creates the scenario's old Deployment in r.ns, waits until its rollout is
