@@ -13,6 +13,7 @@ import (
 	"io"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -322,7 +323,11 @@ func (l *Linter) Run(ctx context.Context, opts Options) *Result {
 	if stopped >= 0 {
 		res.Errors = append(res.Errors, fmt.Errorf("lint stopped before %s: %w", inputs[stopped].Name, ctx.Err()))
 	}
-	var all []*checked
+	objects := 0
+	for _, cs := range perFile {
+		objects += len(cs)
+	}
+	all := make([]*checked, 0, objects)
 	origins := map[string]manifest.Origin{}
 	for i, set := range sets {
 		if set == nil {
@@ -356,6 +361,14 @@ func (l *Linter) Run(ctx context.Context, opts Options) *Result {
 	}
 	applyPodSecurity(all, opts.Baseline)
 	applyReferences(all)
+	// The findings and the list of objects are sized once: growing them
+	// by doubling is a copy of every finding on one CPU.
+	found := len(res.Findings)
+	for _, c := range all {
+		found += len(c.findings)
+	}
+	res.Findings = slices.Grow(res.Findings, found-len(res.Findings))
+	res.Linted = slices.Grow(res.Linted, len(all))
 	for _, c := range all {
 		l.applyGovernance(c, opts)
 		res.Findings = append(res.Findings, c.findings...)

@@ -37,26 +37,39 @@ type shallowIndex struct {
 	fields []byte
 }
 
-// newShallowIndex indexes those of paths that position finds exactly, in
-// s.
-func newShallowIndex(start manifest.Pos, paths []string, position func(string) (manifest.Pos, bool), keep *rules.Keep) shallowIndex {
-	buf := shallowBuf.Get().(*[]byte)
-	b := (*buf)[:0]
-	for _, p := range paths {
-		if pos, exact := position(p); exact {
-			b = binary.LittleEndian.AppendUint32(b, uint32(pos.Line))
-			b = binary.LittleEndian.AppendUint32(b, uint32(pos.Column))
-			b = append(b, p...)
-			b = append(b, '\n')
-		}
-	}
-	idx := shallowIndex{start: start, fields: keep.Copy(b)}
-	*buf = b
+// newShallowIndex indexes obj's fields where cross-resource findings point
+// (shallowFields).
+func newShallowIndex(obj *manifest.Object, keep *rules.Keep) shallowIndex {
+	buf := shallowBuf.Get().(*shallowScratch)
+	buf.fields = shallowFields(obj, buf.fields)
+	var idx shallowIndex
+	idx, buf.index = indexFields(obj.Start, buf.fields, keep, buf.index)
+	clear(buf.fields)
+	buf.fields = buf.fields[:0]
 	shallowBuf.Put(buf)
 	return idx
 }
 
-var shallowBuf = sync.Pool{New: func() any { return new([]byte) }}
+// indexFields indexes fields, sorted by path, in s, encoding them in b
+// first (b is returned for reuse).
+func indexFields(start manifest.Pos, fields []shallowField, keep *rules.Keep, b []byte) (s shallowIndex, _ []byte) {
+	b = b[:0]
+	for _, f := range fields {
+		b = binary.LittleEndian.AppendUint32(b, uint32(f.pos.Line))
+		b = binary.LittleEndian.AppendUint32(b, uint32(f.pos.Column))
+		b = append(b, f.path...)
+		b = append(b, '\n')
+	}
+	return shallowIndex{start: start, fields: keep.Copy(b)}, b
+}
+
+// shallowScratch is newShallowIndex's reused room.
+type shallowScratch struct {
+	fields []shallowField
+	index  []byte
+}
+
+var shallowBuf = sync.Pool{New: func() any { return new(shallowScratch) }}
 
 // lookup returns the position of path, or of its nearest ancestor in the
 // index, or the object's start.
@@ -136,7 +149,7 @@ func (l *Linter) firstPass(ctx context.Context, c *checked, local *localRules, o
 	// Findings made after the first pass (cross-resource rules, Pod
 	// Security, references, custom resources) point at these fields.
 	if !c.input.Rejected && local.goRules.ReportsAcross(c.ref.Kind) {
-		c.shallow = newShallowIndex(c.obj.Start, shallowPaths(c.input.JSON), c.obj.Position, c.input.Keep)
+		c.shallow = newShallowIndex(c.obj, c.input.Keep)
 	}
 	c.obj = nil
 	c.input = nil
@@ -211,18 +224,53 @@ func (l *Linter) secondPass(ctx context.Context, all []*checked, extra []rules.O
 	// Namespaces with nothing to evaluate (only context objects) are left
 	// out.
 	names = slices.DeleteFunc(names, func(name string) bool { return len(byName[name].objects) == 0 })
+	type batch struct {
+		objects []*checked
+		entries []*rules.Entry
+	}
+	var batches []batch
 	for first := 0; first < len(names); {
-		var objects []*checked
-		var entries []*rules.Entry
+		var b batch
 		next := first
-		for ; next < len(names) && (next == first || len(entries)+len(byName[names[next]].entries) <= batchObjects); next++ {
+		for ; next < len(names) && (next == first || len(b.entries)+len(byName[names[next]].entries) <= batchObjects); next++ {
 			ns := byName[names[next]]
-			objects = append(objects, ns.objects...)
-			entries = append(entries, ns.entries...)
+			b.objects = append(b.objects, ns.objects...)
+			b.entries = append(b.entries, ns.entries...)
 			byName[names[next]] = nil // the batch's lists hold them now
 		}
 		first = next
-		if err := l.crossBatch(ctx, objects, entries, goRules, timings); err != nil {
+		batches = append(batches, b)
+	}
+	// The inventory of the next batch is built while this one's rules
+	// run: building it is serial, and would leave a CPU idle. At most two
+	// batches' inventories are held at once.
+	indices := make(chan *rules.Index)
+	stop := make(chan struct{})
+	var inventory time.Duration
+	var builder sync.WaitGroup
+	builder.Go(func() {
+		defer close(indices)
+		for i := range batches {
+			start := time.Now()
+			index := rules.NewIndex(batches[i].entries)
+			inventory += time.Since(start)
+			select {
+			case indices <- index:
+			case <-stop:
+				return
+			}
+		}
+	})
+	defer func() {
+		close(stop)
+		builder.Wait()
+		timings.Inventory += inventory
+	}()
+	for i := range batches {
+		index := <-indices
+		objects := batches[i].objects
+		batches[i] = batch{} // done with once evaluated, as each object's entry
+		if err := l.crossBatch(ctx, objects, index, goRules, timings); err != nil {
 			return err
 		}
 	}
@@ -233,25 +281,29 @@ func (l *Linter) secondPass(ctx context.Context, all []*checked, extra []rules.O
 // at most, unless one namespace holds more.
 var batchObjects = 1024
 
-// crossBatch runs the cross-resource rules on objects, against the
-// inventory of entries (their namespaces' objects).
-func (l *Linter) crossBatch(ctx context.Context, objects []*checked, entries []*rules.Entry, goRules *rules.GoRunner, timings *Timings) error {
+// crossBatch runs the cross-resource rules on objects, against index, the
+// inventory of their namespaces' objects.
+func (l *Linter) crossBatch(ctx context.Context, objects []*checked, index *rules.Index, goRules *rules.GoRunner, timings *Timings) error {
 	start := time.Now()
-	index := rules.NewIndex(entries)
-	timings.Inventory += time.Since(start)
-	start = time.Now()
 	defer func() { timings.Rules += time.Since(start) }()
-	if stopped := parallel(ctx, len(objects), func(i int) {
-		c := objects[i]
-		if c.goCross && goRules.ReportsAcross(c.entry.Kind) {
-			c.addRuleFindings(goRules.EvalCross(&rules.CrossContext{Self: c.entry, NS: index.Namespace(c.entry.Namespace)}))
+	// The objects are handed to the workers crossChunk at a time: most
+	// take a microsecond or two, less than handing one over.
+	chunks := (len(objects) + crossChunk - 1) / crossChunk
+	if stopped := parallel(ctx, chunks, func(i int) {
+		for _, c := range objects[i*crossChunk : min((i+1)*crossChunk, len(objects))] {
+			if c.goCross && goRules.ReportsAcross(c.entry.Kind) {
+				c.addRuleFindings(goRules.EvalCross(&rules.CrossContext{Self: c.entry, NS: index.Namespace(c.entry.Namespace)}))
+			}
+			c.entry = nil
 		}
-		c.entry = nil
 	}); stopped >= 0 {
 		return fmt.Errorf("rules stopped: %w", ctx.Err())
 	}
 	return nil
 }
+
+// crossChunk is the number of objects a second-pass worker takes at once.
+const crossChunk = 32
 
 // joinErrs joins the objects' errors, in input order.
 func joinErrs(all []*checked) error {

@@ -26,10 +26,13 @@ func TestShallowIndexLookup(t *testing.T) {
 	paths := []string{"metadata", "metadata.labels", "metadata.name", "spec", "spec.selector", "spec.template", "spec[odd key]", "status.conditions.absent"}
 	start := manifest.Pos{Line: 2, Column: 1}
 	for _, s := range []*rules.Keep{rules.NewKeep(), nil} {
-		idx := newShallowIndex(start, paths, func(p string) (manifest.Pos, bool) {
-			pos, ok := known[p]
-			return pos, ok && pos.Line > 0
-		}, s)
+		var fields []shallowField
+		for _, p := range paths {
+			if pos := known[p]; pos.Line > 0 {
+				fields = append(fields, shallowField{path: p, pos: pos})
+			}
+		}
+		idx, _ := indexFields(start, fields, s, nil)
 		checkLookups(t, idx, start)
 	}
 	var empty shallowIndex

@@ -1,12 +1,155 @@
 package lint
 
 import (
+	"cmp"
 	"encoding/json"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/kubectl-workload/kubectl-workload/internal/manifest"
 )
+
+// shallowField is a field where cross-resource findings may point, and its
+// position.
+type shallowField struct {
+	path string
+	pos  manifest.Pos
+}
+
+// shallowFields lists the fields of shallowPaths that obj.Position finds
+// exactly, with their positions, sorted by path. Where the object's node
+// tree stands for its JSON key for key (treeFields), it reads them from the
+// tree in one walk; otherwise it decodes the JSON (shallowPaths) and looks
+// each path up.
+func shallowFields(obj *manifest.Object, out []shallowField) []shallowField {
+	if node, lineOffset, ok := obj.Tree(); ok {
+		if fields, ok := treeFields(node, lineOffset, out[:0]); ok {
+			slices.SortFunc(fields, func(a, b shallowField) int { return cmp.Compare(a.path, b.path) })
+			return slices.CompactFunc(fields, func(a, b shallowField) bool { return a.path == b.path })
+		}
+	}
+	out = out[:0]
+	for _, p := range shallowPaths(obj.JSON) {
+		if pos, exact := obj.Position(p); exact {
+			out = append(out, shallowField{path: p, pos: pos})
+		}
+	}
+	return out
+}
+
+// treeFields is shallowPaths read from the object's mapping n, with each
+// field's position as Position gives it (a key's for a mapping's field, an
+// element's for a list's). It reports false, and the caller decodes the
+// JSON, wherever the tree and the JSON may differ in the mappings it reads:
+// a key that is not a plain string (an integer, a merge key "<<"), a key
+// holding "]" (which a field path cannot spell back), or an alias, whose
+// content the JSON holds and Position does not follow. The tree has no
+// repeated key (manifest.Object.Tree).
+func treeFields(n *yaml.Node, lineOffset int, out []shallowField) ([]shallowField, bool) {
+	at := func(k *yaml.Node) manifest.Pos { return manifest.Pos{Line: k.Line + lineOffset, Column: k.Column} }
+	if !plainMapping(n) {
+		return out, false
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		parent := appendSegment("", k.Value)
+		out = append(out, shallowField{path: parent, pos: at(k)})
+		if v.Kind == yaml.MappingNode {
+			if !plainMapping(v) {
+				return out, false
+			}
+			for j := 0; j+1 < len(v.Content); j += 2 {
+				out = append(out, shallowField{path: appendSegment(parent, v.Content[j].Value), pos: at(v.Content[j])})
+			}
+		}
+	}
+	for _, pattern := range deepPaths {
+		var ok bool
+		if out, ok = treeDeep(out, "", n, pattern, at); !ok {
+			return out, false
+		}
+	}
+	return out, true
+}
+
+// treeDeep is appendDeep on the node tree: it appends the fields of v that
+// pattern names below parent, and each of their ancestors.
+func treeDeep(out []shallowField, parent string, v *yaml.Node, pattern []string, at func(*yaml.Node) manifest.Pos) ([]shallowField, bool) {
+	if len(pattern) == 0 {
+		return out, true
+	}
+	switch v.Kind {
+	case yaml.AliasNode:
+		return out, false
+	case yaml.MappingNode:
+		if pattern[0] == "*" || pattern[0] == "?" {
+			return out, true
+		}
+		if !plainMapping(v) {
+			return out, false
+		}
+		for i := 0; i+1 < len(v.Content); i += 2 {
+			if k := v.Content[i]; k.Value == pattern[0] {
+				p := appendSegment(parent, pattern[0])
+				out = append(out, shallowField{path: p, pos: at(k)})
+				return treeDeep(out, p, v.Content[i+1], pattern[1:], at)
+			}
+		}
+	case yaml.SequenceNode:
+		if pattern[0] != "*" && pattern[0] != "?" {
+			return out, true
+		}
+		for i, elem := range v.Content {
+			if elem.Kind == yaml.AliasNode {
+				return out, false
+			}
+			if pattern[0] == "?" && elem.Kind == yaml.MappingNode {
+				if !plainMapping(elem) {
+					return out, false
+				}
+				if probed(elem) {
+					continue
+				}
+			}
+			p := parent + "[" + strconv.Itoa(i) + "]"
+			out = append(out, shallowField{path: p, pos: at(elem)})
+			var ok bool
+			if out, ok = treeDeep(out, p, elem, pattern[1:], at); !ok {
+				return out, false
+			}
+		}
+	}
+	return out, true
+}
+
+// probed reports whether the container m has a readinessProbe that is not
+// null, as appendDeep's o["readinessProbe"] != nil reads its JSON.
+func probed(m *yaml.Node) bool {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == "readinessProbe" {
+			v := m.Content[i+1]
+			return !(v.Kind == yaml.ScalarNode && v.ShortTag() == "!!null")
+		}
+	}
+	return false
+}
+
+// plainMapping reports whether every key of the mapping m is a plain
+// string that a field path spells back, and no key or value is an alias:
+// the keys its JSON has, with the same values.
+func plainMapping(m *yaml.Node) bool {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k, v := m.Content[i], m.Content[i+1]
+		if k.Kind != yaml.ScalarNode || k.ShortTag() != "!!str" || k.Value == "<<" || strings.IndexByte(k.Value, ']') >= 0 || v.Kind == yaml.AliasNode {
+			return false
+		}
+	}
+	return true
+}
 
 // shallowPaths lists the fields of the object js (as written) down to two
 // levels (kind, metadata, metadata.labels, spec.selector ...), and the

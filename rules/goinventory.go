@@ -613,6 +613,13 @@ func writeLabelsKey(b *strings.Builder, set map[string]string) {
 		b.WriteByte('n')
 		return
 	}
+	// Room for the whole key first: grown by doubling, the builder
+	// copied each key several times over (4% of a 10k run's allocation).
+	n := 2
+	for k, v := range set {
+		n += len(k) + len(v) + 8 // and two lengths and colons
+	}
+	b.Grow(n)
 	b.WriteByte('{')
 	for _, k := range sortedKeys(set) {
 		writeKeyString(b, k)

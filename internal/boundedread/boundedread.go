@@ -103,6 +103,16 @@ func ReadListedFile(name string, limit int64) ([]byte, error) {
 
 // readChecked is ReadFile past its first check.
 func readChecked(name string, limit int64) ([]byte, error) {
+	if data, handled, err := readRegular(name, limit); handled {
+		return data, err
+	}
+	return readOpened(name, limit)
+}
+
+// readOpened is readChecked through an *os.File: for whatever readRegular
+// leaves (a file that is not regular, described by checkInfo), and outside
+// Linux.
+func readOpened(name string, limit int64) ([]byte, error) {
 	f, err := openNonBlocking(name)
 	if err != nil {
 		return nil, err

@@ -220,3 +220,16 @@ func mappingValue(m *yaml.Node, key string) *yaml.Node {
 // segments: "spec.containers[0].env[FOO]" gives spec, containers, 0, env,
 // FOO.
 func SplitFieldPath(path string) []string { return splitFieldPath(path) }
+
+// Tree returns the object's mapping in its YAML node tree and what turns
+// the tree's lines into the file's (a node at tree line l stands at file
+// line l+lineOffset), for a caller that reads many positions at once from
+// the tree as Position reads one. ok is false where Position does not read
+// the tree alone: an object built without one, one relocated to its source
+// (Rendered), and one with a repeated key (Position takes the last).
+func (o *Object) Tree() (node *yaml.Node, lineOffset int, ok bool) {
+	if o.node == nil || o.origin != nil || len(o.Duplicates) > 0 || o.node.Kind != yaml.MappingNode {
+		return nil, 0, false
+	}
+	return o.node, o.lineOffset, true
+}
