@@ -262,20 +262,23 @@ func (l *Linter) Run(ctx context.Context, opts Options) *Result {
 	expanded, problems := manifest.ExpandWith(opts.Paths, opts.Stdin, opts.Renderer)
 	res := &Result{}
 	addProblems(res, problems)
-	var inputs []manifest.Input
-	named := map[string]bool{}
-	for _, p := range opts.Paths {
-		named[filepath.Clean(p)] = true
-	}
-	for _, in := range expanded {
-		if pattern, ok := opts.Settings.ExcludedBy(in.Name); ok {
-			res.Excluded++
-			if named[filepath.Clean(in.Name)] {
-				res.ExcludedNamed = append(res.ExcludedNamed, Exclusion{File: in.Name, Pattern: pattern, Config: opts.Settings.Path})
-			}
-			continue
+	inputs := expanded
+	if opts.Settings.HasExcludes() {
+		inputs = make([]manifest.Input, 0, len(expanded))
+		named := map[string]bool{}
+		for _, p := range opts.Paths {
+			named[filepath.Clean(p)] = true
 		}
-		inputs = append(inputs, in)
+		for _, in := range expanded {
+			if pattern, ok := opts.Settings.ExcludedBy(in.Name); ok {
+				res.Excluded++
+				if named[filepath.Clean(in.Name)] {
+					res.ExcludedNamed = append(res.ExcludedNamed, Exclusion{File: in.Name, Pattern: pattern, Config: opts.Settings.Path})
+				}
+				continue
+			}
+			inputs = append(inputs, in)
+		}
 	}
 
 	start := time.Now()
