@@ -228,8 +228,9 @@ func writeIndentedJSON(w io.Writer, out jsonReport) error {
 			group := parts[:min(jsonGroup, chunks-first)]
 			each.Index(len(group), func(k int) {
 				i := first + k
-				b := group[k][:0]
-				for j := range out.Findings[i*jsonChunk : min((i+1)*jsonChunk, len(out.Findings))] {
+				chunk := out.Findings[i*jsonChunk : min((i+1)*jsonChunk, len(out.Findings))]
+				b := make([]byte, 0, findingsSize(chunk))
+				for j := range chunk {
 					if i > 0 || j > 0 {
 						b = append(b, ",\n    "...)
 					}
@@ -237,10 +238,11 @@ func writeIndentedJSON(w io.Writer, out jsonReport) error {
 				}
 				group[k] = b
 			})
-			for _, p := range group {
+			for k, p := range group {
 				if _, err := w.Write(p); err != nil {
 					return err
 				}
+				group[k] = nil
 			}
 		}
 		if _, err := io.WriteString(w, "\n  "); err != nil {
