@@ -21,6 +21,7 @@ import (
 
 	"github.com/kubectl-workload/kubectl-workload/internal/apicheck"
 	"github.com/kubectl-workload/kubectl-workload/internal/config"
+	"github.com/kubectl-workload/kubectl-workload/internal/each"
 	"github.com/kubectl-workload/kubectl-workload/internal/manifest"
 	"github.com/kubectl-workload/kubectl-workload/internal/podsecurity"
 	"github.com/kubectl-workload/kubectl-workload/rules"
@@ -262,20 +263,23 @@ func (l *Linter) Run(ctx context.Context, opts Options) *Result {
 	expanded, problems := manifest.ExpandWith(opts.Paths, opts.Stdin, opts.Renderer)
 	res := &Result{}
 	addProblems(res, problems)
-	var inputs []manifest.Input
-	named := map[string]bool{}
-	for _, p := range opts.Paths {
-		named[filepath.Clean(p)] = true
-	}
-	for _, in := range expanded {
-		if pattern, ok := opts.Settings.ExcludedBy(in.Name); ok {
-			res.Excluded++
-			if named[filepath.Clean(in.Name)] {
-				res.ExcludedNamed = append(res.ExcludedNamed, Exclusion{File: in.Name, Pattern: pattern, Config: opts.Settings.Path})
-			}
-			continue
+	inputs := expanded
+	if opts.Settings.HasExcludes() {
+		inputs = make([]manifest.Input, 0, len(expanded))
+		named := map[string]bool{}
+		for _, p := range opts.Paths {
+			named[filepath.Clean(p)] = true
 		}
-		inputs = append(inputs, in)
+		for _, in := range expanded {
+			if pattern, ok := opts.Settings.ExcludedBy(in.Name); ok {
+				res.Excluded++
+				if named[filepath.Clean(in.Name)] {
+					res.ExcludedNamed = append(res.ExcludedNamed, Exclusion{File: in.Name, Pattern: pattern, Config: opts.Settings.Path})
+				}
+				continue
+			}
+			inputs = append(inputs, in)
+		}
 	}
 
 	start := time.Now()
@@ -361,6 +365,10 @@ func (l *Linter) Run(ctx context.Context, opts Options) *Result {
 	}
 	applyPodSecurity(all, opts.Baseline)
 	applyReferences(all)
+	// Each object's findings are governed on its own (applyGovernance
+	// touches only c), so on every CPU: on one, it was a serial step at the
+	// end of a large run.
+	each.Index(len(all), func(i int) { l.applyGovernance(all[i], opts) })
 	// The findings and the list of objects are sized once: growing them
 	// by doubling is a copy of every finding on one CPU.
 	found := len(res.Findings)
@@ -370,7 +378,6 @@ func (l *Linter) Run(ctx context.Context, opts Options) *Result {
 	res.Findings = slices.Grow(res.Findings, found-len(res.Findings))
 	res.Linted = slices.Grow(res.Linted, len(all))
 	for _, c := range all {
-		l.applyGovernance(c, opts)
 		res.Findings = append(res.Findings, c.findings...)
 		res.Linted = append(res.Linted, LintedObject{File: c.file, Document: c.document, Object: c.ref})
 	}

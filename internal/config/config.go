@@ -403,6 +403,10 @@ func (f *File) Enforced(rule string) bool {
 	return f != nil && matchAny(f.Rules.Enforce, rule)
 }
 
+// HasExcludes reports whether the file has exclude globs: without any,
+// ExcludedBy leaves out no path. Nil has none.
+func (f *File) HasExcludes() bool { return f != nil && len(f.Exclude) > 0 }
+
 // HasContainerExemptions reports whether an exemption names containers.
 func (f *File) HasContainerExemptions() bool {
 	if f == nil {
