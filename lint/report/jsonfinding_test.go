@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"math/rand/v2"
+	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/kubectl-workload/kubectl-workload/lint"
@@ -68,6 +70,29 @@ func BenchmarkJSONReport(b *testing.B) {
 		out.Reset()
 		if err := JSON(&out, res, "v1.37.1"); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// TestAppendFindingKnowsEveryField fails when a field is added to a finding
+// or to the types it holds without appendFinding being taught to write it:
+// the seeded comparison with the encoder only covers the fields it fills.
+func TestAppendFindingKnowsEveryField(t *testing.T) {
+	written := map[reflect.Type][]string{
+		reflect.TypeFor[lint.Finding]():     {"rule", "severity", "message", "file", "document", "line", "column", "field,omitempty", "object,omitempty", "related,omitempty", "rendered,omitempty", "suppressed,omitempty"},
+		reflect.TypeFor[lint.ObjectRef]():   {"apiVersion", "kind", "namespace,omitempty", "name"},
+		reflect.TypeFor[lint.Rendered]():    {"file", "document", "line", "column"},
+		reflect.TypeFor[lint.Suppression](): {"kind", "reason"},
+	}
+	for typ, want := range written {
+		var got []string
+		for i := range typ.NumField() {
+			if f := typ.Field(i); f.IsExported() {
+				got = append(got, f.Tag.Get("json"))
+			}
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%s's JSON fields are %q; appendFinding writes %q: teach it the change", typ, got, want)
 		}
 	}
 }
