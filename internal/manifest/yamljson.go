@@ -48,7 +48,7 @@ func documentJSON(root *yaml.Node, text []byte, fast bool) (docJSON, error) {
 // and calls json.Marshal. So treeJSON resolves every plain scalar with
 // yaml.v2's YAML 1.1 rules (resolvePlain), sorts each mapping's keys as
 // json.Marshal sorts a map's, and formats strings and numbers as
-// encoding/json does (appendJSONString, appendJSONFloat).
+// encoding/json does (AppendJSONString, appendJSONFloat).
 //
 // It reports false, and writes nothing of use, for any document where it
 // cannot be sure of giving the same bytes: one with an alias or anchor, an
@@ -120,7 +120,7 @@ const quotedStyles = yaml.DoubleQuotedStyle | yaml.SingleQuotedStyle | yaml.Lite
 
 func (w *treeWriter) scalar(n *yaml.Node) bool {
 	if n.Style&quotedStyles != 0 {
-		w.buf = appendJSONString(w.buf, n.Value)
+		w.buf = AppendJSONString(w.buf, n.Value)
 		return true
 	}
 	p := resolvePlain(n.Value)
@@ -129,7 +129,7 @@ func (w *treeWriter) scalar(n *yaml.Node) bool {
 	}
 	switch p.kind {
 	case plainString:
-		w.buf = appendJSONString(w.buf, n.Value)
+		w.buf = AppendJSONString(w.buf, n.Value)
 	case plainNull:
 		w.buf = append(w.buf, "null"...)
 	case plainBool:
@@ -240,7 +240,7 @@ func (w *treeWriter) mapping(n *yaml.Node, top bool) bool {
 			w.buf = append(w.buf, ',')
 		}
 		k, v := n.Content[i], n.Content[i+1]
-		w.buf = appendJSONString(w.buf, k.Value)
+		w.buf = AppendJSONString(w.buf, k.Value)
 		w.buf = append(w.buf, ':')
 		var ok bool
 		if top && k.Value == "items" && v.Kind == yaml.SequenceNode && v.Anchor == "" && v.Style&yaml.TaggedStyle == 0 {
@@ -465,12 +465,12 @@ var jsonSafe = func() (t [utf8.RuneSelf]bool) {
 
 const hexDigits = "0123456789abcdef"
 
-// appendJSONString appends s as a JSON string, escaped as json.Marshal
+// AppendJSONString appends s as a JSON string, escaped as json.Marshal
 // escapes it (encoding/json's appendString with HTML escaping): '"' and '\\'
 // by a backslash; \b, \f, \n, \r and \t by their short forms; other control
 // characters, '<', '>' and '&' as \u00XX; U+2028 and U+2029 as \u2028 and
 // \u2029; and each byte of invalid UTF-8 as \ufffd.
-func appendJSONString(b []byte, s string) []byte {
+func AppendJSONString(b []byte, s string) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {

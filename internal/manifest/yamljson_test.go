@@ -377,7 +377,7 @@ func TestYAMLFloatShape(t *testing.T) {
 	gen("", 5)
 }
 
-// TestAppendJSON checks appendJSONString and appendJSONFloat against
+// TestAppendJSON checks AppendJSONString and appendJSONFloat against
 // json.Marshal.
 func TestAppendJSON(t *testing.T) {
 	strs := []string{"", "plain", "<>&", "\"\\", "\b\f\n\r\t\x00\x01\x1f\x7f", "\u2028\u2029\u0085", "\xff", "a\xc3", "\xed\xa0\x80",
@@ -387,8 +387,8 @@ func TestAppendJSON(t *testing.T) {
 	}
 	for _, s := range strs {
 		want, _ := json.Marshal(s)
-		if got := appendJSONString(nil, s); !bytes.Equal(got, want) {
-			t.Errorf("appendJSONString(%q) = %s, want %s", s, got, want)
+		if got := AppendJSONString(nil, s); !bytes.Equal(got, want) {
+			t.Errorf("AppendJSONString(%q) = %s, want %s", s, got, want)
 		}
 	}
 	floats := []float64{0, math.Copysign(0, -1), 1, -1, 0.1, 1e-6, 9.99999e-7, 1e-7, 1.5e-7, 1e20, 1e21, 9.99e20, 1e22, 123456789,

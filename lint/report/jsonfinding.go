@@ -2,8 +2,8 @@ package report
 
 import (
 	"strconv"
-	"unicode/utf8"
 
+	"github.com/kubectl-workload/kubectl-workload/internal/manifest"
 	"github.com/kubectl-workload/kubectl-workload/lint"
 )
 
@@ -15,13 +15,13 @@ import (
 // to the encoder byte for byte, escapes and omitted fields included.
 func appendFinding(b []byte, f *lint.Finding) []byte {
 	b = append(b, "{\n      \"rule\": "...)
-	b = appendJSONString(b, f.Rule)
+	b = manifest.AppendJSONString(b, f.Rule)
 	b = append(b, ",\n      \"severity\": "...)
-	b = appendJSONString(b, f.Severity.String()) // Severity.MarshalJSON
+	b = manifest.AppendJSONString(b, f.Severity.String()) // Severity.MarshalJSON
 	b = append(b, ",\n      \"message\": "...)
-	b = appendJSONString(b, f.Message)
+	b = manifest.AppendJSONString(b, f.Message)
 	b = append(b, ",\n      \"file\": "...)
-	b = appendJSONString(b, f.File)
+	b = manifest.AppendJSONString(b, f.File)
 	b = append(b, ",\n      \"document\": "...)
 	b = strconv.AppendInt(b, int64(f.Document), 10)
 	b = append(b, ",\n      \"line\": "...)
@@ -30,19 +30,19 @@ func appendFinding(b []byte, f *lint.Finding) []byte {
 	b = strconv.AppendInt(b, int64(f.Column), 10)
 	if f.Field != "" {
 		b = append(b, ",\n      \"field\": "...)
-		b = appendJSONString(b, f.Field)
+		b = manifest.AppendJSONString(b, f.Field)
 	}
 	if o := f.Object; o != nil {
 		b = append(b, ",\n      \"object\": {\n        \"apiVersion\": "...)
-		b = appendJSONString(b, o.APIVersion)
+		b = manifest.AppendJSONString(b, o.APIVersion)
 		b = append(b, ",\n        \"kind\": "...)
-		b = appendJSONString(b, o.Kind)
+		b = manifest.AppendJSONString(b, o.Kind)
 		if o.Namespace != "" {
 			b = append(b, ",\n        \"namespace\": "...)
-			b = appendJSONString(b, o.Namespace)
+			b = manifest.AppendJSONString(b, o.Namespace)
 		}
 		b = append(b, ",\n        \"name\": "...)
-		b = appendJSONString(b, o.Name)
+		b = manifest.AppendJSONString(b, o.Name)
 		b = append(b, "\n      }"...)
 	}
 	if f.Related != 0 {
@@ -51,7 +51,7 @@ func appendFinding(b []byte, f *lint.Finding) []byte {
 	}
 	if r := f.Rendered; r != nil {
 		b = append(b, ",\n      \"rendered\": {\n        \"file\": "...)
-		b = appendJSONString(b, r.File)
+		b = manifest.AppendJSONString(b, r.File)
 		b = append(b, ",\n        \"document\": "...)
 		b = strconv.AppendInt(b, int64(r.Document), 10)
 		b = append(b, ",\n        \"line\": "...)
@@ -62,9 +62,9 @@ func appendFinding(b []byte, f *lint.Finding) []byte {
 	}
 	if s := f.Suppressed; s != nil {
 		b = append(b, ",\n      \"suppressed\": {\n        \"kind\": "...)
-		b = appendJSONString(b, s.Kind)
+		b = manifest.AppendJSONString(b, s.Kind)
 		b = append(b, ",\n        \"reason\": "...)
-		b = appendJSONString(b, s.Reason)
+		b = manifest.AppendJSONString(b, s.Reason)
 		b = append(b, "\n      }"...)
 	}
 	return append(b, "\n    }"...)
@@ -91,62 +91,4 @@ func findingsSize(fs []lint.Finding) int {
 		}
 	}
 	return n
-}
-
-// appendJSONString appends s quoted as encoding/json quotes a string with
-// HTML escaping on (its default, and the Encoder's): '<', '>' and '&' as
-// \u003c, \u003e and \u0026; the control characters with a short escape
-// where JSON has one (\b \f \n \r \t), else \u00XX; invalid UTF-8 as
-// \ufffd; and U+2028 and U+2029, which JavaScript takes for line ends,
-// escaped. It mirrors encoding/json's unexported appendString.
-func appendJSONString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		if c := s[i]; c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xf])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
 }
