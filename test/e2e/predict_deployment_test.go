@@ -994,16 +994,7 @@ func (r *rolloutRun) attempt() ([]string, *kernel.Plan, *recorder) {
 	at := time.Now()
 	plan := r.simulate(deployment.Input{Deployment: d, Old: r.decode(r.sc.old), Timing: r.timing(d, step.fail), Start: at})
 	r.apply(ctx, step.manifest)
-	err := waitFor(ctx, nil, predictTimeout, "rollout of "+r.ns+"/web to complete", func() (bool, error) {
-		dep, err := r.cs.AppsV1().Deployments(r.ns).Get(ctx, "web", metav1.GetOptions{})
-		if err != nil || dep.Status.ObservedGeneration < dep.Generation {
-			return false, err
-		}
-		if _, last := rec.count(); time.Since(last) < predictCompleteQuiet {
-			return false, nil
-		}
-		return r.complete(ctx)
-	})
+	err := r.waitRolledOut(ctx, rec)
 	if err != nil {
 		t.Errorf("%v; real events so far:\n  %s\n%s", err, strings.Join(rec.messages(), "\n  "), r.describe(ctx))
 	}
@@ -1188,6 +1179,21 @@ func (r *rolloutRun) apply(ctx context.Context, manifest string) {
 
 // waitComplete waits until the controller has observed the Deployment's generation and the
 // rollout is complete (deploymentutil.DeploymentComplete, plus no surplus pods).
+// waitRolledOut waits until the Deployment's rollout is complete and rec has seen no scale
+// event for predictCompleteQuiet.
+func (r *rolloutRun) waitRolledOut(ctx context.Context, rec *recorder) error {
+	return waitFor(ctx, nil, predictTimeout, "rollout of "+r.ns+"/web to complete", func() (bool, error) {
+		dep, err := r.cs.AppsV1().Deployments(r.ns).Get(ctx, "web", metav1.GetOptions{})
+		if err != nil || dep.Status.ObservedGeneration < dep.Generation {
+			return false, err
+		}
+		if _, last := rec.count(); time.Since(last) < predictCompleteQuiet {
+			return false, nil
+		}
+		return r.complete(ctx)
+	})
+}
+
 func (r *rolloutRun) waitComplete(ctx context.Context) error {
 	return waitFor(ctx, nil, predictTimeout, "deployment "+r.ns+"/web complete", func() (bool, error) {
 		return r.complete(ctx)

@@ -217,16 +217,7 @@ func (r *rolloutRun) timeline() (string, []string) {
 	mu.Unlock()
 	r.apply(ctx, r.sc.steps[0].manifest)
 	log("applied")
-	err = waitFor(ctx, nil, predictTimeout, "rollout of "+r.ns+"/web to complete", func() (bool, error) {
-		dep, err := r.cs.AppsV1().Deployments(r.ns).Get(ctx, "web", metav1.GetOptions{})
-		if err != nil || dep.Status.ObservedGeneration < dep.Generation {
-			return false, err
-		}
-		if _, last := rec.count(); time.Since(last) < predictCompleteQuiet {
-			return false, nil
-		}
-		return r.complete(ctx)
-	})
+	err = r.waitRolledOut(ctx, rec)
 	if err != nil {
 		t.Errorf("%v", err)
 	}
