@@ -137,6 +137,10 @@ type predictScenario struct {
 	// envelopeLogged, with envelope, logs which recorded runs are outside the envelope
 	// instead of failing: for a scenario whose long tail the spread model does not reach.
 	envelopeLogged bool
+	// attempts, for a scenario without runs, is how many times it may be recorded until one
+	// real rollout equals the plan (predictAttempts when 0): for a scenario of several steps
+	// whose last varies as a runs scenario does.
+	attempts int
 }
 
 // The envelope of a multi-run scenario: kwok's Ready delay on the shared controllers, measured
@@ -242,6 +246,8 @@ const richPodSpec = `      volumes:
 
 // unschedulable is a pod-spec fragment whose pods no kwok node accepts: they stay Pending,
 // never Ready.
+const surge2unavailable0 = "  strategy:\n    rollingUpdate:\n      maxSurge: 2\n      maxUnavailable: 0\n"
+
 const unschedulable = "      nodeSelector:\n        no-such-label: \"true\"\n"
 
 // predictScenarios are the differential scenarios. Expected sequences (from the Deployment
@@ -424,6 +430,22 @@ var predictScenarios = []predictScenario{
 		name:  "one-replica",
 		old:   webManifest(1, "nginx:1.0", "", ""),
 		steps: next(webManifest(1, "nginx:2.0", "", "")),
+	},
+	{
+		// A rollover at maxSurge 2 / maxUnavailable 0, no minReadySeconds (issue 35): v2's
+		// pods cannot be scheduled; v3's first sync deletes them (never Ready, gone at once)
+		// and creates 2 pods, which turn Ready apart: old 6→5, then single steps, as in every
+		// run the issue recorded. 12 runs here, one at a time: the plan's sequence in 3,
+		// 6→5 first in 9 (then old 4→2 and new 4→6 in 5 of those), 6→4 in 3; the first
+		// differential with it took 6→5 and single steps to old 3→2, then 2→0, 3 times before
+		// the plan's. So it is recorded up to 30 times until one equals the plan.
+		name: "rollover-6-surge2-unavailable0-no-min-ready",
+		old:  withMinReady(webManifest(6, "nginx:1.0", surge2unavailable0, ""), 0),
+		steps: []predictStep{
+			{manifest: withMinReady(webManifest(6, "nginx:2.0", surge2unavailable0, unschedulable), 0), fail: true},
+			{manifest: withMinReady(webManifest(6, "nginx:3.0", surge2unavailable0, ""), 0), fromState: true},
+		},
+		attempts: 30,
 	},
 	{
 		// Two broken templates in a row, then a scale: v2 stuck (new 5, old 8); v3, also
@@ -680,8 +702,11 @@ func TestPredictDeploymentDifferential(t *testing.T) {
 			// in a namespace of its own, until one real rollout equals the plan; the runs that
 			// did not are logged. A scenario with runs records its runs in one attempt.
 			attempts := predictAttempts
-			if sc.runs > 0 {
+			switch {
+			case sc.runs > 0:
 				attempts = 1
+			case sc.attempts > 0:
+				attempts = sc.attempts
 			}
 			var st *scenarioT
 			var disagreed []string
@@ -1263,9 +1288,10 @@ func (r *rolloutRun) complete(ctx context.Context) (bool, error) {
 	return deploymentutil.DeploymentComplete(d, &d.Status) && d.Status.Replicas == *d.Spec.Replicas, nil
 }
 
-// waitSettled waits until the rollout is over: n scale events seen and, when the plan
-// completes, the Deployment complete, else the ReplicaSets quiet for predictQuiet. A timeout
-// is not fatal here: the comparison that follows says what happened.
+// waitSettled waits until the rollout is over: when the plan completes, the Deployment
+// complete and its ReplicaSets quiet for predictCompleteQuiet, however many scale events that
+// took; else n scale events seen and the ReplicaSets quiet for predictQuiet. A timeout is not
+// fatal here: the comparison that follows says what happened.
 func (r *rolloutRun) waitSettled(ctx context.Context, rec *recorder, n int, complete bool) {
 	r.t.Helper()
 	err := waitFor(ctx, nil, predictTimeout, "rollout of "+r.ns+"/web to settle", func() (bool, error) {
@@ -1278,7 +1304,9 @@ func (r *rolloutRun) waitSettled(ctx context.Context, rec *recorder, n int, comp
 		}
 		seen, last := rec.count()
 		if complete {
-			if seen < n || time.Since(last) < predictCompleteQuiet {
+			// A complete rollout has nothing left to scale, whether or not it took as many
+			// steps as the plan (a real run that took fewer is compared at once).
+			if time.Since(last) < predictCompleteQuiet {
 				return false, nil
 			}
 			return r.complete(ctx)
@@ -1499,12 +1527,15 @@ func (r *rolloutRun) readState(ctx context.Context) []deployment.ReplicaSetState
 				counts[deployment.PodAvailable]++
 			case podutil.IsPodReady(p):
 				counts[deployment.PodReady]++
+			case unschedulablePod(p):
+				// As the plugin reads a state: a pod that cannot be scheduled is stuck.
+				counts[deployment.PodStuck]++
 			default:
 				counts[deployment.PodNotReady]++
 			}
 		}
 		s := deployment.ReplicaSetState{ReplicaSet: rs}
-		for _, ph := range []deployment.PodPhase{deployment.PodAvailable, deployment.PodReady, deployment.PodNotReady, deployment.PodTerminating} {
+		for _, ph := range []deployment.PodPhase{deployment.PodAvailable, deployment.PodReady, deployment.PodNotReady, deployment.PodStuck, deployment.PodTerminating} {
 			if counts[ph] > 0 {
 				s.Pods = append(s.Pods, deployment.PodGroup{Phase: ph, Count: counts[ph]})
 			}
@@ -1513,6 +1544,16 @@ func (r *rolloutRun) readState(ctx context.Context) []deployment.ReplicaSetState
 		states = append(states, s)
 	}
 	return states
+}
+
+// unschedulablePod reports whether the scheduler marked p Unschedulable.
+func unschedulablePod(p *corev1.Pod) bool {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Reason == corev1.PodReasonUnschedulable {
+			return true
+		}
+	}
+	return false
 }
 
 // scalingMessages are the plan's ScalingReplicaSet messages in order.

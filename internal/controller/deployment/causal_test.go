@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	apps "k8s.io/api/apps/v1"
+
 	"github.com/kubectl-workload/kubectl-workload/internal/controller/kernel"
 )
 
@@ -217,5 +219,38 @@ func checkBounds(t *testing.T, p *kernel.Plan, maxPods, minAvailable int32) {
 	}
 	if p.Summary.MinAvailable < minAvailable {
 		t.Errorf("min available %d, want at least %d", p.Summary.MinAvailable, minAvailable)
+	}
+}
+
+// TestRolloverStuckPodsDoNotJoin: 6 replicas at maxSurge 2 / maxUnavailable 0, no
+// minReadySeconds, v3 applied while v2's 2 pods cannot be scheduled. v3's first sync deletes
+// v2's pods (never Ready, deleted at once) and creates 2 pods in batches of 1 and 1, which turn
+// Ready on their own: old 6→5, then single steps, as every run recorded for issue 35 and 3 of
+// our 12 (9 of 12 took 6→5 first; 1 took 6→4 and pairs, the sequence this plan had when a
+// deletion of pods that were never Ready still made a sync's batches turn Ready together).
+func TestRolloverStuckPodsDoNotJoin(t *testing.T) {
+	const surge2Unavailable0 = "  strategy:\n    rollingUpdate:\n      maxSurge: 2\n      maxUnavailable: 0"
+	v1 := webDeployment(t, 6, "nginx:1.0", surge2Unavailable0)
+	v2 := webDeployment(t, 6, "nginx:2.0", surge2Unavailable0)
+	v3 := webDeployment(t, 6, "nginx:3.0", surge2Unavailable0)
+	for _, d := range []*apps.Deployment{v1, v2, v3} {
+		d.Spec.MinReadySeconds = 0
+	}
+	start := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	p, err := Simulate(Input{
+		Deployment: v3,
+		Start:      start,
+		Timing:     kernel.Timing{ReadyAfter: 100 * time.Millisecond, TerminateAfter: 100 * time.Millisecond},
+		ReplicaSets: []ReplicaSetState{
+			{ReplicaSet: stateRS("web-v1", v1, 6, "1", start.Add(-2*time.Hour)), Pods: []PodGroup{{Phase: PodAvailable, Count: 6}}},
+			{ReplicaSet: stateRS("web-v2", v2, 2, "2", start.Add(-time.Hour)), Pods: []PodGroup{{Phase: PodStuck, Count: 2}}},
+		},
+	})
+	if err != nil {
+		t.Fatalf("Simulate() error: %v", err)
+	}
+	want := "web-v2 2→0, new 0→2, old 6→5, new 2→3, old 5→4, new 3→4, old 4→3, new 4→5, old 3→2, new 5→6, old 2→1, old 1→0"
+	if got := compact(p, "web-v1", rsName(v3)); got != want {
+		t.Errorf("Simulate(rollover, 6 at 2/0) = %s\nwant the recorded real run: %s", got, want)
 	}
 }
