@@ -99,6 +99,13 @@ var stsScenarios = []stsScenario{
 		old:  stsManifest(5, "nginx:1", parallelNoMinReady, ""),
 		next: stsManifest(5, "nginx:2", parallelNoMinReady, "")},
 	{name: "ordered-3", old: stsManifest(3, "nginx:1", "", ""), next: stsManifest(3, "nginx:2", "", "")},
+	// issue 35: Parallel with the default strategy (maxUnavailable 1), and at maxUnavailable 3.
+	{name: "parallel-4-defaults",
+		old:  stsManifest(4, "nginx:1", "  minReadySeconds: 1\n  podManagementPolicy: Parallel", ""),
+		next: stsManifest(4, "nginx:2", "  minReadySeconds: 1\n  podManagementPolicy: Parallel", "")},
+	{name: "parallel-6-maxunavailable-3",
+		old:  stsManifest(6, "nginx:1", "  minReadySeconds: 1\n  podManagementPolicy: Parallel\n  updateStrategy:\n    rollingUpdate:\n      maxUnavailable: 3", ""),
+		next: stsManifest(6, "nginx:2", "  minReadySeconds: 1\n  podManagementPolicy: Parallel\n  updateStrategy:\n    rollingUpdate:\n      maxUnavailable: 3", "")},
 	{name: "ordered-4-partition-2",
 		old:  stsManifest(4, "nginx:1", "  updateStrategy:\n    rollingUpdate:\n      partition: 2", ""),
 		next: stsManifest(4, "nginx:2", "  updateStrategy:\n    rollingUpdate:\n      partition: 2", "")},
@@ -493,11 +500,19 @@ type dsScenario struct {
 	// together turn available milliseconds apart, and the controller may react to each), is
 	// how many may be recorded; the plan must equal one of them (matchOneOf).
 	runs int
+	// oldNodeSelector, when set, is the old DaemonSet's only node (kubernetes.io/hostname),
+	// and the update removes the selector instead of changing the image: the new pods go to
+	// every node, the old one replaced.
+	oldNodeSelector string
 }
 
 // dsManifest is a DaemonSet named agent with image, strategy (indented under spec:),
-// minReadySeconds and extra container lines.
-func dsManifest(image string, sc dsScenario) string {
+// minReadySeconds and extra container lines, on the node named nodeSelector (or every node).
+func dsManifest(image string, sc dsScenario, nodeSelector string) string {
+	podSpec := ""
+	if nodeSelector != "" {
+		podSpec = "      nodeSelector:\n        kubernetes.io/hostname: " + nodeSelector + "\n"
+	}
 	return fmt.Sprintf(`apiVersion: apps/v1
 kind: DaemonSet
 metadata:
@@ -513,11 +528,11 @@ spec:
       labels:
         app: agent
     spec:
-      terminationGracePeriodSeconds: 0
+%s      terminationGracePeriodSeconds: 0
       containers:
       - name: agent
         image: %s
-%s`, sc.minReadySeconds, sc.strategy, image, sc.podExtra)
+%s`, sc.minReadySeconds, sc.strategy, podSpec, image, sc.podExtra)
 }
 
 var dsScenarios = []dsScenario{
@@ -525,6 +540,10 @@ var dsScenarios = []dsScenario{
 	{name: "maxunavailable-50pct-rounds-up", minReadySeconds: 1, strategy: "  updateStrategy:\n    rollingUpdate:\n      maxUnavailable: 50%"},
 	{name: "default-maxunavailable-1-no-min-ready"},
 	{name: "maxunavailable-2-no-min-ready", runs: 16, strategy: "  updateStrategy:\n    rollingUpdate:\n      maxUnavailable: 2"},
+	// issue 35: the node selector removed, with the default strategy: the new pods go to the
+	// two nodes the old DaemonSet left out, and the one old pod is replaced.
+	{name: "nodeselector-removed", minReadySeconds: 1, oldNodeSelector: "kwok-node-0"},
+	{name: "nodeselector-removed-no-min-ready", oldNodeSelector: "kwok-node-0"},
 	{name: "maxsurge-1", strategy: "  updateStrategy:\n    rollingUpdate:\n      maxUnavailable: 0\n      maxSurge: 1"},
 	// 3 nodes at maxSurge 2 (issue 35): the two new pods are created in slow-start batches of
 	// 1 and 1 and turn Ready apart. 20 runs one at a time (TestPredictDaemonSetTimeline, load
@@ -584,8 +603,13 @@ func runDaemonSet(t *testing.T, c *Cluster, cs kubernetes.Interface, sc dsScenar
 	for i := range nodeList.Items {
 		nodes = append(nodes, &nodeList.Items[i])
 	}
-	old := decodeDaemonSet(t, dsManifest("agent:1", sc), ns)
-	next := decodeDaemonSet(t, dsManifest("agent:2", sc), ns)
+	old := decodeDaemonSet(t, dsManifest("agent:1", sc, sc.oldNodeSelector), ns)
+	next := decodeDaemonSet(t, dsManifest("agent:2", sc, ""), ns)
+	oldNodes := len(nodes)
+	if sc.oldNodeSelector != "" {
+		next = decodeDaemonSet(t, dsManifest("agent:1", sc, ""), ns)
+		oldNodes = 1
+	}
 	plan, err := daemon.Simulate(daemon.Input{DaemonSet: next, Old: old, Nodes: nodes,
 		Timing: kernel.Timing{ReadyAfter: time.Second, TerminateAfter: 100 * time.Millisecond}})
 	if err != nil {
@@ -596,7 +620,7 @@ func runDaemonSet(t *testing.T, c *Cluster, cs kubernetes.Interface, sc dsScenar
 	if _, err := cs.AppsV1().DaemonSets(ns).Create(ctx, old, metav1.CreateOptions{}); err != nil {
 		t.Fatalf("create: %v", err)
 	}
-	waitDaemonSetSettled(ctx, t, cs, ns, len(nodes))
+	waitDaemonSetSettled(ctx, t, cs, ns, oldNodes)
 	rec := watchPodActions(ctx, t, cs, ns, "app=agent")
 	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		cur, err := cs.AppsV1().DaemonSets(ns).Get(ctx, "agent", metav1.GetOptions{})
