@@ -496,6 +496,12 @@ var predictScenarios = []predictScenario{
 		steps: next(withMinReady(webManifest(10, "nginx:2.0", surge3unavailable2, ""), 4)),
 	},
 	{
+		// minReadySeconds 10 (issue 35; 10 mod 4 = 2), default strategy.
+		name:  "min-ready-10",
+		old:   withMinReady(webManifest(4, "nginx:1.0", "", ""), 10),
+		steps: next(withMinReady(webManifest(4, "nginx:2.0", "", ""), 10)),
+	},
+	{
 		// 7 replicas at 30%/30%: surge ceil(2.1) = 3, unavailable floor(2.1) = 2.
 		name:  "percent-rounding-7",
 		old:   webManifest(7, "nginx:1.0", "  strategy:\n    rollingUpdate:\n      maxSurge: 30%\n      maxUnavailable: 30%\n", ""),
