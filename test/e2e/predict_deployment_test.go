@@ -448,6 +448,19 @@ var predictScenarios = []predictScenario{
 		attempts: 30,
 	},
 	{
+		// A rollover at the default strategy, no minReadySeconds: v3's first sync creates 5
+		// pods (batches 1, 2, 2) while v2's unschedulable pods go: the first turns Ready alone
+		// (old 8→7), the other 4 together (old 7→3). 4 of 6 runs took the plan's sequence;
+		// one saw 5 together after the first (7→2), one took 8→5 first.
+		name: "rollover-10-default-no-min-ready",
+		old:  withMinReady(webManifest(10, "nginx:1.0", "", ""), 0),
+		steps: []predictStep{
+			{manifest: withMinReady(webManifest(10, "nginx:2.0", "", unschedulable), 0), fail: true},
+			{manifest: withMinReady(webManifest(10, "nginx:3.0", "", ""), 0), fromState: true},
+		},
+		attempts: 10,
+	},
+	{
 		// Two broken templates in a row, then a scale: v2 stuck (new 5, old 8); v3, also
 		// never ready, is created at 0, v2's unready pods are cleaned up and v3 goes to 5;
 		// then 10→20 spreads over v1 and v3 (v2 is at 0). All timed changes of one

@@ -254,3 +254,33 @@ func TestRolloverStuckPodsDoNotJoin(t *testing.T) {
 		t.Errorf("Simulate(rollover, 6 at 2/0) = %s\nwant the recorded real run: %s", got, want)
 	}
 }
+
+// TestRolloverFirstPodThenTheRest: 10 replicas at the default 25%/25%, no minReadySeconds, v3
+// applied while v2's 5 pods cannot be scheduled. v3's first sync creates 5 pods in batches of
+// 1, 2 and 2, deleting none that turn Ready: the first pod turns Ready alone (old 8→7), the
+// other 4 together (old 7→3), as 4 of 6 real runs took the whole sequence below.
+func TestRolloverFirstPodThenTheRest(t *testing.T) {
+	v1 := webDeployment(t, 10, "nginx:1.0", defaultStrategy)
+	v2 := webDeployment(t, 10, "nginx:2.0", defaultStrategy)
+	v3 := webDeployment(t, 10, "nginx:3.0", defaultStrategy)
+	for _, d := range []*apps.Deployment{v1, v2, v3} {
+		d.Spec.MinReadySeconds = 0
+	}
+	start := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	p, err := Simulate(Input{
+		Deployment: v3,
+		Start:      start,
+		Timing:     kernel.Timing{ReadyAfter: 100 * time.Millisecond, TerminateAfter: 100 * time.Millisecond},
+		ReplicaSets: []ReplicaSetState{
+			{ReplicaSet: stateRS("web-v1", v1, 8, "1", start.Add(-2*time.Hour)), Pods: []PodGroup{{Phase: PodAvailable, Count: 8}}},
+			{ReplicaSet: stateRS("web-v2", v2, 5, "2", start.Add(-time.Hour)), Pods: []PodGroup{{Phase: PodStuck, Count: 5}}},
+		},
+	})
+	if err != nil {
+		t.Fatalf("Simulate() error: %v", err)
+	}
+	want := "web-v2 5→0, new 0→5, old 8→7, new 5→6, old 7→3, new 6→10, old 3→2, old 2→0"
+	if got := compact(p, "web-v1", rsName(v3)); got != want {
+		t.Errorf("Simulate(rollover, 10 at 25%%/25%%) = %s\nwant the recorded real run: %s", got, want)
+	}
+}

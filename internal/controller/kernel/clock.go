@@ -62,11 +62,12 @@ const NoteSmallerSteps = "The real controller may take smaller steps than these:
 	"bounds and the final state do not change. --ready-spread D --runs N shows the range."
 
 // NoteSlowStartSteps is the plan note of a Deployment plan in which a sync creates several pods:
-// the deterministic plan has them turn Ready batch by batch (or together, while pods are being
-// deleted), and a real cluster may group them differently.
+// the deterministic plan has its first batch turn Ready alone and the rest together (or all
+// together, while pods are being deleted), and a real cluster may group them differently.
 const NoteSlowStartSteps = "Steps may split or merge in a real cluster: the controller creates a sync's pods in " +
-	"slow-start batches of 1, 2, 4, …, and this plan has each batch turn Ready on its own, in creation order, " +
-	"with the controllers acting in between, except that the batches of a sync made while pods are being deleted " +
+	"slow-start batches of 1, 2, 4, …, and this plan has the first batch (1 pod) turn Ready on its own and the later " +
+	"batches of the sync together after it, with the controllers acting in between, except that the batches of a " +
+	"sync made while pods are being deleted " +
 	"turn Ready together (as they most often do on a real control plane), or, in a sync of 7 pods or more, the " +
 	"first 3 pods together and the rest together after them, with the pods created right after them. The pods of a batch may turn Ready " +
 	"milliseconds apart (smaller steps), and batches that turn Ready before the controller's next sync are seen " +
