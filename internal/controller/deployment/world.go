@@ -505,8 +505,8 @@ func readyTogether(batches []kernel.CreationBatch) []kernel.CreationBatch {
 //
 // Calibrated on a rollover at the default strategy (10 replicas, v2 unschedulable, no
 // minReadySeconds; v3's first sync creates 5 pods, batches 1, 2, 2): the first pod alone and
-// the next 4 together (old 8→7, then 7→3) in 4 of 6 real runs, each batch apart in none. Syncs
-// of one or two batches (1, or 1 and 1) are unchanged.
+// the next 4 together (old 8→7, then 7→3) in 4 of 6 real runs, each batch apart in none. A
+// sync of one or two batches (up to 3 pods) is unchanged.
 //
 // Example: batches 1, 2, 2 turn Ready as 1 and then 4.
 func afterTheFirst(batches []kernel.CreationBatch) []kernel.CreationBatch {
