@@ -27,7 +27,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
-	podutil "k8s.io/kubernetes/pkg/api/v1/pod"
 	_ "k8s.io/kubernetes/pkg/apis/apps/install"
 	_ "k8s.io/kubernetes/pkg/apis/core/install"
 	deploymentutil "k8s.io/kubernetes/pkg/controller/deployment/util"
@@ -1516,11 +1515,16 @@ func (r *rolloutRun) checkDeadline(ctx context.Context, plan *kernel.Plan, appli
 	}
 }
 
-// readState reads the namespace's ReplicaSets and pods back as a starting state for
-// deployment.Simulate: each pod is Terminating, Available (Ready for minReadySeconds), Ready or
-// NotReady, and counted under the ReplicaSet that controls it.
+// readState reads the namespace's Deployment, ReplicaSets and pods back as a starting state for
+// deployment.Simulate, through deployment.ReplicaSetsOf as the plugin reads one: each pod is
+// Terminating, Available (Ready for minReadySeconds), Ready, Stuck (unschedulable) or NotReady,
+// and counted under the ReplicaSet that controls it.
 func (r *rolloutRun) readState(ctx context.Context) []deployment.ReplicaSetState {
 	r.t.Helper()
+	d, err := r.cs.AppsV1().Deployments(r.ns).Get(ctx, "web", metav1.GetOptions{})
+	if err != nil {
+		r.t.Fatalf("get deployment: %v", err)
+	}
 	rsList, err := r.cs.AppsV1().ReplicaSets(r.ns).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		r.t.Fatalf("list replica sets: %v", err)
@@ -1529,50 +1533,23 @@ func (r *rolloutRun) readState(ctx context.Context) []deployment.ReplicaSetState
 	if err != nil {
 		r.t.Fatalf("list pods: %v", err)
 	}
-	now := metav1.Now()
-	var states []deployment.ReplicaSetState
+	// Read as the plugin reads a live state (deployment.ReplicaSetsOf): a pod that cannot be
+	// scheduled is stuck, a Ready one available once minReadySeconds have passed.
+	st := &kernel.State{Now: time.Now()}
 	for i := range rsList.Items {
-		rs := &rsList.Items[i]
-		counts := map[deployment.PodPhase]int32{}
-		for j := range pods.Items {
-			p := &pods.Items[j]
-			if ref := metav1.GetControllerOf(p); ref == nil || ref.UID != rs.UID {
-				continue
-			}
-			switch {
-			case p.DeletionTimestamp != nil:
-				counts[deployment.PodTerminating]++
-			case podutil.IsPodAvailable(p, rs.Spec.MinReadySeconds, now):
-				counts[deployment.PodAvailable]++
-			case podutil.IsPodReady(p):
-				counts[deployment.PodReady]++
-			case unschedulablePod(p):
-				// As the plugin reads a state: a pod that cannot be scheduled is stuck.
-				counts[deployment.PodStuck]++
-			default:
-				counts[deployment.PodNotReady]++
-			}
-		}
-		s := deployment.ReplicaSetState{ReplicaSet: rs}
-		for _, ph := range []deployment.PodPhase{deployment.PodAvailable, deployment.PodReady, deployment.PodNotReady, deployment.PodStuck, deployment.PodTerminating} {
-			if counts[ph] > 0 {
-				s.Pods = append(s.Pods, deployment.PodGroup{Phase: ph, Count: counts[ph]})
-			}
-		}
-		r.t.Logf("state: %s replicas %d pods %v", rs.Name, *rs.Spec.Replicas, s.Pods)
-		states = append(states, s)
+		st.ReplicaSets = append(st.ReplicaSets, &rsList.Items[i])
+	}
+	for i := range pods.Items {
+		st.Pods = append(st.Pods, &pods.Items[i])
+	}
+	states, err := deployment.ReplicaSetsOf(st, d)
+	if err != nil {
+		r.t.Fatalf("read state: %v", err)
+	}
+	for _, s := range states {
+		r.t.Logf("state: %s replicas %d pods %v", s.ReplicaSet.Name, *s.ReplicaSet.Spec.Replicas, s.Pods)
 	}
 	return states
-}
-
-// unschedulablePod reports whether the scheduler marked p Unschedulable.
-func unschedulablePod(p *corev1.Pod) bool {
-	for _, c := range p.Status.Conditions {
-		if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Reason == corev1.PodReasonUnschedulable {
-			return true
-		}
-	}
-	return false
 }
 
 // scalingMessages are the plan's ScalingReplicaSet messages in order.
