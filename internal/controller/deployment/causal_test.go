@@ -230,27 +230,8 @@ func checkBounds(t *testing.T, p *kernel.Plan, maxPods, minAvailable int32) {
 // deletion of pods that were never Ready still made a sync's batches turn Ready together).
 func TestRolloverStuckPodsDoNotJoin(t *testing.T) {
 	const surge2Unavailable0 = "  strategy:\n    rollingUpdate:\n      maxSurge: 2\n      maxUnavailable: 0"
-	v1 := webDeployment(t, 6, "nginx:1.0", surge2Unavailable0)
-	v2 := webDeployment(t, 6, "nginx:2.0", surge2Unavailable0)
-	v3 := webDeployment(t, 6, "nginx:3.0", surge2Unavailable0)
-	for _, d := range []*apps.Deployment{v1, v2, v3} {
-		d.Spec.MinReadySeconds = 0
-	}
-	start := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
-	p, err := Simulate(Input{
-		Deployment: v3,
-		Start:      start,
-		Timing:     kernel.Timing{ReadyAfter: 100 * time.Millisecond, TerminateAfter: 100 * time.Millisecond},
-		ReplicaSets: []ReplicaSetState{
-			{ReplicaSet: stateRS("web-v1", v1, 6, "1", start.Add(-2*time.Hour)), Pods: []PodGroup{{Phase: PodAvailable, Count: 6}}},
-			{ReplicaSet: stateRS("web-v2", v2, 2, "2", start.Add(-time.Hour)), Pods: []PodGroup{{Phase: PodStuck, Count: 2}}},
-		},
-	})
-	if err != nil {
-		t.Fatalf("Simulate() error: %v", err)
-	}
 	want := "web-v2 2→0, new 0→2, old 6→5, new 2→3, old 5→4, new 3→4, old 4→3, new 4→5, old 3→2, new 5→6, old 2→1, old 1→0"
-	if got := compact(p, "web-v1", rsName(v3)); got != want {
+	if got := stuckRollover(t, 6, surge2Unavailable0, 6, 2); got != want {
 		t.Errorf("Simulate(rollover, 6 at 2/0) = %s\nwant the recorded real run: %s", got, want)
 	}
 }
@@ -260,9 +241,21 @@ func TestRolloverStuckPodsDoNotJoin(t *testing.T) {
 // 1, 2 and 2, deleting none that turn Ready: the first pod turns Ready alone (old 8→7), the
 // other 4 together (old 7→3), as 4 of 6 real runs took the whole sequence below.
 func TestRolloverFirstPodThenTheRest(t *testing.T) {
-	v1 := webDeployment(t, 10, "nginx:1.0", defaultStrategy)
-	v2 := webDeployment(t, 10, "nginx:2.0", defaultStrategy)
-	v3 := webDeployment(t, 10, "nginx:3.0", defaultStrategy)
+	want := "web-v2 5→0, new 0→5, old 8→7, new 5→6, old 7→3, new 6→10, old 3→2, old 2→0"
+	if got := stuckRollover(t, 10, defaultStrategy, 8, 5); got != want {
+		t.Errorf("Simulate(rollover, 10 at 25%%/25%%) = %s\nwant the recorded real run: %s", got, want)
+	}
+}
+
+// stuckRollover simulates v3 of a Deployment of replicas (strategy, no minReadySeconds)
+// applied while v1 has available pods and v2 stuck ones (they cannot be scheduled), with pods
+// Ready 100ms after creation, and returns the plan's scale steps in compact's notation (v2 by
+// its name, web-v2).
+func stuckRollover(t *testing.T, replicas int32, strategy string, available, stuck int32) string {
+	t.Helper()
+	v1 := webDeployment(t, replicas, "nginx:1.0", strategy)
+	v2 := webDeployment(t, replicas, "nginx:2.0", strategy)
+	v3 := webDeployment(t, replicas, "nginx:3.0", strategy)
 	for _, d := range []*apps.Deployment{v1, v2, v3} {
 		d.Spec.MinReadySeconds = 0
 	}
@@ -272,15 +265,12 @@ func TestRolloverFirstPodThenTheRest(t *testing.T) {
 		Start:      start,
 		Timing:     kernel.Timing{ReadyAfter: 100 * time.Millisecond, TerminateAfter: 100 * time.Millisecond},
 		ReplicaSets: []ReplicaSetState{
-			{ReplicaSet: stateRS("web-v1", v1, 8, "1", start.Add(-2*time.Hour)), Pods: []PodGroup{{Phase: PodAvailable, Count: 8}}},
-			{ReplicaSet: stateRS("web-v2", v2, 5, "2", start.Add(-time.Hour)), Pods: []PodGroup{{Phase: PodStuck, Count: 5}}},
+			{ReplicaSet: stateRS("web-v1", v1, available, "1", start.Add(-2*time.Hour)), Pods: []PodGroup{{Phase: PodAvailable, Count: available}}},
+			{ReplicaSet: stateRS("web-v2", v2, stuck, "2", start.Add(-time.Hour)), Pods: []PodGroup{{Phase: PodStuck, Count: stuck}}},
 		},
 	})
 	if err != nil {
 		t.Fatalf("Simulate() error: %v", err)
 	}
-	want := "web-v2 5→0, new 0→5, old 8→7, new 5→6, old 7→3, new 6→10, old 3→2, old 2→0"
-	if got := compact(p, "web-v1", rsName(v3)); got != want {
-		t.Errorf("Simulate(rollover, 10 at 25%%/25%%) = %s\nwant the recorded real run: %s", got, want)
-	}
+	return compact(p, "web-v1", rsName(v3))
 }
