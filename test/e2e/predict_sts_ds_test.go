@@ -89,6 +89,9 @@ spec:
 
 const parallelStrategy = "  minReadySeconds: 1\n  podManagementPolicy: Parallel\n  updateStrategy:\n    rollingUpdate:\n      partition: 1\n      maxUnavailable: 2"
 
+// parallelDefaults is Parallel pod management with the default strategy (maxUnavailable 1).
+const parallelDefaults = "  minReadySeconds: 1\n  podManagementPolicy: Parallel"
+
 // parallelNoMinReady is parallelStrategy without minReadySeconds.
 const parallelNoMinReady = "  podManagementPolicy: Parallel\n  updateStrategy:\n    rollingUpdate:\n      partition: 1\n      maxUnavailable: 2"
 
@@ -101,11 +104,11 @@ var stsScenarios = []stsScenario{
 	{name: "ordered-3", old: stsManifest(3, "nginx:1", "", ""), next: stsManifest(3, "nginx:2", "", "")},
 	// issue 35: Parallel with the default strategy (maxUnavailable 1), and at maxUnavailable 3.
 	{name: "parallel-4-defaults",
-		old:  stsManifest(4, "nginx:1", "  minReadySeconds: 1\n  podManagementPolicy: Parallel", ""),
-		next: stsManifest(4, "nginx:2", "  minReadySeconds: 1\n  podManagementPolicy: Parallel", "")},
+		old:  stsManifest(4, "nginx:1", parallelDefaults, ""),
+		next: stsManifest(4, "nginx:2", parallelDefaults, "")},
 	{name: "parallel-6-maxunavailable-3",
-		old:  stsManifest(6, "nginx:1", "  minReadySeconds: 1\n  podManagementPolicy: Parallel\n  updateStrategy:\n    rollingUpdate:\n      maxUnavailable: 3", ""),
-		next: stsManifest(6, "nginx:2", "  minReadySeconds: 1\n  podManagementPolicy: Parallel\n  updateStrategy:\n    rollingUpdate:\n      maxUnavailable: 3", "")},
+		old:  stsManifest(6, "nginx:1", parallelDefaults+"\n  updateStrategy:\n    rollingUpdate:\n      maxUnavailable: 3", ""),
+		next: stsManifest(6, "nginx:2", parallelDefaults+"\n  updateStrategy:\n    rollingUpdate:\n      maxUnavailable: 3", "")},
 	{name: "ordered-4-partition-2",
 		old:  stsManifest(4, "nginx:1", "  updateStrategy:\n    rollingUpdate:\n      partition: 2", ""),
 		next: stsManifest(4, "nginx:2", "  updateStrategy:\n    rollingUpdate:\n      partition: 2", "")},
