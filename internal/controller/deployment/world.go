@@ -480,22 +480,19 @@ func (w *world) joinTail(uid types.UID, p *rsPods, batches []kernel.CreationBatc
 //
 // Example: 8 pods, batches 1, 2, 4, 1, turn Ready as 3 and then 5; 5 pods (1, 2, 2) as 5.
 func readyTogether(batches []kernel.CreationBatch) []kernel.CreationBatch {
-	first := kernel.CreationBatch{At: batches[0].At}
-	split := len(batches) > 2 && batches[2].Count >= 4
-	for i, b := range batches {
-		if split && i == 2 {
-			break
-		}
-		first.Count += b.Count
+	if len(batches) <= 2 || batches[2].Count < 4 {
+		return []kernel.CreationBatch{joined(batches, batches[0].At)}
 	}
-	if !split {
-		return []kernel.CreationBatch{first}
+	return []kernel.CreationBatch{joined(batches[:2], batches[0].At), joined(batches[2:], batches[len(batches)-1].At)}
+}
+
+// joined is batches as one batch of all their pods, created at at.
+func joined(batches []kernel.CreationBatch, at kernel.Instant) kernel.CreationBatch {
+	b := kernel.CreationBatch{At: at}
+	for _, x := range batches {
+		b.Count += x.Count
 	}
-	rest := kernel.CreationBatch{At: batches[len(batches)-1].At}
-	for _, b := range batches[2:] {
-		rest.Count += b.Count
-	}
-	return []kernel.CreationBatch{first, rest}
+	return b
 }
 
 // afterTheFirst groups a sync's slow-start batches as the Deployment controller sees them turn
@@ -513,11 +510,7 @@ func afterTheFirst(batches []kernel.CreationBatch) []kernel.CreationBatch {
 	if len(batches) <= 2 {
 		return batches
 	}
-	rest := kernel.CreationBatch{At: batches[len(batches)-1].At}
-	for _, b := range batches[1:] {
-		rest.Count += b.Count
-	}
-	return []kernel.CreationBatch{batches[0], rest}
+	return []kernel.CreationBatch{batches[0], joined(batches[1:], batches[len(batches)-1].At)}
 }
 
 // addCreated adds the pods of one sync's slow-start batches: each batch Ready ReadyAfter after
