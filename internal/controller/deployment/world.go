@@ -412,9 +412,11 @@ func (w *world) manageReplicas() bool {
 		case diff > 0:
 			batches := w.calls.CreateBatches(diff)
 			neverReady := w.timing.FailNew && w.isNewTemplate(rs)
-			if together && !w.timing.Spread.Active() && !neverReady {
-				// With a ready spread each batch draws its own time instead: the envelope
-				// covers both.
+			// Batches are grouped as the controller sees them turn Ready only without a
+			// ready spread (each batch then draws its own time: the envelope covers both) and
+			// for pods that turn Ready at all.
+			grouped := !w.timing.Spread.Active() && !neverReady
+			if together && grouped {
 				if w.joinTail(rs.UID, p, batches, minReady, now) {
 					changed = true
 					continue
@@ -427,7 +429,7 @@ func (w *world) manageReplicas() bool {
 				changed = true
 				continue
 			}
-			if !w.timing.Spread.Active() && !neverReady {
+			if grouped {
 				batches = afterTheFirst(batches)
 			}
 			w.addCreated(p, batches, minReady, neverReady)
