@@ -243,10 +243,11 @@ const richPodSpec = `      volumes:
               fieldPath: metadata.name
 `
 
-// unschedulable is a pod-spec fragment whose pods no kwok node accepts: they stay Pending,
-// never Ready.
+// surge2unavailable0 is the strategy fragment of maxSurge 2 / maxUnavailable 0.
 const surge2unavailable0 = "  strategy:\n    rollingUpdate:\n      maxSurge: 2\n      maxUnavailable: 0\n"
 
+// unschedulable is a pod-spec fragment whose pods no kwok node accepts: they stay Pending,
+// never Ready.
 const unschedulable = "      nodeSelector:\n        no-such-label: \"true\"\n"
 
 // predictScenarios are the differential scenarios. Expected sequences (from the Deployment
@@ -548,11 +549,11 @@ var predictScenarios = []predictScenario{
 		// Proportional scaling up then down with surge 2, unavailable 0 and a stuck new
 		// ReplicaSet.
 		name: "proportional-up-down",
-		old:  webManifest(6, "nginx:1.0", "  strategy:\n    rollingUpdate:\n      maxSurge: 2\n      maxUnavailable: 0\n", ""),
+		old:  webManifest(6, "nginx:1.0", surge2unavailable0, ""),
 		steps: []predictStep{
-			{manifest: webManifest(6, "nginx:2.0", "  strategy:\n    rollingUpdate:\n      maxSurge: 2\n      maxUnavailable: 0\n", unschedulable), fail: true},
-			{manifest: webManifest(9, "nginx:2.0", "  strategy:\n    rollingUpdate:\n      maxSurge: 2\n      maxUnavailable: 0\n", unschedulable)},
-			{manifest: webManifest(4, "nginx:2.0", "  strategy:\n    rollingUpdate:\n      maxSurge: 2\n      maxUnavailable: 0\n", unschedulable)},
+			{manifest: webManifest(6, "nginx:2.0", surge2unavailable0, unschedulable), fail: true},
+			{manifest: webManifest(9, "nginx:2.0", surge2unavailable0, unschedulable)},
+			{manifest: webManifest(4, "nginx:2.0", surge2unavailable0, unschedulable)},
 		},
 	},
 	{
@@ -606,8 +607,8 @@ var predictScenarios = []predictScenario{
 		// sequence; 4 took old 3→1 near the end), so the runs go on past 10, up to 30,
 		// until one equals the plan.
 		name:     "no-min-ready-6-surge2-unavailable0",
-		old:      withMinReady(webManifest(6, "nginx:1.0", "  strategy:\n    rollingUpdate:\n      maxSurge: 2\n      maxUnavailable: 0\n", ""), 0),
-		steps:    next(withMinReady(webManifest(6, "nginx:2.0", "  strategy:\n    rollingUpdate:\n      maxSurge: 2\n      maxUnavailable: 0\n", ""), 0)),
+		old:      withMinReady(webManifest(6, "nginx:1.0", surge2unavailable0, ""), 0),
+		steps:    next(withMinReady(webManifest(6, "nginx:2.0", surge2unavailable0, ""), 0)),
 		runs:     30,
 		envelope: true,
 	},
@@ -1277,8 +1278,6 @@ func (r *rolloutRun) apply(ctx context.Context, manifest string) {
 	}
 }
 
-// waitComplete waits until the controller has observed the Deployment's generation and the
-// rollout is complete (deploymentutil.DeploymentComplete, plus no surplus pods).
 // waitRolledOut waits until the Deployment's rollout is complete and rec has seen no scale
 // event for predictCompleteQuiet.
 func (r *rolloutRun) waitRolledOut(ctx context.Context, rec *recorder) error {
@@ -1294,6 +1293,8 @@ func (r *rolloutRun) waitRolledOut(ctx context.Context, rec *recorder) error {
 	})
 }
 
+// waitComplete waits until the controller has observed the Deployment's generation and the
+// rollout is complete (deploymentutil.DeploymentComplete, plus no surplus pods).
 func (r *rolloutRun) waitComplete(ctx context.Context) error {
 	return waitFor(ctx, nil, predictTimeout, "deployment "+r.ns+"/web complete", func() (bool, error) {
 		return r.complete(ctx)
