@@ -607,12 +607,12 @@ func runDaemonSet(t *testing.T, c *Cluster, cs kubernetes.Interface, sc dsScenar
 		nodes = append(nodes, &nodeList.Items[i])
 	}
 	old := decodeDaemonSet(t, dsManifest("agent:1", sc, sc.oldNodeSelector), ns)
-	next := decodeDaemonSet(t, dsManifest("agent:2", sc, ""), ns)
-	oldNodes := len(nodes)
+	// The update changes the image, or removes the node selector and keeps the image.
+	nextImage, oldNodes := "agent:2", len(nodes)
 	if sc.oldNodeSelector != "" {
-		next = decodeDaemonSet(t, dsManifest("agent:1", sc, ""), ns)
-		oldNodes = 1
+		nextImage, oldNodes = "agent:1", 1
 	}
+	next := decodeDaemonSet(t, dsManifest(nextImage, sc, ""), ns)
 	plan, err := daemon.Simulate(daemon.Input{DaemonSet: next, Old: old, Nodes: nodes,
 		Timing: kernel.Timing{ReadyAfter: time.Second, TerminateAfter: 100 * time.Millisecond}})
 	if err != nil {
