@@ -274,3 +274,43 @@ func stuckRollover(t *testing.T, replicas int32, strategy string, available, stu
 	}
 	return compact(p, "web-v1", rsName(v3))
 }
+
+// rollbackRuns are the sequences of the 10 real runs of issue 44's rollback: 5 replicas at the
+// default 25%/25% (maxSurge 2, maxUnavailable 1), no minReadySeconds, v1 → v2 complete, then
+// `kubectl rollout undo` (predicted with --undo from the state dump): the first in 7 runs, the
+// second in 1, the third in 2 (on a loaded machine).
+var rollbackRuns = []string{
+	"new 0→2, old 5→4, new 2→3, old 4→2, new 3→5, old 2→1, old 1→0",
+	"new 0→2, old 5→4, new 2→3, old 4→2, new 3→5, old 2→0",
+	"new 0→2, old 5→4, new 2→3, old 4→3, new 3→4, old 3→1, new 4→5, old 1→0",
+}
+
+// TestRollbackScaledUpThenDownTogether: a rollback whose new ReplicaSet (v1, at 0) exists
+// scales it up (new 0→2, 2 pods in batches of 1 and 1) in one sync and the old one down (old
+// 5→4) in the next, at the same wall-clock time: the 2 pods turn Ready together (old 4→2), as
+// in 7 of the 10 real runs, and as the 3 pods of 8 at 3/1, whose one sync creates the new
+// ReplicaSet at 3 and scales the old one down, do (TestCausalPlanIsRealRun1). From d0a5404 to
+// regroup the plan took old 4→3, 3→2 (each batch alone), which none of the 10 runs took.
+func TestRollbackScaledUpThenDownTogether(t *testing.T) {
+	v1 := webDeployment(t, 5, "nginx:1.0", defaultStrategy)
+	v2 := webDeployment(t, 5, "nginx:2.0", defaultStrategy)
+	start := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	for _, readyAfter := range []time.Duration{20 * time.Millisecond, 100 * time.Millisecond, 2 * time.Second} {
+		p, err := Simulate(Input{
+			Deployment: v1,
+			Start:      start,
+			Timing:     kernel.Timing{ReadyAfter: readyAfter, TerminateAfter: 5 * time.Second},
+			ReplicaSets: []ReplicaSetState{
+				{ReplicaSet: stateRS("web-v1", v1, 0, "1", start.Add(-2*time.Hour))},
+				{ReplicaSet: stateRS("web-v2", v2, 5, "2", start.Add(-time.Hour)), Pods: []PodGroup{{Phase: PodAvailable, Count: 5}}},
+			},
+		})
+		if err != nil {
+			t.Fatalf("Simulate() error: %v", err)
+		}
+		if got := compact(p, "web-v2", "web-v1"); got != rollbackRuns[0] {
+			t.Errorf("Simulate(rollback, 5 at 25%%/25%%, ready after %s) = %s\nwant the real runs' most frequent: %s", readyAfter, got, rollbackRuns[0])
+		}
+		checkBounds(t, p, 7, 4)
+	}
+}

@@ -118,6 +118,10 @@ type world struct {
 	// tails are, per ReplicaSet, the last group of a sync that readyTogether split (tail), which
 	// the ReplicaSet's later creations at the same wall-clock time join.
 	tails map[types.UID]tail
+	// loose are, per ReplicaSet, the creations made at the current wall-clock time before any
+	// deletion at it, in creation order: a later sync's deletion at the same time groups them
+	// as if it had come first (regroup).
+	loose map[types.UID][]looseCreation
 }
 
 // Simulate predicts the rollout of in.Deployment from the starting state in in, and returns the
@@ -159,6 +163,7 @@ func newWorld(in Input) (*world, error) {
 		pods:   map[types.UID]*rsPods{},
 		plan:   &kernel.Plan{Kind: "Deployment"},
 		tails:  map[types.UID]tail{},
+		loose:  map[types.UID][]looseCreation{},
 	}
 	for i, c := range in.Changes {
 		switch {
@@ -366,8 +371,9 @@ func (w *world) refreshStatus() {
 // ready spread the first batch turns Ready at an instant of its own and the later batches
 // together at the last's (afterTheFirst), and the Deployment controller, which syncs on every
 // ReplicaSet status write, acts in between;
-// except when pods were deleted at the same wall-clock time (this pass, or an earlier sync at
-// this time; a deletion of only pods that never turn Ready, a stuck rollout's, does not count):
+// except when pods are deleted at the same wall-clock time (this pass, an earlier sync at this
+// time, or a later one, which regroups the creations made before it; a deletion of only pods
+// that never turn Ready, a stuck rollout's, does not count):
 // then the sync's batches turn Ready together, at its first batch's instant, or,
 // in a sync of 7 pods or more, the first two batches together and the rest together after
 // them (readyTogether), joined by the ReplicaSet's later creations at the same time (joinTail).
@@ -402,6 +408,9 @@ func (w *world) manageReplicas() bool {
 		}
 	}
 	together := w.hasDeleted && w.deletedAt.Equal(now)
+	if together {
+		w.regroup(now)
+	}
 	for _, rs := range w.rsList {
 		p := w.pods[rs.UID]
 		diff := *rs.Spec.Replicas - p.active()
@@ -416,23 +425,16 @@ func (w *world) manageReplicas() bool {
 			// ready spread (each batch then draws its own time: the envelope covers both) and
 			// for pods that turn Ready at all.
 			grouped := !w.timing.Spread.Active() && !neverReady
-			if together && grouped {
-				if w.joinTail(rs.UID, p, batches, minReady, now) {
-					changed = true
-					continue
-				}
-				batches = readyTogether(batches)
+			switch {
+			case together && grouped:
+				w.addTogether(rs.UID, p, batches, minReady, now)
+			case grouped:
+				first := len(p.pending)
+				w.addCreated(p, afterTheFirst(batches), minReady, false)
+				w.addLoose(rs.UID, looseCreation{at: now, batches: batches, groups: slices.Clone(p.pending[first:]), minReady: minReady})
+			default:
 				w.addCreated(p, batches, minReady, neverReady)
-				if len(batches) > 1 {
-					w.tails[rs.UID] = tail{group: p.pending[len(p.pending)-1], at: now}
-				}
-				changed = true
-				continue
 			}
-			if grouped {
-				batches = afterTheFirst(batches)
-			}
-			w.addCreated(p, batches, minReady, neverReady)
 			changed = true
 		}
 	}
@@ -444,6 +446,78 @@ func (w *world) manageReplicas() bool {
 		}
 	}
 	return changed
+}
+
+// addTogether adds the pods of a sync's slow-start batches made while pods that turn Ready are
+// being deleted at the same wall-clock time: they join the ReplicaSet's open tail (joinTail),
+// or turn Ready as readyTogether groups them, the last group of a split becoming the tail.
+func (w *world) addTogether(uid types.UID, p *rsPods, batches []kernel.CreationBatch, minReady time.Duration, now time.Time) {
+	if w.joinTail(uid, p, batches, minReady, now) {
+		return
+	}
+	batches = readyTogether(batches)
+	w.addCreated(p, batches, minReady, false)
+	if len(batches) > 1 {
+		w.tails[uid] = tail{group: p.pending[len(p.pending)-1], at: now}
+	}
+}
+
+// looseCreation is one sync's creations for a ReplicaSet made before any deletion at their
+// wall-clock time: its slow-start batches, the groups afterTheFirst made of them (with their
+// counts then), and their minReadySeconds.
+type looseCreation struct {
+	at       time.Time
+	batches  []kernel.CreationBatch
+	groups   []*podGroup
+	counts   []int32
+	minReady time.Duration
+}
+
+// addLoose records c for uid, forgetting the creations of earlier wall-clock times.
+func (w *world) addLoose(uid types.UID, c looseCreation) {
+	for _, g := range c.groups {
+		c.counts = append(c.counts, g.count)
+	}
+	if l := w.loose[uid]; len(l) > 0 && !l[0].at.Equal(c.at) {
+		w.loose[uid] = nil
+	}
+	w.loose[uid] = append(w.loose[uid], c)
+}
+
+// regroup groups the creations made at wall-clock time now before the first deletion at it as
+// addTogether would have, had the deletion come first: the Deployment controller's sync that
+// scales an existing new ReplicaSet up and the next one, which scales the old one down, are
+// milliseconds apart, and the controller sees the first one's batches turn Ready together as
+// it does those of a sync that creates and deletes at once (a rollback of 5 replicas at
+// 25%/25%, whose new ReplicaSet exists at 0: new 0→2 in one sync, old 5→4 in the next, then
+// old 4→2 on the 2 pods together, in 7 of 10 real runs and one more ending old 2→0, as a new
+// ReplicaSet created at 3 while the old one goes 8→7 in the same sync, 8 at 3/1, sees its 3
+// pods together). A ReplicaSet's creations are regrouped only while all their pods are still
+// pending, not Ready and not deleted.
+func (w *world) regroup(now time.Time) {
+	for _, rs := range w.rsList {
+		l := w.loose[rs.UID]
+		if len(l) == 0 {
+			continue
+		}
+		delete(w.loose, rs.UID)
+		p := w.pods[rs.UID]
+		intact := l[0].at.Equal(now)
+		for _, c := range l {
+			for i, g := range c.groups {
+				intact = intact && !g.ready && g.count == c.counts[i] && slices.Contains(p.pending, g)
+			}
+		}
+		if !intact {
+			continue
+		}
+		p.pending = slices.DeleteFunc(p.pending, func(g *podGroup) bool {
+			return slices.ContainsFunc(l, func(c looseCreation) bool { return slices.Contains(c.groups, g) })
+		})
+		for _, c := range l {
+			w.addTogether(rs.UID, p, c.batches, c.minReady, now)
+		}
+	}
 }
 
 // tail is the last group of a split sync (readyTogether) and the wall-clock time of that sync.
