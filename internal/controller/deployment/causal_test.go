@@ -292,25 +292,50 @@ var rollbackRuns = []string{
 // ReplicaSet at 3 and scales the old one down, do (TestCausalPlanIsRealRun1). From d0a5404 to
 // regroup the plan took old 4→3, 3→2 (each batch alone), which none of the 10 runs took.
 func TestRollbackScaledUpThenDownTogether(t *testing.T) {
-	v1 := webDeployment(t, 5, "nginx:1.0", defaultStrategy)
-	v2 := webDeployment(t, 5, "nginx:2.0", defaultStrategy)
-	start := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
-	for _, readyAfter := range []time.Duration{20 * time.Millisecond, 100 * time.Millisecond, 2 * time.Second} {
-		p, err := Simulate(Input{
-			Deployment: v1,
-			Start:      start,
-			Timing:     kernel.Timing{ReadyAfter: readyAfter, TerminateAfter: 5 * time.Second},
-			ReplicaSets: []ReplicaSetState{
-				{ReplicaSet: stateRS("web-v1", v1, 0, "1", start.Add(-2*time.Hour))},
-				{ReplicaSet: stateRS("web-v2", v2, 5, "2", start.Add(-time.Hour)), Pods: []PodGroup{{Phase: PodAvailable, Count: 5}}},
-			},
-		})
-		if err != nil {
-			t.Fatalf("Simulate() error: %v", err)
-		}
+	for _, readyAfter := range []time.Duration{20 * time.Millisecond, 100 * time.Millisecond, time.Second, 2 * time.Second} {
+		p := rollbackPlan(t, kernel.Timing{ReadyAfter: readyAfter, TerminateAfter: 5 * time.Second})
 		if got := compact(p, "web-v2", "web-v1"); got != rollbackRuns[0] {
 			t.Errorf("Simulate(rollback, 5 at 25%%/25%%, ready after %s) = %s\nwant the real runs' most frequent: %s", readyAfter, got, rollbackRuns[0])
 		}
 		checkBounds(t, p, 7, 4)
 	}
+}
+
+// TestRollbackEnvelopeHasEveryRealRun: with kwok's Ready delay (20ms and a spread of 100ms,
+// as the e2e's envelope), 500 seeds produce each of the 3 sequences the 10 real runs took.
+func TestRollbackEnvelopeHasEveryRealRun(t *testing.T) {
+	seen := map[string]int{}
+	for seed := range uint64(500) {
+		p := rollbackPlan(t, kernel.Timing{ReadyAfter: 20 * time.Millisecond, TerminateAfter: 100 * time.Millisecond, Spread: kernel.NewSpread(100*time.Millisecond, seed+1)})
+		seen[compact(p, "web-v2", "web-v1")]++
+		checkBounds(t, p, 7, 4)
+	}
+	for _, run := range rollbackRuns {
+		if seen[run] == 0 {
+			t.Errorf("real run %s never produced in 500 spread runs; produced:\n%v", run, seen)
+		}
+	}
+}
+
+// rollbackPlan simulates the rollback of rollbackRuns from the state the real runs' dump
+// held: v1's ReplicaSet at 0 (revision 1), v2's with 5 available pods (revision 2), the
+// Deployment back at v1's template.
+func rollbackPlan(t *testing.T, timing kernel.Timing) *kernel.Plan {
+	t.Helper()
+	v1 := webDeployment(t, 5, "nginx:1.0", defaultStrategy)
+	v2 := webDeployment(t, 5, "nginx:2.0", defaultStrategy)
+	start := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	p, err := Simulate(Input{
+		Deployment: v1,
+		Start:      start,
+		Timing:     timing,
+		ReplicaSets: []ReplicaSetState{
+			{ReplicaSet: stateRS("web-v1", v1, 0, "1", start.Add(-2*time.Hour))},
+			{ReplicaSet: stateRS("web-v2", v2, 5, "2", start.Add(-time.Hour)), Pods: []PodGroup{{Phase: PodAvailable, Count: 5}}},
+		},
+	})
+	if err != nil {
+		t.Fatalf("Simulate() error: %v", err)
+	}
+	return p
 }
