@@ -44,9 +44,9 @@ func TestHelperLimits(t *testing.T) {
 		want                   string // in the problem's message
 	}{
 		{name: "range until 2000000000", template: "{{ range until 2000000000 }}x{{ end }}\n",
-			limits: helper.Limits{Memory: 256 << 20, Timeout: time.Minute}, want: "memory"},
+			limits: helper.Limits{Memory: 256 << 20, Timeout: 2 * time.Minute}, want: "memory"},
 		{name: "tpl calls itself", values: "t: '{{ tpl .Values.t . }}'\n", template: "{{ tpl .Values.t . }}\n",
-			limits: helper.Limits{Memory: 512 << 20, Timeout: time.Minute}, want: "stopped: "},
+			limits: helper.Limits{Memory: 256 << 20, Timeout: 2 * time.Minute}, want: "stopped: "},
 		{name: "10^10 iterations", template: "{{ range until 100000 }}{{ range until 100000 }}{{ end }}{{ end }}\n",
 			limits: helper.Limits{Memory: 256 << 20, Timeout: 3 * time.Second}, want: "took longer than 3s"},
 	}
