@@ -39,7 +39,7 @@ const (
 
 // knownRules returns every rule id lint can report (policy/* aside).
 func (l *Linter) knownRules() map[string]bool {
-	known := map[string]bool{RuleUnparsable: true, RuleDuplicateKey: true, RuleLimitExceeded: true, RuleGenerateName: true, RuleObjectSize: true,
+	known := map[string]bool{RuleUnparsable: true, RuleDuplicateKey: true, RuleLimitExceeded: true, RuleRemote: true, RuleGenerateName: true, RuleObjectSize: true,
 		RuleIgnoreMisplaced: true, RuleIgnoreUnknownRule: true, RuleIgnoreNoReason: true, RuleIgnoreEnforced: true, RuleNamespaceMismatch: true, RuleReferenceMissing: true, RuleCronJobNeverFires: true}
 	for _, id := range podsecurity.Rules() {
 		known[id] = true

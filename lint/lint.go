@@ -42,6 +42,9 @@ const (
 	// which kubectl apply refuses ("cannot use generate name with apply",
 	// ApplyOptions.applyOneObject) and kubectl create accepts.
 	RuleGenerateName = "input/generate-name"
+	// RuleRemote: a kustomization names a URL or git repository in one of
+	// its fields; rendering fetches nothing, so the overlay is not built.
+	RuleRemote = "input/remote"
 )
 
 // Options are lint's inputs.
@@ -445,6 +448,9 @@ func addProblems(res *Result, problems []manifest.Problem) {
 				File: p.File, Document: p.Document, Line: p.Pos.Line, Column: p.Pos.Column})
 		case manifest.LimitExceeded:
 			res.Findings = append(res.Findings, Finding{Rule: RuleLimitExceeded, Severity: SeverityError, Message: p.Message,
+				File: p.File, Document: p.Document, Line: p.Pos.Line, Column: p.Pos.Column})
+		case manifest.Remote:
+			res.Findings = append(res.Findings, Finding{Rule: RuleRemote, Severity: SeverityError, Message: p.Message,
 				File: p.File, Document: p.Document, Line: p.Pos.Line, Column: p.Pos.Column})
 		default:
 			res.Errors = append(res.Errors, errors.New(p.Message))

@@ -14,6 +14,7 @@ import (
 
 	"github.com/kubectl-workload/kubectl-workload/internal/config"
 	"github.com/kubectl-workload/kubectl-workload/internal/progress"
+	"github.com/kubectl-workload/kubectl-workload/internal/safetext"
 	"github.com/kubectl-workload/kubectl-workload/internal/version"
 	"github.com/kubectl-workload/kubectl-workload/lint"
 	"github.com/kubectl-workload/kubectl-workload/lint/report"
@@ -163,7 +164,7 @@ func (o *LintOptions) Run(cmd *cobra.Command) error {
 		return err
 	}
 	for _, w := range warnings {
-		fmt.Fprintf(o.ErrOut, "warning: %s\n", w)
+		fmt.Fprintf(o.ErrOut, "warning: %s\n", safetext.Escape(w))
 	}
 	stdin := o.In
 	prog := progress.New(o.ErrOut, o.Output)
@@ -179,7 +180,7 @@ func (o *LintOptions) Run(cmd *cobra.Command) error {
 		}
 		src := lint.Source{Live: o.Live, Resources: o.resourceArgs, AllNamespaces: o.AllNamespaces, AgainstLive: o.AgainstLive,
 			BaseRef: o.BaseRef, Paths: o.paths, Stdin: data, Namespace: o.namespace,
-			Notes: func(msg string) { fmt.Fprintf(o.ErrOut, "note: %s\n", msg) }}
+			Notes: func(msg string) { fmt.Fprintf(o.ErrOut, "note: %s\n", safetext.Escape(msg)) }}
 		if o.Live || o.AgainstLive {
 			if src.Cluster, err = liveClient(cmd.Context(), o.configFlags, o.ErrOut); err != nil {
 				return err
@@ -211,7 +212,7 @@ func (o *LintOptions) Run(cmd *cobra.Command) error {
 		Progress: prog.Files})
 	prog.Done()
 	for _, w := range res.Warnings {
-		fmt.Fprintf(o.ErrOut, "warning: %s\n", w)
+		fmt.Fprintf(o.ErrOut, "warning: %s\n", safetext.Escape(w))
 	}
 	if o.Live && res.Objects == 0 && o.Output == "text" {
 		fmt.Fprintf(o.Out, "no workloads found (%s)\n", baseline.Scope)
@@ -232,7 +233,7 @@ func (o *LintOptions) Run(cmd *cobra.Command) error {
 		}
 	}
 	for _, err := range res.Errors {
-		fmt.Fprintf(o.ErrOut, "error: %v\n", err)
+		fmt.Fprintf(o.ErrOut, "error: %s\n", safetext.Escape(err.Error()))
 	}
 	switch {
 	case len(res.Errors) > 0:

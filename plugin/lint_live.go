@@ -9,6 +9,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 
 	"github.com/kubectl-workload/kubectl-workload/internal/live"
+	"github.com/kubectl-workload/kubectl-workload/internal/safetext"
 	"github.com/kubectl-workload/kubectl-workload/lint"
 )
 
@@ -41,5 +42,5 @@ func (f *liveFlags) validate(paths []string) error {
 // liveClient connects to the kubeconfig's cluster (live.Connect), writing its version-skew
 // warning to errOut.
 func liveClient(ctx context.Context, getter genericclioptions.RESTClientGetter, errOut io.Writer) (*live.Client, error) {
-	return live.Connect(ctx, getter, func(w string) { fmt.Fprintf(errOut, "warning: %s\n", w) })
+	return live.Connect(ctx, getter, func(w string) { fmt.Fprintf(errOut, "warning: %s\n", safetext.Escape(w)) })
 }

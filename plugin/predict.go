@@ -13,6 +13,7 @@ import (
 
 	"github.com/kubectl-workload/kubectl-workload/internal/live"
 	"github.com/kubectl-workload/kubectl-workload/internal/progress"
+	"github.com/kubectl-workload/kubectl-workload/internal/safetext"
 	"github.com/kubectl-workload/kubectl-workload/predict"
 )
 
@@ -82,7 +83,7 @@ func (o *PredictOptions) Run(cmd *cobra.Command, args []string) error {
 	}
 	opts := o.Options
 	opts.Args, opts.Stdin, opts.Clock = args, o.In, o.clock
-	opts.Notes = func(msg string) { fmt.Fprintf(o.ErrOut, "note: %s\n", msg) }
+	opts.Notes = func(msg string) { fmt.Fprintf(o.ErrOut, "note: %s\n", safetext.Escape(msg)) }
 	opts.Progress = progress.New(o.ErrOut, o.Output).Runs // clears its line after the last run
 	opts.Changed, opts.FlagValues = map[string]bool{}, map[string]string{}
 	cmd.Flags().Visit(func(f *pflag.Flag) { opts.Changed[f.Name], opts.FlagValues[f.Name] = true, f.Value.String() })
@@ -123,12 +124,12 @@ func (o *PredictOptions) Run(cmd *cobra.Command, args []string) error {
 		return err
 	}
 	for _, w := range outcome.Warnings {
-		fmt.Fprintf(o.ErrOut, "warning: %s\n", w)
+		fmt.Fprintf(o.ErrOut, "warning: %s\n", safetext.Escape(w))
 	}
 	if len(outcome.Problems) > 0 {
 		if !outcome.ProblemsShown {
 			for _, msg := range outcome.Problems {
-				fmt.Fprintln(o.ErrOut, msg)
+				fmt.Fprintln(o.ErrOut, safetext.Line(msg))
 			}
 		}
 		return &exitError{code: ExitError}

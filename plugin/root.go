@@ -11,6 +11,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-workload/kubectl-workload/internal/loglevel"
+	"github.com/kubectl-workload/kubectl-workload/internal/safetext"
 )
 
 // Exit codes.
@@ -77,5 +78,7 @@ func ErrorMessage(err error) string {
 	if err == nil || errors.As(err, &ee) {
 		return ""
 	}
-	return err.Error()
+	// An error may name a file or quote the input: one line, no control
+	// characters (safetext).
+	return safetext.Escape(err.Error())
 }

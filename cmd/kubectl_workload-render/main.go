@@ -17,7 +17,8 @@ func main() {
 			"kubectl-workload starts it, and it takes no arguments")
 		os.Exit(2)
 	}
-	if err := render.Serve(os.Stdin, os.Stdout); err != nil {
+	render.Isolate()
+	if err := render.Serve(os.Stdin, os.Stdout, os.Stderr, os.Exit); err != nil {
 		fmt.Fprintln(os.Stderr, "kubectl_workload-render: "+err.Error())
 		os.Exit(2)
 	}

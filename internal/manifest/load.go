@@ -44,12 +44,58 @@ type Input struct {
 	renderer Renderer
 }
 
-// linkSkipReason is why a symbolic link found while walking a directory is
-// not read. Below a directory argument links are not followed: one may lead
-// out of the repository under review (to a file of the machine running lint,
-// whose content a parse error would echo) or to a FIFO or device. The link is a
-// skipped input, which -v names; to lint its target, name the link itself.
-const linkSkipReason = "a symbolic link, not followed below a directory argument; name it to lint its target"
+// linkSkipReason starts the reason a symbolic link found while walking a
+// directory is not read (linkInput).
+const linkSkipReason = "a symbolic link"
+
+// linkInput is the input for a symbolic link with a manifest's name found
+// while walking the directory argument root. A link whose target stays
+// inside root is linted under the link's name, unless the target is a file
+// the walk lints itself, or a file of a chart or kustomization it renders
+// (then it is skipped, naming the target). A link leading out of root (to a
+// file of the machine running lint, whose content a parse error would
+// echo), or that does not resolve, is skipped with the reason, which
+// --verbose names and the summary counts; to lint its target, name the link
+// itself.
+func linkInput(root, link string, walked map[string]bool, dirs []renderDir) Input {
+	err := boundedread.Inside(root, link)
+	var outside *boundedread.OutsideError
+	switch {
+	case errors.As(err, &outside):
+		return Input{Name: link, skip: fmt.Sprintf("%s to %s, outside %s: not followed; name it to lint its target", linkSkipReason, outside.Target, root)}
+	case err != nil:
+		return Input{Name: link, skip: fmt.Sprintf("%s that does not resolve: %v", linkSkipReason, err)}
+	}
+	target, _ := filepath.EvalSymlinks(link)
+	target, _ = filepath.Abs(target)
+	if walked[target] {
+		return Input{Name: link, skip: fmt.Sprintf("%s to %s, which is linted itself", linkSkipReason, target)}
+	}
+	for _, d := range dirs {
+		real, err := filepath.EvalSymlinks(d.dir)
+		if err != nil {
+			continue
+		}
+		if real, err = filepath.Abs(real); err == nil && boundedread.Inside(real, target) == nil {
+			return Input{Name: link, skip: fmt.Sprintf("%s to %s, a file of %s, which is rendered", linkSkipReason, target, d.dir)}
+		}
+	}
+	return Input{Name: link} // read as any file named on the command line
+}
+
+// realPaths are the walked files' paths with every symbolic link resolved
+// (the directory argument may be one).
+func realPaths(files []string) map[string]bool {
+	out := make(map[string]bool, len(files))
+	for _, f := range files {
+		if real, err := filepath.EvalSymlinks(f); err == nil {
+			if real, err = filepath.Abs(real); err == nil {
+				out[real] = true
+			}
+		}
+	}
+	return out
+}
 
 // Expand turns path arguments into the inputs to load, in order and without
 // repeats: a file, a directory (walked recursively for .yaml, .yml and .json
@@ -106,10 +152,14 @@ func expandAll(paths []string, stdin io.Reader, r Renderer) ([]Input, []Problem)
 		if len(seen) == 0 {
 			seen = make(map[string]bool, len(w.links)+len(w.files)+len(w.dirs))
 		}
+		var walkedFiles map[string]bool
+		if len(w.links) > 0 {
+			walkedFiles = realPaths(w.files)
+		}
 		for _, f := range w.links {
 			if c := filepath.Clean(f); !seen[c] {
 				seen[c] = true
-				inputs = append(inputs, Input{Name: f, skip: linkSkipReason})
+				inputs = append(inputs, linkInput(p, f, walkedFiles, w.dirs))
 			}
 		}
 		for _, f := range w.files {

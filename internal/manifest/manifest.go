@@ -128,6 +128,10 @@ const (
 	Unparsable ProblemKind = "unparsable"
 	// Unreadable: the file or directory could not be read.
 	Unreadable ProblemKind = "unreadable"
+	// Remote: a kustomization or chart names something remote (a URL, a
+	// git repository) that rendering would have to fetch; nothing is
+	// fetched, and the directory is not rendered.
+	Remote ProblemKind = "remote"
 )
 
 // Problem is a document or file that could not be loaded. The rest of the file,

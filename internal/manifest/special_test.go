@@ -5,6 +5,7 @@ package manifest
 import (
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"syscall"
 	"testing"
@@ -64,13 +65,18 @@ func TestLoadSpecialFiles(t *testing.T) {
 	}
 }
 
-// TestWalkReportsSymlinks walks a directory holding links to a manifest
-// inside it, to one outside it and to a FIFO: none is followed, each is a
-// skipped input that -v names.
+// TestWalkReportsSymlinks walks a directory holding links to manifests
+// inside it and outside it, to a FIFO and to nothing: the link to a file the
+// walk does not read otherwise is linted under its own name; every other is
+// a skipped input whose reason names its target, never dropped silently.
 func TestWalkReportsSymlinks(t *testing.T) {
 	dir := t.TempDir()
 	outside := filepath.Join(t.TempDir(), "secret.yaml")
-	for file, name := range map[string]string{filepath.Join(dir, "a.yaml"): "a", outside: "secret"} {
+	notes := filepath.Join(dir, "notes", "shared.yaml.txt") // no manifest's file ending: not walked
+	for file, name := range map[string]string{filepath.Join(dir, "a.yaml"): "a", outside: "secret", notes: "shared"} {
+		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+			t.Fatal(err)
+		}
 		if err := os.WriteFile(file, []byte(strings.ReplaceAll(specialConfigMap, "%s", name)), 0o600); err != nil {
 			t.Fatal(err)
 		}
@@ -79,24 +85,36 @@ func TestWalkReportsSymlinks(t *testing.T) {
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	links := map[string]string{"in.yaml": "a.yaml", "out.yaml": outside, "fifo.yml": fifo}
+	links := map[string]string{"in.yaml": "a.yaml", "out.yaml": outside, "fifo.yml": fifo, "shared.yaml": "notes/shared.yaml.txt",
+		"dangling.yaml": "nothing.yaml"}
 	for name, target := range links {
 		if err := os.Symlink(target, filepath.Join(dir, name)); err != nil {
 			t.Fatal(err)
 		}
 	}
 	set := loadWithin(t, []string{dir})
-	if len(set.Objects) != 1 || set.Objects[0].Name != "a" {
-		t.Errorf("Load(%s) objects = %d, want only ConfigMap a", dir, len(set.Objects))
+	var objects []string
+	for _, o := range set.Objects {
+		objects = append(objects, filepath.Base(o.File)+":"+o.Name)
 	}
-	var skipped []string
+	sort.Strings(objects)
+	if got, want := strings.Join(objects, " "), "a.yaml:a shared.yaml:shared"; got != want {
+		t.Errorf("Load(%s) objects = %q, want %q", dir, got, want)
+	}
+	want := map[string]string{
+		"in.yaml":       "a symbolic link to " + filepath.Join(dir, "a.yaml") + ", which is linted itself",
+		"out.yaml":      "outside " + dir,
+		"fifo.yml":      "outside " + dir,
+		"dangling.yaml": "does not resolve",
+	}
 	for _, s := range set.Skipped {
-		if s.Reason == linkSkipReason {
-			skipped = append(skipped, filepath.Base(s.File))
+		name := filepath.Base(s.File)
+		if w, ok := want[name]; ok && strings.HasPrefix(s.Reason, linkSkipReason) && strings.Contains(s.Reason, w) {
+			delete(want, name)
 		}
 	}
-	if got, want := strings.Join(skipped, " "), "fifo.yml in.yaml out.yaml"; got != want {
-		t.Errorf("Load(%s) skipped links = %q, want %q", dir, got, want)
+	for name, w := range want {
+		t.Errorf("Load(%s) skipped = %+v, want %s skipped saying %q", dir, set.Skipped, name, w)
 	}
 	if len(set.Problems) != 0 {
 		t.Errorf("Load(%s) problems = %+v, want none", dir, set.Problems)

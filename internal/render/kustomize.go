@@ -1,6 +1,7 @@
 package render
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -42,41 +43,6 @@ func readKust(dir string) (string, *types.Kustomization, error) {
 	return "", nil, fmt.Errorf("no kustomization file in %s", dir)
 }
 
-// remoteRef matches what kustomize fetches over the network: URLs and git
-// repository references.
-var remoteRef = regexp.MustCompile(`^(?:[a-z][a-z0-9+.-]*://|git@|github\.com/|gitlab\.com/|bitbucket\.org/)|\?ref=|\.git(?:$|[/?])|//`)
-
-// findRemote walks the kustomization in dir, its bases and components, and
-// returns the first remote base it names (the kustomization file and the
-// entry), if any.
-func findRemote(dir string, seen map[string]bool) (file, ref string) {
-	abs, err := filepath.Abs(dir)
-	if err != nil || seen[abs] || len(seen) > 1000 {
-		return "", ""
-	}
-	seen[abs] = true
-	kf, k, err := readKust(dir)
-	if err != nil {
-		return "", ""
-	}
-	//lint:ignore SA1019 users' kustomizations still use the deprecated keys, and kustomize still reads them
-	for _, r := range concat(k.Resources, k.Bases, k.Components) {
-		local := filepath.Join(dir, r)
-		if _, err := os.Stat(local); err == nil {
-			if info, _ := os.Stat(local); info.IsDir() {
-				if f, ref := findRemote(local, seen); ref != "" {
-					return f, ref
-				}
-			}
-			continue
-		}
-		if remoteRef.MatchString(r) {
-			return kf, r
-		}
-	}
-	return "", ""
-}
-
 func concat(lists ...[]string) []string {
 	var out []string
 	for _, l := range lists {
@@ -100,8 +66,14 @@ func (f originFS) ReadFile(path string) ([]byte, error) {
 		return nil, err
 	}
 	data, err := f.FileSystem.ReadFile(path)
-	if err != nil || filepath.Clean(path) != f.root {
+	if err != nil {
 		return data, err
+	}
+	if err := withinAliasLimit(path, data); err != nil {
+		return nil, err
+	}
+	if filepath.Clean(path) != f.root {
+		return data, nil
 	}
 	var m map[string]any
 	if err := sigsyaml.Unmarshal(data, &m); err != nil || m == nil {
@@ -121,6 +93,22 @@ func (f originFS) ReadFile(path string) ([]byte, error) {
 	return out, nil
 }
 
+// withinAliasLimit refuses a file whose YAML aliases expand past
+// manifest.MaxAliasExpansion (an alias bomb), as lint refuses it as a file
+// of its own: kustomize's reader expands them all. Only a file holding both
+// an anchor and an alias is parsed for this.
+func withinAliasLimit(path string, data []byte) error {
+	if !bytes.Contains(data, []byte("&")) || !bytes.Contains(data, []byte("*")) {
+		return nil
+	}
+	for _, p := range manifest.Parse(path, data).Problems {
+		if p.Kind == manifest.LimitExceeded {
+			return fmt.Errorf("%s:%d: %s", path, p.Pos.Line, p.Message)
+		}
+	}
+	return nil
+}
+
 // kustomize builds the kustomization in dir as kustomize build does, with
 // origin annotations to map objects back to their resource files (the
 // annotations are removed again before linting).
@@ -134,9 +122,16 @@ func (r *Renderer) kustomize(dir string) rendered {
 	if err != nil {
 		return fail(dir, 1, "kustomize: "+err.Error())
 	}
-	if f, ref := findRemote(dir, map[string]bool{}); ref != "" {
-		return fail(f, lineOf(f, ref), fmt.Sprintf(
-			"kustomize: remote base %s: there is no network here; vendor it as a local directory, or lint the output of kustomize build", ref))
+	switch c := checkKustomization(dir); {
+	case c.remote != nil:
+		r := c.remote
+		return rendered{failed: &manifest.Set{Files: 1, Problems: []manifest.Problem{{Source: manifest.Source{File: r.file},
+			Kind: manifest.Remote, Pos: manifest.Pos{Line: max(r.line, 1), Column: 1}, Message: fmt.Sprintf(
+				"kustomize: %s names %q, which is remote: kustomize would fetch it (git or http), and rendering reads nothing but the input's own files; vendor it as a local file or directory, or lint the output of kustomize build",
+				r.field, r.value)}}}}
+	case c.builds > 0:
+		return fail(c.file, 1, fmt.Sprintf("kustomize: building this overlay builds more than %d kustomizations (each base once per reference to it); it is not built",
+			maxKustomizeBuilds))
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -198,20 +193,6 @@ func errorLine(kf, msg string) int {
 			if t := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(l), "- ")); t == m[1] || strings.HasSuffix(t, ": "+m[1]) {
 				return i + 1
 			}
-		}
-	}
-	return 1
-}
-
-// lineOf returns the first line of file holding s, or 1.
-func lineOf(file, s string) int {
-	data, err := readInput(file)
-	if err != nil {
-		return 1
-	}
-	for i, l := range strings.Split(string(data), "\n") {
-		if strings.Contains(l, s) {
-			return i + 1
 		}
 	}
 	return 1

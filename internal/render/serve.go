@@ -17,7 +17,9 @@ import (
 // Options, then answers helper.Requests on in with helper.Responses on out,
 // one at a time, until in ends. It renders as Renderer.Render does, and
 // keeps each rendered file's origin to answer the locate requests about it.
-func Serve(in io.Reader, out io.Writer) error {
+// It holds itself to the Options' memory limit (watchMemory): over it, it
+// writes why to errOut and calls exit with ExitLimit.
+func Serve(in io.Reader, out, errOut io.Writer, exit func(int)) error {
 	dec := json.NewDecoder(bufio.NewReader(in))
 	w := bufio.NewWriter(out)
 	enc := json.NewEncoder(w)
@@ -29,6 +31,7 @@ func Serve(in io.Reader, out io.Writer) error {
 		return fmt.Errorf("read options: %w", err)
 	}
 	r, optsErr := New(opts)
+	watchMemory(opts.Limits.Memory, errOut, exit)
 	origins := map[string]manifest.Origin{}
 	for {
 		var req helper.Request

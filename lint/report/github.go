@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/kubectl-workload/kubectl-workload/internal/safetext"
 	"github.com/kubectl-workload/kubectl-workload/lint"
 )
 
@@ -29,6 +30,15 @@ var githubData = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A")
 // would also end the value.
 var githubProperty = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C")
 
+// escapeLines is safetext.Escape of each line of s, the newlines kept.
+func escapeLines(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = safetext.Escape(l)
+	}
+	return strings.Join(lines, "\n")
+}
+
 // GitHub writes one GitHub Actions workflow command per unsuppressed finding,
 //
 //	::error file=F,line=L,col=C,title=RULE::MESSAGE (Kind namespace/name)
@@ -48,10 +58,14 @@ func gitHub(w io.Writer, res *lint.Result, opts Options) error {
 		if f.Object != nil {
 			msg += " (" + f.Object.String() + ")"
 		}
+		// Control characters (ESC among them) are shown as escapes
+		// (safetext), but for the message's newlines, which the runner's own
+		// escape (%0A) keeps inside the annotation.
 		fmt.Fprintf(&b, "::%s file=%s,line=%d,col=%d,title=%s::%s\n", githubCommand(f.Severity),
-			githubProperty.Replace(f.File), f.Line, f.Column, githubProperty.Replace(f.Rule), githubData.Replace(msg))
+			githubProperty.Replace(safetext.Escape(f.File)), f.Line, f.Column, githubProperty.Replace(safetext.Escape(f.Rule)),
+			githubData.Replace(escapeLines(msg)))
 	}
-	b.WriteString(summary(res, opts))
+	b.WriteString(safetext.Line(summary(res, opts)))
 	b.WriteByte('\n')
 	_, err := io.WriteString(w, b.String())
 	return err

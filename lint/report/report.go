@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/kubectl-workload/kubectl-workload/internal/each"
+	"github.com/kubectl-workload/kubectl-workload/internal/safetext"
 	"github.com/kubectl-workload/kubectl-workload/lint"
 	"github.com/kubectl-workload/kubectl-workload/rules"
 )
@@ -74,13 +75,15 @@ func text(w io.Writer, res *lint.Result, opts Options) error {
 		if f.Suppressed != nil {
 			continue // counted in the summary; -o json and -o sarif list them
 		}
-		fmt.Fprintf(&b, "%s:%d:%d: %s %s: %s", f.File, f.Line, f.Column, f.Severity, f.Rule, f.Message)
+		// One line per finding, whatever its values hold (safetext).
+		line := fmt.Sprintf("%s:%d:%d: %s %s: %s", f.File, f.Line, f.Column, f.Severity, f.Rule, f.Message)
 		if f.Object != nil {
-			fmt.Fprintf(&b, " (%s)", f.Object)
+			line += fmt.Sprintf(" (%s)", f.Object)
 		}
+		b.WriteString(safetext.Line(line))
 		b.WriteByte('\n')
 	}
-	b.WriteString(summary(res, opts))
+	b.WriteString(safetext.Line(summary(res, opts)))
 	b.WriteByte('\n')
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -117,12 +120,19 @@ func summary(res *lint.Result, opts Options) string {
 		if opts.Verbose {
 			hint = ""
 		}
-		what := "not Kubernetes objects"
+		patches, links := false, false
 		for _, s := range res.Skipped {
-			if strings.HasPrefix(s.Reason, "a Kustomize patch") {
-				what = "not Kubernetes objects, or Kustomize patches"
-				break
-			}
+			patches = patches || strings.HasPrefix(s.Reason, "a Kustomize patch")
+			links = links || strings.HasPrefix(s.Reason, "a symbolic link")
+		}
+		what := "not Kubernetes objects"
+		switch {
+		case patches && links:
+			what = "not Kubernetes objects, Kustomize patches, or symbolic links not followed"
+		case patches:
+			what = "not Kubernetes objects, or Kustomize patches"
+		case links:
+			what = "not Kubernetes objects, or symbolic links not followed"
 		}
 		read += fmt.Sprintf(" (%s skipped: %s%s)", plural(n, "document", "documents"), what, hint)
 	}
@@ -263,7 +273,8 @@ var jsonChunk, jsonGroup = 256, 4
 func Skipped(w io.Writer, res *lint.Result) error {
 	var b strings.Builder
 	for _, s := range res.Skipped {
-		fmt.Fprintf(&b, "%s:%d:%d: skipped: %s\n", s.File, s.Pos.Line, s.Pos.Column, s.Reason)
+		b.WriteString(safetext.Line(fmt.Sprintf("%s:%d:%d: skipped: %s", s.File, s.Pos.Line, s.Pos.Column, s.Reason)))
+		b.WriteByte('\n')
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -23,6 +23,7 @@ func builtinTiers() []rules.Rule {
 		{ID: lint.RuleUnparsable, Severity: rules.SeverityError, Title: "Document is not valid YAML or JSON"},
 		{ID: lint.RuleDuplicateKey, Severity: rules.SeverityError, Title: "Key given twice; kubectl keeps only the last value"},
 		{ID: lint.RuleLimitExceeded, Severity: rules.SeverityError, Title: "File or document over an input limit; not linted"},
+		{ID: lint.RuleRemote, Severity: rules.SeverityError, Title: "Kustomization names a URL or git repository; nothing is fetched, it is not built"},
 		{ID: lint.RuleGenerateName, Severity: rules.SeverityInfo, Title: "Object named by generateName only; kubectl apply refuses it, kubectl create accepts it"},
 		{ID: lint.RuleNamespaceMismatch, Severity: rules.SeverityError, Title: "metadata.namespace differs from -n; kubectl refuses the object"},
 		{ID: lint.RuleIgnoreMisplaced, Severity: rules.SeverityWarning, Title: "Ignore annotation in the pod template, where it silences nothing"},

@@ -81,6 +81,10 @@ var tierHelps = map[string]tierHelp{
 		description: "A file or document is over one of lint's input limits: a file larger than 16 MiB, more than 10,000 documents in a file, nesting deeper than 256 levels, or YAML aliases that expand to more than 100,000 nodes (an alias bomb). It is not linted; every other file still is.",
 		remediation: "Split the file, flatten the document or expand its aliases by hand; no manifest the API server accepts comes near these limits.",
 	},
+	lint.RuleRemote: {
+		description: "A kustomization names something remote in one of its fields (resources, patches, replacements, openapi, generators' files and envs, transformers, a plugin configuration's path, ...): an http or https URL, a git repository (ssh://, user@host:org/repo, github.com/org/repo in any case, git::, ?ref=). kustomize build would fetch it with an HTTP request or by running git; lint reads nothing but the input's own files, so the overlay is not built. Every other file is still linted.",
+		remediation: "Vendor what it names as a local file or directory beside the kustomization, or lint the output of kustomize build.",
+	},
 	lint.RuleCronJobNeverFires: {
 		description: "The CronJob's schedule matches no date (0 0 31 2 *: the 31st of February), so the CronJob controller never finds a next schedule time and never creates a Job. The schedule is parsed as the controller parses it; predict shows the same.",
 		remediation: "Fix the day of month or the month so that the schedule matches real dates.",

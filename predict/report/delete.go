@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/kubectl-workload/kubectl-workload/internal/controller/garbagecollector"
+	"github.com/kubectl-workload/kubectl-workload/internal/safetext"
 )
 
 // DeleteText writes a delete plan: the steps in order (steps of one number happen
@@ -30,7 +31,7 @@ func DeleteText(w io.Writer, p *garbagecollector.Plan) error {
 	for _, a := range p.Assumptions {
 		fmt.Fprintf(&b, "Assumed: %s.\n", a)
 	}
-	_, err := io.WriteString(w, b.String())
+	_, err := io.WriteString(w, safetext.Lines(b.String())) // names come from the input (safetext)
 	return err
 }
 

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kubectl-workload/kubectl-workload/internal/controller/disruption"
+	"github.com/kubectl-workload/kubectl-workload/internal/safetext"
 )
 
 // DrainText writes a drain plan as a timeline: each node's evictions and refusals in time
@@ -56,7 +57,7 @@ func DrainText(w io.Writer, p *disruption.Plan) error {
 	for _, a := range p.Assumptions {
 		fmt.Fprintf(&b, "Assumed: %s.\n", a)
 	}
-	_, err := io.WriteString(w, b.String())
+	_, err := io.WriteString(w, safetext.Lines(b.String())) // names come from the input (safetext)
 	return err
 }
 

@@ -16,6 +16,7 @@ import (
 
 	"github.com/kubectl-workload/kubectl-workload/internal/controller/deployment"
 	"github.com/kubectl-workload/kubectl-workload/internal/controller/kernel"
+	"github.com/kubectl-workload/kubectl-workload/internal/safetext"
 	"github.com/kubectl-workload/kubectl-workload/predict/runner"
 )
 
@@ -78,7 +79,9 @@ func Text(w io.Writer, res *runner.Result, chart bool) error {
 	if len(res.Predictions) == 0 && len(res.Problems) == 0 {
 		b.WriteString("nothing to predict: no workload predict models in the input\n")
 	}
-	_, err := io.WriteString(w, b.String())
+	// Names, files and messages come from the input: no control character
+	// and no line starting with "::" reaches the terminal or a CI log.
+	_, err := io.WriteString(w, safetext.Lines(b.String()))
 	return err
 }
 

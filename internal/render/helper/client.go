@@ -13,6 +13,9 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
 
 	"github.com/kubectl-workload/kubectl-workload/internal/manifest"
 )
@@ -116,6 +119,53 @@ type process struct {
 	enc *json.Encoder
 	dec *json.Decoder
 	err error // set once it broke or was closed
+
+	stderr  *tailBuffer   // what it wrote on its standard error
+	timeout time.Duration // a render's limit (Limits.Timeout)
+
+	waited  sync.Once
+	waitErr error
+}
+
+// wait waits for the helper to end, once.
+func (p *process) wait() error {
+	p.waited.Do(func() { p.waitErr = p.cmd.Wait() })
+	return p.waitErr
+}
+
+// tailBuffer keeps the first max bytes written to it.
+type tailBuffer struct {
+	mu  sync.Mutex
+	max int
+	buf []byte
+}
+
+func (b *tailBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if room := b.max - len(b.buf); room > 0 {
+		b.buf = append(b.buf, p[:min(room, len(p))]...)
+	}
+	return len(p), nil
+}
+
+// reason is the line of what a helper wrote on its standard error that
+// says why it ended: the runtime's "fatal error: ..." or the helper's own
+// limit message, else its first line.
+func (b *tailBuffer) reason() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	first := ""
+	for _, l := range strings.Split(string(b.buf), "\n") {
+		l = strings.TrimSpace(l)
+		switch {
+		case strings.HasPrefix(l, "fatal error:"), strings.Contains(l, "limit exceeded"):
+			return l
+		case first == "" && l != "":
+			first = l
+		}
+	}
+	return first
 }
 
 // Path is where the helper is: $KUBECTL_WORKLOAD_RENDER, else beside this
@@ -152,7 +202,16 @@ func (r *Renderer) start() (*process, error) {
 		return nil, err
 	}
 	cmd := exec.Command(path)
-	cmd.Stderr = os.Stderr
+	// The helper's standard error is kept, not shown: a helper that dies
+	// (at its memory limit, of a stack overflow) is reported by the
+	// directory it was rendering, with the reason it wrote, and without the
+	// runtime's goroutine dump (GOTRACEBACK=none). PATH is left out: the
+	// helper runs no program (render.Isolate).
+	stderr := &tailBuffer{max: 4096}
+	cmd.Stderr = stderr
+	cmd.Env = append(slices.DeleteFunc(os.Environ(), func(kv string) bool {
+		return strings.HasPrefix(kv, "PATH=") || strings.HasPrefix(kv, "GOTRACEBACK=")
+	}), "GOTRACEBACK=none")
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, fmt.Errorf("start %s: %w", path, err)
@@ -164,7 +223,7 @@ func (r *Renderer) start() (*process, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start %s: %w", path, err)
 	}
-	p := &process{cmd: cmd, in: in, enc: json.NewEncoder(in), dec: json.NewDecoder(bufio.NewReader(out))}
+	p := &process{cmd: cmd, in: in, enc: json.NewEncoder(in), dec: json.NewDecoder(bufio.NewReader(out)), stderr: stderr, timeout: r.opts.Limits.Timeout}
 	if err := p.enc.Encode(r.opts); err != nil { // r.mu is held (acquire)
 		_ = in.Close()
 		_ = cmd.Wait()
@@ -216,15 +275,32 @@ func (r *Renderer) drop(p *process) {
 	r.mu.Unlock()
 	r.cond.Signal()
 	_ = p.in.Close()
-	go func() { _ = p.cmd.Wait() }()
+	go func() { _ = p.wait() }()
 }
 
-// call sends req to p and reads the response.
+// StoppedError is a helper that ended while rendering: stopped at its time
+// limit, at its memory limit, or by the Go runtime (a stack overflow).
+type StoppedError struct {
+	Reason string
+}
+
+func (e *StoppedError) Error() string { return "the helper stopped: " + e.Reason }
+
+// call sends req to p and reads the response. A render that takes longer
+// than p.timeout stops the helper.
 func (p *process) call(req Request) (Response, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.err != nil {
 		return Response{}, p.err
+	}
+	var timedOut atomic.Bool
+	if req.Op == "render" && p.timeout > 0 {
+		t := time.AfterFunc(p.timeout, func() {
+			timedOut.Store(true)
+			_ = p.cmd.Process.Kill()
+		})
+		defer t.Stop()
 	}
 	var resp Response
 	err := p.enc.Encode(req)
@@ -235,8 +311,16 @@ func (p *process) call(req Request) (Response, error) {
 		err = errors.New(resp.Error)
 	}
 	if err != nil {
-		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-			err = errors.New("the helper ended")
+		switch {
+		case timedOut.Load():
+			err = &StoppedError{Reason: fmt.Sprintf("rendering took longer than %s, the limit", p.timeout)}
+		case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, os.ErrClosed) || errors.Is(err, syscall.EPIPE):
+			_ = p.wait() // its standard error is complete once it has ended
+			if why := p.stderr.reason(); why != "" {
+				err = &StoppedError{Reason: why}
+			} else {
+				err = errors.New("the helper ended")
+			}
 		}
 		p.err = fmt.Errorf("%s: %w", Name, err)
 		return Response{}, p.err
@@ -255,6 +339,13 @@ func (r *Renderer) Render(dir string, kind manifest.DirKind) *manifest.Set {
 		} else {
 			r.release(p)
 		}
+	}
+	var stopped *StoppedError
+	if errors.As(err, &stopped) {
+		// The input is what broke the helper: a finding of that
+		// directory, and the other files are still linted.
+		return &manifest.Set{Files: 1, Problems: []manifest.Problem{{Source: manifest.Source{File: dir}, Kind: manifest.LimitExceeded,
+			Pos: manifest.Pos{Line: 1, Column: 1}, Message: fmt.Sprintf("%s: rendering this %s was stopped: %s", dir, kind, stopped.Reason)}}}
 	}
 	if err != nil {
 		return &manifest.Set{Files: 1, Problems: []manifest.Problem{{Source: manifest.Source{File: dir}, Kind: manifest.Unreadable,
@@ -308,7 +399,7 @@ func (r *Renderer) Close() error {
 		p.mu.Lock()
 		p.err = errors.New("closed")
 		_ = p.in.Close()
-		errs = append(errs, p.cmd.Wait())
+		errs = append(errs, p.wait())
 		p.mu.Unlock()
 	}
 	return errors.Join(errs...)
