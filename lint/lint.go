@@ -383,6 +383,11 @@ func (l *Linter) Run(ctx context.Context, opts Options) *Result {
 	for _, c := range all {
 		res.Findings = append(res.Findings, c.findings...)
 		res.Linted = append(res.Linted, LintedObject{File: c.file, Document: c.document, Object: c.ref})
+		// Each finding points at c.ref, which keeps c alive until the
+		// report is written: what else c holds (its findings, now copied,
+		// Pod Security's states, references, positions) goes now, not
+		// after the sort and the report.
+		*c = checked{file: c.file, document: c.document, ref: c.ref}
 	}
 	// Findings with no object (unparsable documents) obey the settings too.
 	kept := res.Findings[:0]
