@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kubectl-workload/kubectl-workload/lint"
 )
@@ -166,4 +167,43 @@ spec:
 			t.Errorf("%d copies: %d probes/readiness-missing findings, want one per Deployment", tt.copies, n)
 		}
 	}
+}
+
+// TestRepeatedKeyIsLinear: a mapping with one key repeated 200,000 times
+// gives a duplicate-key finding per repeat at its own line, in linear time
+// (the findings used to look their field up by scanning the mapping: 4·10^10
+// comparisons).
+func TestRepeatedKeyIsLinear(t *testing.T) {
+	if testing.Short() {
+		t.Skip("lints a 1.2 MB mapping")
+	}
+	const repeats = 200_000
+	var b strings.Builder
+	b.WriteString("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  namespace: y\ndata:\n")
+	for range repeats {
+		b.WriteString("  k: v\n")
+	}
+	l, err := lint.New(lint.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	res := l.Run(context.Background(), lint.Options{Paths: []string{"-"}, Stdin: strings.NewReader(b.String())})
+	elapsed := time.Since(start)
+	n := 0
+	for _, f := range res.Findings {
+		if f.Rule == lint.RuleDuplicateKey {
+			if want := 7 + n + 1; f.Line != want && n < 3 {
+				t.Errorf("duplicate %d at line %d, want %d", n, f.Line, want)
+			}
+			n++
+		}
+	}
+	if n != repeats-1 {
+		t.Errorf("%d duplicate-key findings, want %d", n, repeats-1)
+	}
+	if elapsed > time.Minute {
+		t.Errorf("linting %d repeats of a key took %s", repeats, elapsed)
+	}
+	t.Logf("%d repeats: %s", repeats, elapsed)
 }

@@ -165,6 +165,8 @@ func New(ctx context.Context, o Options) (*Prediction, error) {
 		if r.Nodes, err = daemon.ParseNodes(data); err != nil {
 			return nil, fmt.Errorf("--nodes-file %s: %w", o.NodesFile, err)
 		}
+	case o.Nodes > runner.MaxPods:
+		return nil, fmt.Errorf("--nodes %d: predict simulates a DaemonSet node by node, and at most %d nodes (runner.MaxPods)", o.Nodes, runner.MaxPods)
 	case o.Nodes > 0:
 		r.Nodes = daemon.SyntheticNodes(o.Nodes)
 	case o.Nodes < 0:
@@ -325,6 +327,8 @@ func (p *Prediction) validateBatch() error {
 	switch {
 	case o.Next <= 0:
 		return fmt.Errorf("--next %d: must be positive", o.Next)
+	case o.Next > runner.MaxNext:
+		return fmt.Errorf("--next %d: at most %d scheduled times are listed (runner.MaxNext)", o.Next, runner.MaxNext)
 	case o.RunFor < 0:
 		return errors.New("--run-for must not be negative")
 	case o.FailFirst < 0:

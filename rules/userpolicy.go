@@ -59,6 +59,7 @@ const (
 // nondeterministic ones, and why.
 var refusedBuiltins = map[string]string{
 	"strings.render_template": "a template may run without bound inside one call",
+	"graph.reachable_paths":   "it lists every path, exponentially many in one call for a dense graph",
 }
 
 // refusedReason says why a built-in is withheld from user policies, or ""
@@ -87,12 +88,12 @@ var userCapabilities = sync.OnceValue(func() *ast.Capabilities {
 	caps := ast.CapabilitiesForThisVersion()
 	kept := caps.Builtins[:0]
 	for _, b := range caps.Builtins {
-		if refusedReason(b.Name) != "" || boundedBuiltins[b.Name] != nil {
+		if refusedReason(b.Name) != "" || isBounded(b.Name) {
 			continue
 		}
 		kept = append(kept, b)
 	}
-	for name := range boundedBuiltins {
+	for _, name := range boundedNames() {
 		kept = append(kept, &ast.Builtin{Name: boundedRoot + "." + name, Decl: ast.BuiltinMap[name].Decl})
 	}
 	sort.Slice(kept, func(i, j int) bool { return kept[i].Name < kept[j].Name })
@@ -105,19 +106,25 @@ var userCapabilities = sync.OnceValue(func() *ast.Capabilities {
 // implementation. A check that fails halts the evaluation (it is an error
 // even where OPA would make a failing built-in undefined).
 func boundedFunctions() []func(*rego.Rego) {
-	names := make([]string, 0, len(boundedBuiltins))
-	for name := range boundedBuiltins {
-		names = append(names, name)
-	}
-	sort.Strings(names)
 	var opts []func(*rego.Rego)
-	for _, name := range names {
-		check := boundedBuiltins[name]
+	for _, name := range boundedNames() {
+		check, ctxCheck := boundedBuiltins[name], contextChecks[name]
 		impl := topdown.GetBuiltin(name)
+		replaced := replacedBuiltins[name]
 		decl := &rego.Function{Name: boundedRoot + "." + name, Decl: ast.BuiltinMap[name].Decl}
 		opts = append(opts, rego.FunctionDyn(decl, func(bctx rego.BuiltinContext, ops []*ast.Term) (*ast.Term, error) {
-			if err := check(ops); err != nil {
-				return nil, rego.NewHaltError(err) // named by rego
+			if check != nil {
+				if err := check(ops); err != nil {
+					return nil, rego.NewHaltError(err) // named by rego
+				}
+			}
+			if ctxCheck != nil {
+				if err := ctxCheck(bctx.Context, ops); err != nil {
+					return nil, rego.NewHaltError(err)
+				}
+			}
+			if replaced != nil {
+				return replaced(bctx, ops)
 			}
 			var out *ast.Term
 			err := impl(bctx, ops, func(t *ast.Term) error {
@@ -373,7 +380,7 @@ func rewriteBounded(m *ast.Module) {
 		if !ok {
 			return false
 		}
-		if name := r.String(); boundedBuiltins[name] != nil {
+		if name := r.String(); isBounded(name) {
 			t.Value = ast.MustParseRef(boundedRoot + "." + name)
 		}
 		return false

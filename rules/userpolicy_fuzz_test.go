@@ -48,7 +48,7 @@ func FuzzUserCompile(f *testing.F) {
 			}
 			ast.WalkRefs(m, func(r ast.Ref) bool {
 				name := r.String()
-				if boundedBuiltins[name] != nil || refusedReason(name) != "" {
+				if isBounded(name) || refusedReason(name) != "" {
 					t.Fatalf("userCompile accepted a module that refers to %s", name)
 				}
 				if strings.HasPrefix(name, "data."+reservedRoot) {

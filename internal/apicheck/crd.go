@@ -13,6 +13,7 @@ import (
 	apiextensionshelpers "k8s.io/apiextensions-apiserver/pkg/apihelpers"
 	apiextensionsinternal "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apiextensionsvalidation "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation"
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
 	schemaobjectmeta "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/objectmeta"
@@ -288,6 +289,9 @@ func (s *CRDs) check(ctx context.Context, obj Object, old *Object, opts Options)
 // with its defaults pruned, the OpenAPI schema validator, and the registry
 // strategy (customresource.NewStrategy) that holds the CEL validator.
 func (v *crdVersion) build(crd *apiextensionsv1.CustomResourceDefinition, served *apiextensionsv1.CustomResourceDefinitionVersion, gvk schema.GroupVersionKind) error {
+	if err := celCostErrors(crd); err != nil {
+		return err
+	}
 	val, err := apiextensionshelpers.GetSchemaForVersion(crd, served.Name)
 	if err != nil {
 		return err
@@ -480,4 +484,31 @@ func AppliedCustom(current []byte, obj Object) (Object, error) {
 	out := obj
 	out.JSON = merged
 	return out, nil
+}
+
+// celCostErrors returns the errors about CEL rule costs that the API server
+// gives when the CustomResourceDefinition is created: apiextensions'
+// ValidateCustomResourceDefinition estimates each x-kubernetes-validations
+// rule's cost with CEL's cost estimator, against the per-expression limit
+// (StaticEstimatedCostLimit) and the CRD's total
+// (StaticEstimatedCRDCostLimit), so a rule nesting all() four deep over an
+// unbounded list is refused there. (At run time, the strategy's CEL
+// validator holds each call to PerCallLimit and each object to
+// RuntimeCELCostBudget.) The CRD's other errors are left out: lint reads
+// CRDs as the cluster serves them, status and all.
+func celCostErrors(crd *apiextensionsv1.CustomResourceDefinition) error {
+	internal := &apiextensionsinternal.CustomResourceDefinition{}
+	if err := apiextensionsv1.Convert_v1_CustomResourceDefinition_To_apiextensions_CustomResourceDefinition(crd, internal, nil); err != nil {
+		return fmt.Errorf("convert the CustomResourceDefinition to the internal version: %w", err)
+	}
+	var costs []string
+	for _, e := range apiextensionsvalidation.ValidateCustomResourceDefinition(context.Background(), internal) {
+		if strings.Contains(e.Detail, "cost") {
+			costs = append(costs, e.Error())
+		}
+	}
+	if len(costs) > 0 {
+		return fmt.Errorf("the API server refuses it at creation: %s", strings.Join(costs, "; "))
+	}
+	return nil
 }

@@ -47,6 +47,8 @@ type File struct {
 	// kinds, the file names, with their lines (see CheckRuleIDs).
 	ruleRefs []RuleRef
 	kindRefs []KindRef
+	// excludes indexes Exclude (see ExcludedBy); Load builds it.
+	excludes *excludeIndex
 }
 
 // Rules are rule settings.
@@ -249,6 +251,7 @@ func Load(path string) (*File, error) {
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
+	f.excludes = newExcludeIndex(f.Exclude)
 	return f, nil
 }
 
@@ -328,22 +331,12 @@ func (f *File) ExcludedBy(path string) (string, bool) {
 	if f == nil {
 		return "", false
 	}
-	p := filepath.ToSlash(filepath.Clean(path))
-	for _, g := range f.Exclude {
-		re, err := compilePattern(pathPattern, g)
-		if err != nil {
-			continue // rejected by Load
-		}
-		for q := p; ; {
-			if re.Match(q) {
-				return g, true
-			}
-			i := strings.IndexByte(q, '/')
-			if i < 0 {
-				break
-			}
-			q = q[i+1:]
-		}
+	x := f.excludes
+	if x == nil { // a File not made by Load
+		x = newExcludeIndex(f.Exclude)
+	}
+	if i, _ := x.first(path); i >= 0 {
+		return f.Exclude[i], true
 	}
 	return "", false
 }

@@ -5,11 +5,13 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/gobwas/glob"
+	"github.com/kubectl-workload/kubectl-workload/internal/globmatch"
 )
 
 // A configuration file holds two sorts of pattern, both in gobwas/glob's
-// syntax ("*", "?", "[a-z]", "[!a]", "{a,b}", "\" escapes):
+// syntax ("*", "?", "[a-z]", "[!a]", "{a,b}", "\" escapes), matched by
+// internal/globmatch in time linear in the text (gobwas/glob's own matcher
+// takes exponential time on "{a,a}" forty times then "[b]"):
 //
 //   - Name patterns (rule ids, kinds, namespaces, names, containers) have no
 //     separator: "*" matches any run of characters, "/" included, so
@@ -33,7 +35,7 @@ type patternKey struct {
 
 // compiled holds every pattern compiled so far, by kind and text: a pattern
 // is compiled once per process, as ExcludedBy asks for every file of a run
-// and Exempt for every finding. It holds *glob.Pattern values only.
+// and Exempt for every finding. It holds *globmatch.Glob values only.
 var compiled sync.Map
 
 // matchName reports whether a name pattern matches s; a pattern that does
@@ -44,20 +46,20 @@ func matchName(pattern, s string) bool {
 }
 
 // compilePattern compiles pattern as kind, once.
-func compilePattern(kind patternKind, pattern string) (*glob.Pattern, error) {
+func compilePattern(kind patternKind, pattern string) (*globmatch.Glob, error) {
 	key := patternKey{kind, pattern}
 	if g, ok := compiled.Load(key); ok {
-		return g.(*glob.Pattern), nil
+		return g.(*globmatch.Glob), nil
 	}
 	var (
-		g   *glob.Pattern
+		g   *globmatch.Glob
 		err error
 	)
 	switch kind {
 	case pathPattern:
-		g, err = glob.Compile(globstar(pattern), '/')
+		g, err = globmatch.Compile(globstar(pattern), '/')
 	default:
-		g, err = glob.Compile(pattern)
+		g, err = globmatch.Compile(pattern)
 	}
 	if err != nil {
 		return nil, err

@@ -370,21 +370,23 @@ func parseDocuments(set *Set, file string, data []byte, fast bool) {
 
 // withinDocumentLimit reports whether a file's documents are no more than
 // MaxDocuments; if not, it records the problem at the first one too many.
+// Empty documents count too (a file of 4,000,000 "---" lines is over the
+// limit, not 4,000,000 documents to skip), with one to spare for the
+// empty document before a leading "---".
 func withinDocumentLimit(set *Set, file string, chunks []chunk) bool {
-	n := 0
-	for _, c := range chunks {
-		if isBlank(c.text) {
-			continue
-		}
-		if n++; n > MaxDocuments {
-			set.Problems = append(set.Problems, Problem{Source: Source{File: file, Document: MaxDocuments}, Kind: LimitExceeded,
-				Pos: Pos{Line: c.startLine, Column: 1}, Message: fmt.Sprintf(
-					"the file holds more than %d documents (manifest.MaxDocuments); this is document %d, and the file is not linted", MaxDocuments, n)})
-			return false
-		}
+	if len(chunks) <= maxChunks {
+		return true
 	}
-	return true
+	c := chunks[maxChunks]
+	set.Problems = append(set.Problems, Problem{Source: Source{File: file, Document: MaxDocuments}, Kind: LimitExceeded,
+		Pos: Pos{Line: c.startLine, Column: 1}, Message: fmt.Sprintf(
+			"the file holds more than %d documents (manifest.MaxDocuments), counting empty ones; the file is not linted", MaxDocuments)})
+	return false
 }
+
+// maxChunks is the most chunks splitYAML makes of a file within
+// MaxDocuments: the documents, and the empty one before a leading "---".
+const maxChunks = MaxDocuments + 1
 
 // looksLikeJSON sniffs the stream the way kubectl's YAMLOrJSONDecoder does: a
 // stream whose first non-space byte is '{' is JSON.
@@ -404,7 +406,9 @@ type chunk struct {
 
 // splitYAML splits a YAML stream at separator lines, as kubectl's YAMLReader
 // (k8s.io/apimachinery/pkg/util/yaml) does: a line that starts with "---" and
-// has nothing after it but spaces or a comment.
+// has nothing after it but spaces or a comment. It stops after the chunk one
+// over maxChunks (see withinDocumentLimit), so that a file of separators
+// costs no more memory than one of MaxDocuments documents.
 func splitYAML(data []byte) []chunk {
 	var chunks []chunk
 	cur := chunk{startLine: 1}
@@ -429,6 +433,9 @@ func splitYAML(data []byte) []chunk {
 			chunks = append(chunks, cur)
 			cur = chunk{startLine: line + 1, badSeparator: bad}
 			start = end
+			if len(chunks) > maxChunks {
+				return chunks
+			}
 		}
 		pos = end
 		line++

@@ -75,7 +75,14 @@ func predictJob(ctx context.Context, req Request, checker *apicheck.Checker, obj
 	if r.RunFor <= 0 {
 		r.RunFor, r.RunForSource = DefaultJobRunFor, "the default; --run-for sets it"
 	}
-	res, err := job.Simulate(job.Input{Job: j, Failure: req.Failure, RunFor: r.RunFor})
+	if atOnce := int64(r.Parallelism); j.Spec.Completions != nil {
+		if err := checkPods("Job", "parallelism (at most completions)", min(atOnce, int64(*j.Spec.Completions))); err != nil {
+			return Prediction{}, fmt.Errorf("%s: document %d: %s: %w", obj.File, obj.Document, obj.Ref(), err)
+		}
+	} else if err := checkPods("Job", "parallelism", atOnce); err != nil {
+		return Prediction{}, fmt.Errorf("%s: document %d: %s: %w", obj.File, obj.Document, obj.Ref(), err)
+	}
+	res, err := job.Simulate(job.Input{Job: j, Failure: req.Failure, RunFor: r.RunFor, MaxPods: MaxPods})
 	if err != nil {
 		return Prediction{}, fmt.Errorf("%s: document %d: %s: %w", obj.File, obj.Document, obj.Ref(), err)
 	}

@@ -330,7 +330,7 @@ func Run(ctx context.Context, req Request) (*Result, error) {
 			a := autoscalerOfStored(st, "Deployment", cur.Namespace, cur.Name, cur.Spec.Replicas, req.WhatIf.Replicas)
 			p, err := predictFromState(req, st, cur, nil)
 			if err != nil {
-				return nil, err
+				return nil, fmt.Errorf("deployment %s/%s: %w", t.Namespace, t.Name, err)
 			}
 			addNote(&p, note)
 			attachAutoscaler(&p, a, st)
@@ -664,6 +664,9 @@ func simulate(req Request, in deployment.Input, d *apps.Deployment, baseline str
 		}
 	}
 	in.Timing = kernel.Timing{ReadyAfter: ti.ReadyAfter, TerminateAfter: ti.TerminateAfter, FailNew: req.FailNew, RefuseNew: req.RefuseNew}
+	if err := checkRuns(req, int64(ptrOr(d.Spec.Replicas, 1))); err != nil {
+		return Prediction{}, err // the caller names the file and the Deployment
+	}
 	plan, dist, err := spreadRuns(req, func(s *kernel.Spread) (*kernel.Plan, error) {
 		in := in
 		in.Timing.Spread = s

@@ -71,6 +71,9 @@ func predictSet(ctx context.Context, req Request, checker *apicheck.Checker, sta
 		} else if o, ok := old.(*apps.StatefulSet); ok {
 			in.Old = o
 		}
+		if err := sizeOf(req, "StatefulSet", "spec.replicas", int64(ptrOr(next.Spec.Replicas, 1))); err != nil {
+			return Prediction{}, fmt.Errorf("%s: document %d: %s: %w", obj.File, obj.Document, obj.Ref(), err)
+		}
 		plan, dist, err = spreadRuns(req, func(s *kernel.Spread) (*kernel.Plan, error) {
 			in := in
 			in.Timing.Spread = s
@@ -98,6 +101,9 @@ func predictSet(ctx context.Context, req Request, checker *apicheck.Checker, sta
 			}
 		} else if o, ok := old.(*apps.DaemonSet); ok {
 			in.Old = o
+		}
+		if err := sizeOf(req, "DaemonSet", "nodes", int64(len(in.Nodes))); err != nil {
+			return Prediction{}, fmt.Errorf("%s: document %d: %s: %w", obj.File, obj.Document, obj.Ref(), err)
 		}
 		plan, dist, err = spreadRuns(req, func(s *kernel.Spread) (*kernel.Plan, error) {
 			in := in
