@@ -12,13 +12,18 @@
 # repository, commit, path and options; the projects' licenses go to
 # licenses/, and SOURCES.md lists what was taken from where.
 #
+# DIR may also be a plain manifest file, or a directory of plain manifests
+# with neither Chart.yaml nor a kustomization (its *.yaml files, in name
+# order). The corpus directory is test/realworld unless given:
+#   hack/update-realworld.sh test/realworld2
+#
 # Then record the real API server's verdicts (test/realworld/verdicts.json):
 #   KUBECTL_WORKLOAD_E2E=1 KUBECTL_WORKLOAD_E2E_BIN=DIR KUBECTL=DIR/kubectl \
-#     go test ./test/e2e -run TestRealWorldVerdicts -record-realworld
+#     go test ./test/e2e -run TestRealWorldVerdicts -record-realworld [-realworld-dir test/realworld2]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 MIRROR=${MIRROR:-/work/.mirror}
-out=test/realworld
+out=${1:-test/realworld}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 go build -o "$tmp/render" ./hack/realworld
@@ -39,7 +44,11 @@ while read -r name repo root dir opts; do
 	commit=$(git --git-dir="$git" rev-parse HEAD)
 	work="$tmp/src/$name"
 	mkdir -p "$work"
-	git --git-dir="$git" archive "$commit" "$root" | tar -x -C "$work"
+	if ! git --git-dir="$git" archive "$commit" "$root" | tar -x -C "$work"; then
+		echo "skip $name: $root not in $repo@$commit" >&2
+		failed=$((failed + 1))
+		continue
+	fi
 	license=$(git --git-dir="$git" ls-tree --name-only "$commit" | grep -m1 -iE '^(licen[cs]e|copying)(\.md|\.txt)?$' || true)
 	lfile="${repo/\//+}.txt"
 	if [ -n "$license" ]; then

@@ -1,15 +1,21 @@
 // Command realworld renders one chart or kustomization for the real-world
 // corpus (test/realworld), as lint renders it: package render, in process,
 // with helm template's options for a v1.37 cluster. hack/update-realworld.sh
-// runs it; it writes the rendered stream to standard output.
+// runs it; it writes the rendered stream to standard output. A plain
+// manifest file, or a directory of plain manifests (neither a chart nor a
+// kustomization), is taken as written: its *.yaml and *.yml files in name
+// order, each document separated by ---.
 //
 //	go run ./hack/realworld DIR [--set k=v]... [--helm-values FILE]...
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 
 	"sigs.k8s.io/yaml"
@@ -46,6 +52,13 @@ func run(args []string) error {
 			return fmt.Errorf("unknown option %s", args[i])
 		}
 	}
+	if plain, err := plainManifests(dir); err != nil || plain != nil {
+		if err != nil {
+			return err
+		}
+		_, err = os.Stdout.Write(slimCRDs(plain))
+		return err
+	}
 	r, err := render.New(opts)
 	if err != nil {
 		return err
@@ -60,6 +73,52 @@ func run(args []string) error {
 	}
 	_, err = os.Stdout.Write(slimCRDs(stream))
 	return err
+}
+
+// plainManifests returns the manifests of path when it is a plain file, or
+// a directory with neither Chart.yaml nor a kustomization (its *.yaml and
+// *.yml files in name order, joined by ---); nil for a chart or a
+// kustomization.
+func plainManifests(path string) ([]byte, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	files := []string{path}
+	if info.IsDir() {
+		for _, marker := range []string{"Chart.yaml", "kustomization.yaml", "kustomization.yml", "Kustomization"} {
+			if _, err := os.Stat(filepath.Join(path, marker)); err == nil {
+				return nil, nil
+			}
+		}
+		files = nil
+		for _, pattern := range []string{"*.yaml", "*.yml"} {
+			m, err := filepath.Glob(filepath.Join(path, pattern))
+			if err != nil {
+				return nil, err
+			}
+			files = append(files, m...)
+		}
+		sort.Strings(files)
+		if len(files) == 0 {
+			return nil, fmt.Errorf("%s: no chart, kustomization or manifest", path)
+		}
+	}
+	var out bytes.Buffer
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		if out.Len() > 0 {
+			out.WriteString("---\n")
+		}
+		out.Write(data)
+		if len(data) > 0 && data[len(data)-1] != '\n' {
+			out.WriteByte('\n')
+		}
+	}
+	return out.Bytes(), nil
 }
 
 // slimCRDs replaces the openAPIV3Schema of every CustomResourceDefinition

@@ -20,6 +20,9 @@ import (
 var recordRealWorld = flag.Bool("record-realworld", false,
 	"ask the real API server for a verdict on every object of test/realworld and rewrite verdicts.json")
 
+var realWorldDir = flag.String("realworld-dir", realworld.Dir,
+	"the corpus -record-realworld records, relative to the repository root (test/realworld or test/realworld2)")
+
 // TestRealWorldVerdicts records, with -record-realworld, a real v1.37.1 API
 // server's verdict on every object of the real-world corpus: kubectl create
 // --dry-run=server --validate=strict, one object at a time, after the
@@ -37,7 +40,7 @@ func TestRealWorldVerdicts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := filepath.Join(root, realworld.Dir)
+	dir := filepath.Join(root, *realWorldDir)
 	objs, err := realworld.Objects(dir)
 	if err != nil {
 		t.Fatal(err)

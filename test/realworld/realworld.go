@@ -19,6 +19,13 @@ import (
 // Dir is the corpus's directory, relative to the repository root.
 const Dir = "test/realworld"
 
+// Dir2 is the second corpus (issue 43): charts and installs of families
+// Dir has none of, laid out as Dir (sources.txt, rendered/, verdicts.json),
+// with split.txt putting each input in a tuning or a held-out half and
+// review.tsv a reviewer's verdict on each distinct default finding
+// (hack/realworld-review).
+const Dir2 = "test/realworld2"
+
 // VerdictsFile is the verdicts' file in Dir.
 const VerdictsFile = "verdicts.json"
 
