@@ -78,7 +78,7 @@ func NewCmdLint(configFlags *genericclioptions.ConfigFlags, streams genericioopt
 		"Rego package whose deny/violation/warn rules are read (repeatable; default main; conftest's --namespace, renamed because -n/--namespace is kubectl's)")
 	cmd.Flags().DurationVar(&o.PolicyTimeout, "policy-timeout", rules.DefaultPolicyTimeout,
 		"stop a user policy that takes longer than this on one object (the run then exits 2)")
-	cmd.Flags().BoolVar(&o.ListRules, "list-rules", false, "list every rule with its severity and whether it is on by default (-o json: as JSON), then exit")
+	cmd.Flags().BoolVar(&o.ListRules, "list-rules", false, "list every rule with its severity and profile (default, or all for the opt-in rules) (-o json: as JSON), then exit")
 	cmd.Flags().StringVar(&o.ConfigFile, "config", "", "configuration file (default: "+config.FileName+" in the current directory or the nearest parent, up to the git root)")
 	cmd.Flags().BoolVar(&o.NoConfig, "no-config", false, "do not read a configuration file")
 	cmd.Flags().BoolVar(&o.NoIgnore, "no-ignore-annotations", false, "disregard the objects' "+lint.AnnotationIgnore+" annotations")
