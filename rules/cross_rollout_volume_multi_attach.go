@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 )
 
@@ -98,6 +99,53 @@ func prefersOtherNode(spec *corev1.PodSpec, own map[string]string) bool {
 	return false
 }
 
+// multiAttachReason says why a claim with the access modes blocks a surge
+// pod, or "" when it does not: ReadWriteOncePod always, ReadWriteOnce only
+// (no ReadWriteMany or ReadOnlyMany) unless the pods are pinned to one node.
+func multiAttachReason(modes []corev1.PersistentVolumeAccessMode, pinned, prefersOther bool) string {
+	switch {
+	case slices.Contains(modes, corev1.ReadWriteOncePod):
+		return "ReadWriteOncePod: the new pod cannot mount it while the old pod does, even on the same node"
+	case slices.Contains(modes, corev1.ReadWriteOnce) && !slices.Contains(modes, corev1.ReadWriteMany) && !slices.Contains(modes, corev1.ReadOnlyMany) && !pinned:
+		why := "ReadWriteOnce: the volume attaches to one node at a time, and nothing keeps the new pod on the old pod's node"
+		if prefersOther {
+			why += " (its preferred pod anti-affinity sends it to another node)"
+		}
+		return why
+	}
+	return ""
+}
+
+// MultiAttachRisk is a claim a Deployment's surge pod cannot mount while
+// the old pod holds it (rollout/volume-multi-attach).
+type MultiAttachRisk struct {
+	Volume, Claim, Why string
+}
+
+// MultiAttachRisks lists the claims of a Deployment's pod template that
+// stall its rolling update, given the access modes of the claims known
+// (modes returns false for a claim defined elsewhere, which is not
+// judged): none when the Deployment does not surge. predict shows them as
+// a likely stall.
+func MultiAttachRisks(d *appsv1.Deployment, modes func(claim string) ([]corev1.PersistentVolumeAccessMode, bool)) []MultiAttachRisk {
+	facts := DeploymentFactsOf(d)
+	if facts == nil || !facts.Rolling || facts.MaxSurge == 0 || facts.Replicas == 0 {
+		return nil
+	}
+	spec, own := &d.Spec.Template.Spec, d.Spec.Template.Labels
+	var out []MultiAttachRisk
+	for _, v := range claimVolumes(spec) {
+		m, ok := modes(v.Claim)
+		if !ok {
+			continue
+		}
+		if why := multiAttachReason(m, pinnedToNode(spec), prefersOtherNode(spec, own)); why != "" {
+			out = append(out, MultiAttachRisk{Volume: v.Volume, Claim: v.Claim, Why: why})
+		}
+	}
+	return out
+}
+
 // rolloutVolumeMultiAttach reports a RollingUpdate Deployment with
 // replicas and a surge above 0 whose pods mount a claim of the input that
 // is ReadWriteOnce only (and are not pinned to one node), or
@@ -117,17 +165,8 @@ func rolloutVolumeMultiAttach(c *CrossContext) []Finding {
 		if !ok {
 			continue
 		}
-		modes := pvc.Spec.AccessModes
-		var why string
-		switch {
-		case slices.Contains(modes, corev1.ReadWriteOncePod):
-			why = "ReadWriteOncePod: the new pod cannot mount it while the old pod does, even on the same node"
-		case slices.Contains(modes, corev1.ReadWriteOnce) && !slices.Contains(modes, corev1.ReadWriteMany) && !slices.Contains(modes, corev1.ReadOnlyMany) && !c.Self.PinnedToNode:
-			why = "ReadWriteOnce: the volume attaches to one node at a time, and nothing keeps the new pod on the old pod's node"
-			if c.Self.PrefersOtherNode {
-				why += " (its preferred pod anti-affinity sends it to another node)"
-			}
-		default:
+		why := multiAttachReason(pvc.Spec.AccessModes, c.Self.PinnedToNode, c.Self.PrefersOtherNode)
+		if why == "" {
 			continue
 		}
 		out = append(out, Finding{Path: "spec.strategy",
