@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubectl-workload/kubectl-workload/internal/config"
 	"github.com/kubectl-workload/kubectl-workload/lint"
 )
 
@@ -152,7 +153,8 @@ spec:
 		if err != nil {
 			t.Fatal(err)
 		}
-		res := l.Run(context.Background(), lint.Options{Paths: []string{"-"}, Stdin: strings.NewReader(doc(tt.copies))})
+		res := l.Run(context.Background(), lint.Options{Paths: []string{"-"}, Stdin: strings.NewReader(doc(tt.copies)),
+			Settings: &config.File{Rules: config.Rules{Enable: []string{"probes/readiness-missing"}}}})
 		n := 0
 		for _, f := range res.Findings {
 			if f.Rule != "probes/readiness-missing" {

@@ -65,7 +65,9 @@ func TestCustomWorkloads(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res := l.Run(context.Background(), tt.opts)
+			opts := tt.opts
+			opts.Settings = withOldDefaults(opts.Settings)
+			res := l.Run(context.Background(), opts)
 			if len(res.Errors) > 0 {
 				t.Fatalf("Run() errors = %v", res.Errors)
 			}

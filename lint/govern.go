@@ -111,7 +111,7 @@ func (l *Linter) applyGovernance(c *checked, opts Options) {
 	var tried []Finding // attempts to silence an enforced rule
 	triedOnce := map[string]bool{}
 	for _, f := range c.findings {
-		if l.off(opts, f.Rule) {
+		if l.off(opts, f.Rule) || c.dropInjected(f) {
 			continue
 		}
 		applySeverity(&f, opts.Settings)
@@ -140,6 +140,23 @@ func (l *Linter) applyGovernance(c *checked, opts Options) {
 		kept = append(kept, f)
 	}
 	c.findings = append(kept, tried...)
+}
+
+// dropInjected reports whether f is a built-in rule's finding about a
+// container that a sidecar injector replaces at admission (c.injected):
+// its fields as written are not what the cluster runs. The API server's
+// verdicts (api/*, admission/*) and the input checks are kept.
+func (c *checked) dropInjected(f Finding) bool {
+	if len(c.injected) == 0 || f.Rule == rules.RuleInjected || strings.HasPrefix(f.Rule, "api/") ||
+		strings.HasPrefix(f.Rule, "admission/") || strings.HasPrefix(f.Rule, "input/") || strings.HasPrefix(f.Rule, "ignore/") {
+		return false
+	}
+	for _, p := range c.injected {
+		if f.Field == p || strings.HasPrefix(f.Field, p+".") {
+			return true
+		}
+	}
+	return false
 }
 
 // off reports whether the run leaves the rule out: disabled by the

@@ -104,7 +104,7 @@ func TestDidYouMean(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
-			res := newTestLinter(t).Run(context.Background(), Options{Paths: []string{tt.file}})
+			res := newTestLinter(t).Run(context.Background(), Options{Paths: []string{tt.file}, Settings: withOldDefaults(nil)})
 			var got []string
 			for _, f := range res.Findings {
 				if f.Rule == tt.rule {

@@ -228,8 +228,12 @@ type checked struct {
 	errs     []error
 	// entry is the object in the Go inventory, and goCross is set when the
 	// cross-resource Go rules evaluate it (it is not rejected).
-	entry        *rules.Entry
-	goCross      bool
+	entry   *rules.Entry
+	goCross bool
+	// injected are the field paths of the containers a sidecar injector
+	// replaces at admission (rules.InjectedContainerPaths): findings about
+	// them are left out (dropInjected).
+	injected     []string
 	shallow      shallowIndex
 	ignored      map[string]bool
 	ignoreReason string

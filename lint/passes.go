@@ -163,6 +163,7 @@ func (l *Linter) goFirstPass(c *checked, run *rules.GoRunner) []rules.Finding {
 		return nil
 	}
 	c.goCross = c.entry != nil
+	c.injected = rules.InjectedContainerPaths(c.input.Versioned)
 	return run.Eval(&rules.ObjectContext{Object: c.input.Versioned, JSON: c.input.JSON, Kind: c.ref.Kind,
 		APIVersion: c.ref.APIVersion, Name: c.ref.Name, Namespace: c.ref.Namespace, Key: rules.Key(c.ref.Kind, c.ref.Name),
 		Deployment: rules.DeploymentFactsOf(c.input.Versioned), AsWritten: c.input.Written})

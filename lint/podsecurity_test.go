@@ -80,7 +80,7 @@ func TestPodSecurityGovernance(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			res := newTestLinter(t).Run(context.Background(), Options{Paths: []string{"-"}, Stdin: strings.NewReader(meshPod), Settings: settings})
+			res := newTestLinter(t).Run(context.Background(), Options{Paths: []string{"-"}, Stdin: strings.NewReader(meshPod), Settings: withOldDefaults(settings)})
 			var got []string
 			for _, f := range res.Findings {
 				if !strings.HasPrefix(f.Rule, "pss/") && !strings.HasPrefix(f.Rule, "ignore/") && f.Rule != "resources/cpu-limit-missing" {
@@ -127,7 +127,7 @@ metadata: {name: tool, namespace: other}
 spec:
   containers: [{name: tool, image: busybox:1.36, securityContext: {privileged: true}}]
 `
-	res := newTestLinter(t).Run(context.Background(), Options{Paths: []string{"-"}, Stdin: strings.NewReader(doc)})
+	res := newTestLinter(t).Run(context.Background(), Options{Paths: []string{"-"}, Stdin: strings.NewReader(doc), Settings: withOldDefaults(nil)})
 	var got []string
 	for _, f := range res.Findings {
 		if strings.HasPrefix(f.Rule, "pss/") {
@@ -194,7 +194,7 @@ spec:
       - name: opt
         configMap: {name: extra, optional: true}
 `
-	res := newTestLinter(t).Run(context.Background(), Options{Paths: []string{"-"}, Stdin: strings.NewReader(doc)})
+	res := newTestLinter(t).Run(context.Background(), Options{Paths: []string{"-"}, Stdin: strings.NewReader(doc), Settings: withOldDefaults(nil)})
 	var got []string
 	for _, f := range res.Findings {
 		if f.Rule == RuleReferenceMissing {
@@ -282,7 +282,7 @@ spec:
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			res := newTestLinter(t).Run(context.Background(), Options{Paths: []string{"-"}, Stdin: strings.NewReader(tt.doc),
-				Baseline: &Baseline{NamespaceLabels: cluster}})
+				Baseline: &Baseline{NamespaceLabels: cluster}, Settings: withOldDefaults(nil)})
 			var got []string
 			for _, f := range res.Findings {
 				if strings.HasPrefix(f.Rule, "pss/") {

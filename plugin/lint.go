@@ -37,6 +37,7 @@ type LintOptions struct {
 	ConfigFile       string
 	NoConfig         bool
 	NoIgnore         bool
+	Profile          string
 	CRDs             []string
 	PoliciesFrom     []string
 	liveFlags
@@ -78,10 +79,11 @@ func NewCmdLint(configFlags *genericclioptions.ConfigFlags, streams genericioopt
 		"Rego package whose deny/violation/warn rules are read (repeatable; default main; conftest's --namespace, renamed because -n/--namespace is kubectl's)")
 	cmd.Flags().DurationVar(&o.PolicyTimeout, "policy-timeout", rules.DefaultPolicyTimeout,
 		"stop a user policy that takes longer than this on one object (the run then exits 2)")
-	cmd.Flags().BoolVar(&o.ListRules, "list-rules", false, "list every rule with its severity and whether it is on by default (-o json: as JSON), then exit")
+	cmd.Flags().BoolVar(&o.ListRules, "list-rules", false, "list every rule with its severity and profile (default, or all for the opt-in rules) (-o json: as JSON), then exit")
 	cmd.Flags().StringVar(&o.ConfigFile, "config", "", "configuration file (default: "+config.FileName+" in the current directory or the nearest parent, up to the git root)")
 	cmd.Flags().BoolVar(&o.NoConfig, "no-config", false, "do not read a configuration file")
 	cmd.Flags().BoolVar(&o.NoIgnore, "no-ignore-annotations", false, "disregard the objects' "+lint.AnnotationIgnore+" annotations")
+	cmd.Flags().StringVar(&o.Profile, "profile", "", "rules to run: default (the rules on by default) or all (the opt-in rules too); overrides the configuration's profile")
 	cmd.Flags().StringVar(&o.Explain, "explain", "", "print the documentation of a rule, then exit")
 	cmd.Flags().StringArrayVar(&o.CRDs, "crds", nil, "CustomResourceDefinitions to check custom resources against: file, directory or chart (its crds/) (repeatable)")
 	cmd.Flags().StringArrayVar(&o.PoliciesFrom, "policies-from", nil, "ValidatingAdmissionPolicies and bindings to evaluate on every object: file or directory (repeatable)")
@@ -107,6 +109,15 @@ func (o *LintOptions) Complete(cmd *cobra.Command, args []string) error {
 		return err
 	}
 	o.settings = settings
+	if cmd.Flags().Changed("profile") {
+		if !config.Profiles[o.Profile] {
+			return fmt.Errorf("--profile %q: want default or all", o.Profile)
+		}
+		if o.settings == nil {
+			o.settings = &config.File{}
+		}
+		o.settings.Profile = o.Profile
+	}
 	failOn := o.FailOn
 	if o.settings != nil && o.settings.FailOn != "" && !cmd.Flags().Changed("fail-on") {
 		failOn = o.settings.FailOn

@@ -28,3 +28,20 @@ func TestExplain(t *testing.T) {
 		t.Errorf("--explain no/such-rule = exit %d, stderr %q; want exit 2 naming the rule", code, errOut)
 	}
 }
+
+// TestProfileFlag: --profile all runs the opt-in rules, the default profile
+// leaves them out, and an unknown profile is a usage error (exit 2).
+func TestProfileFlag(t *testing.T) {
+	out, _, _ := run(t, "", "lint", "--no-config", "testdata/warning-only.yaml")
+	if strings.Contains(out, "resources/requests-missing") {
+		t.Errorf("default profile reports an opt-in rule:\n%s", out)
+	}
+	out, _, _ = run(t, "", "lint", "--no-config", "--profile", "all", "testdata/warning-only.yaml")
+	if !strings.Contains(out, "resources/requests-missing") {
+		t.Errorf("--profile all does not report resources/requests-missing:\n%s", out)
+	}
+	_, errOut, code := run(t, "", "lint", "--no-config", "--profile", "most", "testdata/warning-only.yaml")
+	if code != 2 || !strings.Contains(errOut, `--profile "most": want default or all`) {
+		t.Errorf("--profile most = exit %d, stderr %q; want 2 naming the profiles", code, errOut)
+	}
+}

@@ -11,6 +11,7 @@ var objectRules = []GoRule{
 	hygieneAutomountTokenRule,
 	hygieneSecretInEnvRule,
 	imagesDigestRequiredRule,
+	injectionReplacedAtAdmissionRule,
 	imagesPullPolicyMutableTagRule,
 	jobNoTtlRule,
 	jobOnfailureBackoffRule,

@@ -15,6 +15,8 @@ var availabilityNoPdbRule = GoRule{
 		Severity: SeverityInfo,
 		Kinds:    []string{"Deployment", "StatefulSet"},
 		File:     "cross_availability_no_pdb.go",
+		OptIn:    true,
+		Measured: "0 of 15 true on 10 inputs",
 		Description: `Without a PodDisruptionBudget, a node drain (a cluster upgrade, an
 autoscaler removing a node) evicts every pod of the node at once: when
 several replicas share the node, they all go down together, however many

@@ -5,6 +5,8 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 )
 
 // availabilityNoSpreadRule is availability/no-spread.
@@ -15,6 +17,8 @@ var availabilityNoSpreadRule = GoRule{
 		Severity: SeverityInfo,
 		Kinds:    []string{"Deployment", "StatefulSet"},
 		File:     "cross_availability_no_spread.go",
+		OptIn:    true,
+		Measured: "0 of 19 true on 16 inputs",
 		Description: `Nothing in a pod template with several replicas says that its pods must
 not share a node or a zone: the scheduler's default spreading is only a
 preference (ScheduleAnyway), so after a node failure, a scale-up on a busy
@@ -22,7 +26,9 @@ cluster or a drain, every replica may land on the same node, and one node
 or zone outage takes them all. Reported for Deployments and StatefulSets
 with two or more replicas whose pod template has neither a pod
 anti-affinity term nor a topologySpreadConstraint on kubernetes.io/hostname
-or topology.kubernetes.io/zone (either one satisfies it). A workload that
+or topology.kubernetes.io/zone (either one satisfies it) that selects the
+workload's own pods: a term whose selector misses them keeps the pods
+away from other pods, not from each other. A workload that
 leaves spec.replicas to a HorizontalPodAutoscaler of the input is counted
 at the autoscaler's smallest minReplicas, as availability/no-pdb counts it.`,
 		Remediation: "Add a topologySpreadConstraint on topology.kubernetes.io/zone or kubernetes.io/hostname (or a preferred pod anti-affinity) selecting the workload's own pods.",
@@ -74,24 +80,41 @@ func availabilityNoSpread(c *CrossContext) []Finding {
 	}}
 }
 
-func spreads(spec *corev1.PodSpec) bool {
+// spreads reports whether a pod template spreads its own pods by node or
+// zone: a topology spread constraint or a pod anti-affinity term (required
+// or preferred) on kubernetes.io/hostname or a zone whose selector selects
+// the template's own labels (own). A term that selects other pods only
+// keeps this workload away from them, not its replicas from each other.
+func spreads(spec *corev1.PodSpec, own map[string]string) bool {
 	for _, c := range spec.TopologySpreadConstraints {
-		if spreadTopologyKeys[c.TopologyKey] {
+		if spreadTopologyKeys[c.TopologyKey] && selectsOwn(c.LabelSelector, c.MatchLabelKeys, own) {
 			return true
 		}
 	}
 	if spec.Affinity == nil || spec.Affinity.PodAntiAffinity == nil {
 		return false
 	}
-	for _, t := range spec.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
-		if spreadTopologyKeys[t.TopologyKey] {
-			return true
-		}
-	}
+	terms := append([]corev1.PodAffinityTerm{}, spec.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution...)
 	for _, w := range spec.Affinity.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution {
-		if spreadTopologyKeys[w.PodAffinityTerm.TopologyKey] {
+		terms = append(terms, w.PodAffinityTerm)
+	}
+	for _, t := range terms {
+		if spreadTopologyKeys[t.TopologyKey] && selectsOwn(t.LabelSelector, t.MatchLabelKeys, own) {
 			return true
 		}
 	}
 	return false
+}
+
+// selectsOwn reports whether a term's selector selects a pod with the
+// labels own: with upstream's semantics (metav1.LabelSelectorAsSelector;
+// nil or refused selects nothing). matchLabelKeys alone, with no selector,
+// selects the pod's own values of those keys (the API server merges them
+// into the selector), so its own pods.
+func selectsOwn(sel *metav1.LabelSelector, matchLabelKeys []string, own map[string]string) bool {
+	if sel == nil {
+		return len(matchLabelKeys) > 0
+	}
+	s, err := metav1.LabelSelectorAsSelector(sel)
+	return err == nil && s.Matches(labels.Set(own))
 }

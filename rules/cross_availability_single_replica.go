@@ -14,6 +14,8 @@ var availabilitySingleReplicaRule = GoRule{
 		Severity: SeverityInfo,
 		Kinds:    []string{"Deployment", "StatefulSet"},
 		File:     "cross_availability_single_replica.go",
+		OptIn:    true,
+		Measured: "0 of 156 true on 78 inputs: one replica is the chart's default, and operators run one",
 		Description: `A Deployment or StatefulSet with one replica is down whenever its pod is:
 during every rollout of a StatefulSet, every node drain and eviction, and
 every crash until the replacement is ready. Reported when spec.replicas is

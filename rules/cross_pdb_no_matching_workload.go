@@ -28,7 +28,9 @@ template carries every matchLabels pair of the selector but one, or, for
 a selector of matchLabels only, one whose pod labels differ from it in one
 value a few edits away (app=frontnd next to app=frontend, even when that is
 the selector's only label), which the message names; when it holds none in
-the namespace, the budget's pods are defined elsewhere and it stays silent.`,
+the namespace, the budget's pods are defined elsewhere and it stays silent.
+A workload that another budget of the input already selects is never
+named as the one it was meant for.`,
 		Remediation: "Make spec.selector match the pod template labels of the workload the budget is for.",
 	},
 	Cross: pdbNoMatchingWorkload,
@@ -53,8 +55,13 @@ func pdbNoMatchingWorkload(c *CrossContext) []Finding {
 	if c.NS.Workloads() == 0 || len(sel.MatchLabels)+len(sel.MatchExpressions) == 0 || c.NS.SelectsWorkload(sel) {
 		return nil
 	}
-	shown, count := c.NS.Intended(sel.MatchLabels, c.Self.Name)
-	hint := c.NS.typoHint(sel)
+	// A workload that another budget already protects is not the one this
+	// budget was meant for: the hint never names it.
+	budgeted := func(e *Entry) bool {
+		return len(c.NS.SelectorsMatching(e.PodLabels(), "PodDisruptionBudget")) > 0
+	}
+	shown, count := c.NS.IntendedExcept(sel.MatchLabels, c.Self.Name, budgeted)
+	hint := c.NS.typoHintExcept(sel, budgeted)
 	matchesNothing := fmt.Sprintf("PodDisruptionBudget %s selects %s, which matches no pod template or Pod of the %s in namespace %s, so it protects nothing",
 		displayName(c.Self), FormatSelector(sel), Quantity(int64(c.NS.Workloads()), "workload"), c.NS.Name)
 	if count == 0 {

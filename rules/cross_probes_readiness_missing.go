@@ -22,6 +22,8 @@ var probesReadinessMissingRule = GoRule{
 		Severity: SeverityWarning,
 		Kinds:    []string{"Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "ReplicationController", "Pod"},
 		File:     "cross_probes_readiness_missing.go",
+		OptIn:    true,
+		Measured: "0 of 3 true on 3 inputs: metrics scrape targets, not user traffic",
 		Description: `A Service sends connections to the pods it selects once they are Ready,
 and the kubelet marks a running container without a readinessProbe
 ready at once and for as long as it runs (a startupProbe only delays the

@@ -145,10 +145,16 @@ func serviceNoMatchingWorkload(c *CrossContext) []Finding {
 // of matchLabels only misses a workload's pod labels by one value a few
 // edits away (valueTypo), else "".
 func (ns *Namespace) typoHint(sel *metav1.LabelSelector) string {
+	return ns.typoHintExcept(sel, nil)
+}
+
+// typoHintExcept is typoHint without the workloads skip reports true for;
+// skip may be nil.
+func (ns *Namespace) typoHintExcept(sel *metav1.LabelSelector, skip func(*Entry) bool) string {
 	if sel == nil || len(sel.MatchExpressions) > 0 || len(sel.MatchLabels) == 0 {
 		return ""
 	}
-	label, key := ns.valueTypo(sel.MatchLabels)
+	label, key := ns.valueTypo(sel.MatchLabels, skip)
 	if key == "" {
 		return ""
 	}
@@ -160,11 +166,11 @@ func (ns *Namespace) typoHint(sel *metav1.LabelSelector) string {
 // one's key with a value a few edits away (nearest.Close): a misspelled
 // label value. The closest wins, then the first key. It returns the label
 // as key=value and the workload's key, or "", "".
-func (ns *Namespace) valueTypo(match map[string]string) (label, key string) {
+func (ns *Namespace) valueTypo(match map[string]string, skip func(*Entry) bool) (label, key string) {
 	best := -1
 	for _, k := range sortedKeys(ns.objects) {
 		e := ns.objects[k]
-		if !templateWorkloadKinds[e.Kind] && e.Kind != "Pod" {
+		if !templateWorkloadKinds[e.Kind] && e.Kind != "Pod" || skip != nil && skip(e) {
 			continue
 		}
 		if e.Kind != "Pod" && e.TemplateLabels == nil {

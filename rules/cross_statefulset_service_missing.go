@@ -14,6 +14,8 @@ var statefulsetServiceMissingRule = GoRule{
 		Severity: SeverityWarning,
 		Kinds:    []string{"StatefulSet"},
 		File:     "cross_statefulset_service_missing.go",
+		OptIn:    true,
+		Measured: "0 of 4 true on 4 inputs: Argo CD does not use its pods' DNS names",
 		Description: `A StatefulSet's spec.serviceName names the headless Service that gives each
 pod a stable DNS name, <pod>.<serviceName>.<namespace>.svc. The StatefulSet
 is created without it (serviceName is optional, validated only as a DNS

@@ -15,6 +15,7 @@ var statefulsetServiceNotHeadlessRule = GoRule{
 		Severity: SeverityWarning,
 		Kinds:    []string{"StatefulSet"},
 		File:     "cross_statefulset_service_not_headless.go",
+		Measured: "1 of 1 true",
 		Description: `A StatefulSet's spec.serviceName names the governing Service that gives each
 pod a stable DNS name, <pod>.<serviceName>.<namespace>.svc: the StatefulSet
 controller sets each pod's hostname and subdomain to it, and cluster DNS

@@ -61,6 +61,18 @@ type Entry struct {
 	// node or zone (spreads), and HasAffinity when its manifest writes an
 	// affinity (even an empty one).
 	Spreads, HasAffinity bool
+	// StraySpread are the required pod anti-affinity terms and topology
+	// spread constraints of a workload's pod template whose selector
+	// selects none of its own pods (strayTerms).
+	StraySpread []StrayTerm
+	// Claims are the PersistentVolumeClaims a workload's pod template
+	// mounts (volumes[].persistentVolumeClaim), and PinnedToNode is true
+	// when its pods can only run on one node (nodeName, a hostname
+	// nodeSelector or required node affinity naming one host).
+	// PrefersOtherNode is set when its preferred pod anti-affinity spreads
+	// its own pods across nodes (prefersOtherNode).
+	Claims                         []ClaimVolume
+	PinnedToNode, PrefersOtherNode bool
 
 	// selector is Selector compiled by upstream (nil: refused, or none).
 	selector labels.Selector
@@ -114,6 +126,8 @@ func newTyped(kind string) runtime.Object {
 		return &networkingv1.Ingress{}
 	case "NetworkPolicy":
 		return &networkingv1.NetworkPolicy{}
+	case "PersistentVolumeClaim":
+		return &corev1.PersistentVolumeClaim{}
 	}
 	return nil
 }
@@ -408,7 +422,10 @@ func (e *Entry) read() {
 			e.TemplateLabels = tmpl.Labels
 		}
 		e.Pods = summarizePodSpec(&tmpl.Spec)
-		e.Spreads = spreads(&tmpl.Spec)
+		e.Spreads = spreads(&tmpl.Spec, tmpl.Labels)
+		e.StraySpread = strayTerms(&tmpl.Spec, tmpl.Labels)
+		e.Claims, e.PinnedToNode = claimVolumes(&tmpl.Spec), pinnedToNode(&tmpl.Spec)
+		e.PrefersOtherNode = prefersOtherNode(&tmpl.Spec, tmpl.Labels)
 		// As written: a manifest's "affinity: {}" is gone once defaulted.
 		if spec, _ := podSpecOf(e.Written); spec != nil {
 			e.HasAffinity = spec.Affinity != nil
@@ -1001,14 +1018,23 @@ const shownIntended = 3
 // match (two or more) but one. It returns the first shownIntended keys,
 // sorted, and how many there are.
 func (ns *Namespace) Intended(match map[string]string, name string) (shown []string, count int) {
+	return ns.IntendedExcept(match, name, nil)
+}
+
+// IntendedExcept is Intended without the workloads skip reports true for
+// (a PodDisruptionBudget's hint leaves out those with a budget of their
+// own); skip may be nil.
+func (ns *Namespace) IntendedExcept(match map[string]string, name string, skip func(*Entry) bool) (shown []string, count int) {
 	keys := map[string]bool{}
 	for kind := range podKinds {
-		if ns.Get(Key(kind, name)) != nil {
+		if e := ns.Get(Key(kind, name)); e != nil && (skip == nil || !skip(e)) {
 			keys[Key(kind, name)] = true
 		}
 	}
 	for _, e := range ns.NearMisses(match) {
-		keys[e.Key] = true
+		if skip == nil || !skip(e) {
+			keys[e.Key] = true
+		}
 	}
 	all := sortedKeys(keys)
 	return all[:min(len(all), shownIntended)], len(all)

@@ -15,6 +15,8 @@ var hpaMinReplicasOneRule = GoRule{
 		Severity: SeverityInfo,
 		Kinds:    []string{"HorizontalPodAutoscaler"},
 		File:     "object_hpa_min_replicas_one.go",
+		OptIn:    true,
+		Measured: "0 of 4 true on 4 inputs",
 		Description: `minReplicas defaults to 1. When load is low the autoscaler scales the
 target down to a single pod, and then a node drain, an eviction or a crash
 of that pod is an outage until a new one is ready; a PodDisruptionBudget

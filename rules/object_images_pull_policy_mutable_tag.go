@@ -16,6 +16,7 @@ var imagesPullPolicyMutableTagRule = GoRule{
 		Severity: SeverityWarning,
 		Kinds:    []string{"Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "ReplicationController", "Job", "CronJob", "Pod", "PodTemplate"},
 		File:     "object_images_pull_policy_mutable_tag.go",
+		Measured: "5 of 5 true on 5 inputs",
 		Description: `With imagePullPolicy IfNotPresent the kubelet runs whatever image a node
 already holds under the reference. For a tag that is moved on purpose
 (latest, or a branch or channel name such as main, stable or nightly),

@@ -15,6 +15,8 @@ var jobOnfailureBackoffRule = GoRule{
 		Severity: SeverityInfo,
 		Kinds:    []string{"Job", "CronJob"},
 		File:     "object_job_onfailure_backoff.go",
+		OptIn:    true,
+		Measured: "0 of 24 true on 12 inputs",
 		Description: `With restartPolicy OnFailure a failing container is restarted in the same pod, and
 the Job controller counts those restarts against spec.backoffLimit
 (pastBackoffLimitOnFailure sums the restart counts of the running and pending

@@ -14,6 +14,8 @@ var pdbUnhealthyEvictionPolicyRule = GoRule{
 		Severity: SeverityInfo,
 		Kinds:    []string{"PodDisruptionBudget"},
 		File:     "object_pdb_unhealthy_eviction_policy.go",
+		OptIn:    true,
+		Measured: "0 of 10 true on 9 inputs",
 		Description: `With unhealthyPodEvictionPolicy unset (IfHealthyBudget), a pod that is
 running but not Ready (crash-looping, stuck starting) can be evicted only
 while the budget is met: when the workload is already unhealthy, its broken

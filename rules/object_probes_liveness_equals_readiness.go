@@ -15,6 +15,8 @@ var probesLivenessEqualsReadinessRule = GoRule{
 		Severity: SeverityWarning,
 		Kinds:    []string{"Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "ReplicationController", "Job", "CronJob", "Pod", "PodTemplate"},
 		File:     "object_probes_liveness_equals_readiness.go",
+		OptIn:    true,
+		Measured: "0 of 62 true on 34 inputs: common and deliberate",
 		Description: `Readiness takes a pod out of its Services while it cannot serve; liveness
 restarts the container. When both probes are the same check with the same
 timing, a container that is only busy (a slow dependency, a burst of load)

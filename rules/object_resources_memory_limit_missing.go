@@ -14,6 +14,8 @@ var resourcesMemoryLimitMissingRule = GoRule{
 		Severity: SeverityWarning,
 		Kinds:    []string{"Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "ReplicationController", "Job", "CronJob", "Pod", "PodTemplate"},
 		File:     "object_resources_memory_limit_missing.go",
+		OptIn:    true,
+		Measured: "0 of 166 findings true on 91 of the 105 real-world inputs: charts leave sizing to the installer",
 		Description: `Without resources.limits.memory a container may use all the memory of its
 node: when the node runs out, the kernel's OOM killer and the kubelet's
 eviction pick among every pod of the node, not only the one that grew.

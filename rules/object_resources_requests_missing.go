@@ -15,6 +15,8 @@ var resourcesRequestsMissingRule = GoRule{
 		Severity: SeverityWarning,
 		Kinds:    []string{"Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "ReplicationController", "Job", "CronJob", "Pod", "PodTemplate"},
 		File:     "object_resources_requests_missing.go",
+		OptIn:    true,
+		Measured: "0 of 151 true on 83 inputs: idem",
 		Description: `The scheduler places a pod by its containers' requests (the sum of the
 containers', or the largest init container's): a container that requests
 no CPU or no memory is placed as if it needed none, so nodes are

@@ -18,6 +18,7 @@ var rolloutMutableImageTagRule = GoRule{
 		Severity: SeverityWarning,
 		Kinds:    []string{"Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "ReplicationController", "Job", "CronJob"},
 		File:     "object_rollout_mutable_image_tag.go",
+		Measured: "40 of 40 true on 6 inputs",
 		Description: `An image reference is [registry[:port]/]path[:tag][@digest]. Without a tag
 and without a digest it means the tag latest, and latest (like any tag) can
 be moved to a different image at any time. The workload controllers copy the

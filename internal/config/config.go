@@ -19,6 +19,16 @@ import (
 	"github.com/kubectl-workload/kubectl-workload/internal/boundedread"
 )
 
+// The rule profiles: ProfileDefault runs the rules on by default,
+// ProfileAll the opt-in rules too.
+const (
+	ProfileDefault = "default"
+	ProfileAll     = "all"
+)
+
+// Profiles are the valid values of profile and --profile.
+var Profiles = map[string]bool{ProfileDefault: true, ProfileAll: true}
+
 // FileName is the configuration file lint looks for.
 const FileName = ".kubectl-workload.yaml"
 
@@ -30,6 +40,10 @@ type File struct {
 	Rules Rules `yaml:"rules"`
 	// FailOn is the default for --fail-on: error, warning or info.
 	FailOn string `yaml:"failOn"`
+	// Profile is the set of rules that runs: "default" (the rules on by
+	// default) or "all" (every rule, the opt-in ones too); --profile
+	// overrides it.
+	Profile string `yaml:"profile"`
 	// Exclude are globs of paths not to lint ("**" crosses directories),
 	// matched against paths as given on the command line or found under a
 	// named directory, and against their suffixes.
@@ -187,6 +201,9 @@ func Load(path string) (*File, error) {
 	var errs []error
 	if f.FailOn != "" && !severities[f.FailOn] {
 		errs = append(errs, fmt.Errorf("%s:%d: failOn %q: want error, warning or info", path, keyLine(&root, "failOn"), f.FailOn))
+	}
+	if f.Profile != "" && !Profiles[f.Profile] {
+		errs = append(errs, fmt.Errorf("%s:%d: profile %q: want default or all", path, keyLine(&root, "profile"), f.Profile))
 	}
 	ids := make([]string, 0, len(f.Rules.Severity))
 	for id := range f.Rules.Severity {
@@ -387,8 +404,9 @@ func matchAny(globs []string, rule string) bool {
 }
 
 // Enabled reports whether an opt-in rule is turned on (rules.enable).
+// With the profile "all", every rule is.
 func (f *File) Enabled(rule string) bool {
-	return f != nil && matchAny(f.Rules.Enable, rule)
+	return f != nil && (f.Profile == ProfileAll || matchAny(f.Rules.Enable, rule))
 }
 
 // Enforced reports whether a rule cannot be silenced (rules.enforce).

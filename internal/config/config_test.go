@@ -183,3 +183,38 @@ func TestLoadCustomWorkloads(t *testing.T) {
 		t.Errorf("Load().CustomWorkloads = %s, want %s", got, want)
 	}
 }
+
+// TestProfile: profile all turns every opt-in rule on, as rules.enable
+// naming it would; profile default leaves them to rules.enable; any other
+// profile is an error at its line.
+func TestProfile(t *testing.T) {
+	dir := t.TempDir()
+	for _, tt := range []struct {
+		text    string
+		enabled bool
+		err     string
+	}{
+		{"profile: all\n", true, ""},
+		{"profile: default\n", false, ""},
+		{"profile: default\nrules:\n  enable: [pss/baseline]\n", true, ""},
+		{"failOn: info\nprofile: everything\n", false, `:2: profile "everything": want default or all`},
+	} {
+		path := filepath.Join(dir, "c.yaml")
+		if err := os.WriteFile(path, []byte(tt.text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		f, err := Load(path)
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("Load(%q) = %v, want an error containing %q", tt.text, err, tt.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("Load(%q): %v", tt.text, err)
+		}
+		if got := f.Enabled("pss/baseline"); got != tt.enabled {
+			t.Errorf("Load(%q).Enabled(pss/baseline) = %v, want %v", tt.text, got, tt.enabled)
+		}
+	}
+}

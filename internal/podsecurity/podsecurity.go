@@ -43,8 +43,13 @@ func Rules() []string {
 }
 
 // OptIn reports whether a rule is off unless the configuration enables it
-// (rules.enable).
-func OptIn(rule string) bool { return rule == RuleRestricted }
+// (rules.enable, or profile all). pss/baseline is: without the namespace's
+// Pod Security labels in sight, admission enforces nothing (the cluster's
+// default is privileged), and the checks it reports are a chart's
+// deliberate choice for node agents (hostPath logs, host ports,
+// privileged storage and mesh daemons). The labels' verdicts (pss/enforce,
+// pss/warn, pss/audit) stay on.
+func OptIn(rule string) bool { return rule == RuleRestricted || rule == RuleBaseline }
 
 // Violation is one check a pod template fails, at one field.
 type Violation struct {

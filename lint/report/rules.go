@@ -32,7 +32,7 @@ func builtinTiers() []rules.Rule {
 		{ID: lint.RuleIgnoreEnforced, Severity: rules.SeverityError, Title: "Ignore annotation or exemption tries to silence an enforced rule"},
 		{ID: lint.RuleCronJobNeverFires, Severity: rules.SeverityWarning, Title: "CronJob schedule that matches no date"},
 		{ID: lint.RuleReferenceMissing, Severity: rules.SeverityWarning, Title: "Pod spec needs a ConfigMap, Secret, ServiceAccount or claim the input lacks"},
-		{ID: podsecurity.RuleBaseline, Severity: rules.SeverityWarning, Title: "Pod fails a baseline Pod Security Standard check"},
+		{ID: podsecurity.RuleBaseline, Severity: rules.SeverityWarning, Title: "Pod fails a baseline Pod Security Standard check", OptIn: true},
 		{ID: podsecurity.RuleRestricted, Severity: rules.SeverityWarning, Title: "Pod fails a restricted Pod Security Standard check", OptIn: true},
 		{ID: podsecurity.RuleEnforce, Severity: rules.SeverityError, Title: "The namespace's Pod Security enforce label refuses the pods"},
 		{ID: podsecurity.RuleWarn, Severity: rules.SeverityWarning, Title: "The namespace's Pod Security warn label makes the server warn"},
@@ -70,8 +70,9 @@ func apiTitle(id string) string {
 	return "The API server's own validation (v1.37)"
 }
 
-// RuleList writes every rule: id, severity, whether it is on by default
-// (opt-in rules need rules.enable) and title, sorted by id; format "json"
+// RuleList writes every rule: id, severity, its profile (default, or all
+// for the opt-in rules, which need --profile all or rules.enable) and
+// title, sorted by id; format "json"
 // writes them as a JSON array.
 func RuleList(w io.Writer, catalogue []rules.Rule, format string) error {
 	all := sortRules(append(builtinTiers(), catalogue...))
@@ -80,22 +81,33 @@ func RuleList(w io.Writer, catalogue []rules.Rule, format string) error {
 			ID       string `json:"id"`
 			Severity string `json:"severity"`
 			Default  string `json:"default"`
+			Profile  string `json:"profile"`
+			Measured string `json:"measured,omitempty"`
 			Title    string `json:"title"`
 		}
 		out := make([]entry, 0, len(all))
 		for _, r := range all {
-			out = append(out, entry{ID: r.ID, Severity: r.Severity, Default: defaultState(r), Title: r.Title})
+			out = append(out, entry{ID: r.ID, Severity: r.Severity, Default: defaultState(r), Profile: profileOf(r), Measured: r.Measured, Title: r.Title})
 		}
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(out)
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "RULE\tSEVERITY\tDEFAULT\tTITLE")
+	fmt.Fprintln(tw, "RULE\tSEVERITY\tPROFILE\tTITLE")
 	for _, r := range all {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.ID, r.Severity, defaultState(r), r.Title)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.ID, r.Severity, profileOf(r), r.Title)
 	}
 	return tw.Flush()
+}
+
+// profileOf is the smallest profile that runs the rule: "all" for an
+// opt-in rule (--profile all, or rules.enable), else "default".
+func profileOf(r rules.Rule) string {
+	if r.OptIn {
+		return "all"
+	}
+	return "default"
 }
 
 // defaultState is "off" for opt-in rules, else "on".

@@ -495,6 +495,7 @@ func Run(ctx context.Context, req Request) (*Result, error) {
 		if refused != nil {
 			refusedStall(&pred, refused, req.FailNew)
 		}
+		addMultiAttachNotes(&pred, set.Objects, d, p.Namespace)
 		pred.File, pred.Document, pred.Pos, pred.Kind = obj.File, obj.Document, obj.Start, obj.Kind
 		addNote(&pred, nsNote)
 		attachAutoscaler(&pred, a, objState)
