@@ -34,9 +34,19 @@ func DeleteText(w io.Writer, p *garbagecollector.Plan) error {
 	return err
 }
 
+// DeleteSchemaVersion is the version of predict delete's JSON (docs/predict-output.md):
+// fields are only ever added within a version.
+const DeleteSchemaVersion = 1
+
+type deleteDoc struct {
+	SchemaVersion int    `json:"schemaVersion"`
+	Kind          string `json:"kind"`
+	*garbagecollector.Plan
+}
+
 // DeleteJSON writes a delete plan as indented JSON.
 func DeleteJSON(w io.Writer, p *garbagecollector.Plan) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(p)
+	return enc.Encode(deleteDoc{SchemaVersion: DeleteSchemaVersion, Kind: "DeletePlan", Plan: p})
 }
