@@ -21,7 +21,7 @@ func DeleteText(w io.Writer, p *garbagecollector.Plan) error {
 	for _, l := range []struct {
 		name string
 		ids  []string
-	}{{"Deleted", p.Deleted}, {"Orphaned", p.Orphaned}, {"Kept", p.Kept}, {"Waiting", p.Waiting}, {"Recreated", p.Recreated}} {
+	}{{"Deleted", p.Deleted}, {"Orphaned", p.Orphaned}, {"Kept", p.Kept}, {"Waiting", p.Waiting}, {"Recreated", p.Recreated}, {"Created", p.Created}} {
 		if len(l.ids) == 0 {
 			continue
 		}
@@ -44,9 +44,19 @@ type deleteDoc struct {
 	*garbagecollector.Plan
 }
 
-// DeleteJSON writes a delete plan as indented JSON.
-func DeleteJSON(w io.Writer, p *garbagecollector.Plan) error {
+type deleteListDoc struct {
+	SchemaVersion int                      `json:"schemaVersion"`
+	Kind          string                   `json:"kind"`
+	Items         []*garbagecollector.Plan `json:"items"`
+}
+
+// DeleteJSON writes a delete plan as indented JSON: a DeletePlan, or with several objects
+// named, a DeletePlanList of one plan each, in the order named.
+func DeleteJSON(w io.Writer, plans ...*garbagecollector.Plan) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(deleteDoc{SchemaVersion: DeleteSchemaVersion, Kind: "DeletePlan", Plan: p})
+	if len(plans) == 1 {
+		return enc.Encode(deleteDoc{SchemaVersion: DeleteSchemaVersion, Kind: "DeletePlan", Plan: plans[0]})
+	}
+	return enc.Encode(deleteListDoc{SchemaVersion: DeleteSchemaVersion, Kind: "DeletePlanList", Items: plans})
 }
