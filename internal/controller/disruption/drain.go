@@ -15,6 +15,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	policy "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	kubectldrain "k8s.io/kubectl/pkg/drain"
 
 	"github.com/kubectl-workload/kubectl-workload/internal/controller/kernel"
@@ -176,6 +177,7 @@ type sim struct {
 	budgetPods  map[*policy.PodDisruptionBudget][]*simPod
 	dirty       map[*policy.PodDisruptionBudget]bool
 	holding     map[*policy.PodDisruptionBudget]bool
+	selectors   map[*policy.PodDisruptionBudget]labels.Selector
 	synced      bool
 	transitions transitionHeap
 	nodeByName  map[string]*v1.Node
@@ -207,7 +209,7 @@ func Drain(w World, o Options) (*Plan, error) {
 	s := &sim{o: o, cordoned: map[string]bool{}, seq: map[string]int{}, notes: map[string]bool{},
 		live: map[string]*simPod{}, onNode: map[string][]*simPod{}, deleted: map[string]*simPod{},
 		budgetsIn: map[string][]*policy.PodDisruptionBudget{}, budgetByKey: map[string]*policy.PodDisruptionBudget{},
-		budgetPods: map[*policy.PodDisruptionBudget][]*simPod{}, dirty: map[*policy.PodDisruptionBudget]bool{}, holding: map[*policy.PodDisruptionBudget]bool{}, nodeByName: map[string]*v1.Node{}}
+		budgetPods: map[*policy.PodDisruptionBudget][]*simPod{}, dirty: map[*policy.PodDisruptionBudget]bool{}, holding: map[*policy.PodDisruptionBudget]bool{}, selectors: map[*policy.PodDisruptionBudget]labels.Selector{}, nodeByName: map[string]*v1.Node{}}
 	s.w = w
 	s.w.Budgets = nil
 	for _, b := range w.Budgets {
@@ -300,12 +302,20 @@ func Drain(w World, o Options) (*Plan, error) {
 	return plan, nil
 }
 
-// readBudgets is what an eviction request in namespace ns reads now: a copy of each of the
-// namespace's budgets.
-func (s *sim) readBudgets(ns string) []*policy.PodDisruptionBudget {
-	read := make([]*policy.PodDisruptionBudget, 0, len(s.budgetsIn[ns]))
-	for _, b := range s.budgetsIn[ns] {
-		read = append(read, b.DeepCopy())
+// readBudgets is what an eviction request for p reads now: a copy of each budget that
+// selects it (the others do not decide its eviction). A copy already in shared (the budgets
+// as the requests of one instant read them together) is reused; nil shares nothing.
+func (s *sim) readBudgets(p *simPod, shared map[*policy.PodDisruptionBudget]*policy.PodDisruptionBudget) []*policy.PodDisruptionBudget {
+	read := make([]*policy.PodDisruptionBudget, 0, len(p.budgets))
+	for _, b := range p.budgets {
+		c := shared[b]
+		if c == nil {
+			c = b.DeepCopy()
+			if shared != nil {
+				shared[b] = c
+			}
+		}
+		read = append(read, c)
 	}
 	return read
 }
@@ -320,7 +330,15 @@ func (s *sim) add(p *simPod) {
 	s.onNode[p.pod.Spec.NodeName] = append(s.onNode[p.pod.Spec.NodeName], p)
 	s.sched.add(p.pod, 1)
 	for _, b := range s.budgetsIn[p.pod.Namespace] {
-		if len(PodsForBudget(b, []*v1.Pod{p.pod})) == 1 {
+		sel, ok := s.selectors[b]
+		if !ok {
+			var err error
+			if sel, err = metav1.LabelSelectorAsSelector(b.Spec.Selector); err != nil {
+				sel = nil // PodsForBudget: an invalid selector matches none
+			}
+			s.selectors[b] = sel
+		}
+		if sel != nil && sel.Matches(labels.Set(p.pod.Labels)) {
 			p.budgets = append(p.budgets, b)
 			s.budgetPods[b] = append(s.budgetPods[b], p)
 		}
@@ -567,7 +585,7 @@ func (s *sim) drainNode(np *NodePlan) {
 		// instant (the API server's conflict retries, jittered by up to 50ms, and kubectl's
 		// 5s retries of refusals answered milliseconds apart) reads what the ones before it
 		// wrote, unless o.RetriesMeet.
-		read := map[string][]*policy.PodDisruptionBudget{}
+		read := map[*policy.PodDisruptionBudget]*policy.PodDisruptionBudget{}
 		written := map[*policy.PodDisruptionBudget]bool{}
 		acted := false
 		approvedBy := map[string]string{} // budget -> the pod approved by it at this instant
@@ -583,13 +601,9 @@ func (s *sim) drainNode(np *NodePlan) {
 			var v Verdict
 			var conflict bool
 			if together {
-				ns := p.pod.Namespace
-				if _, ok := read[ns]; !ok {
-					read[ns] = s.readBudgets(ns)
-				}
-				v, conflict = s.serverEvict(p.pod, read[ns], written)
+				v, conflict = s.serverEvict(p.pod, s.readBudgets(p, read), written)
 			} else {
-				v, conflict = s.serverEvict(p.pod, s.readBudgets(p.pod.Namespace), map[*policy.PodDisruptionBudget]bool{})
+				v, conflict = s.serverEvict(p.pod, s.readBudgets(p, nil), map[*policy.PodDisruptionBudget]bool{})
 				if v.Code == 429 && approvedBy[v.Budget] != "" {
 					s.serialRefusals++
 					if s.serialFirst == "" {
