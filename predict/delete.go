@@ -90,7 +90,7 @@ var deleteResources = map[string]string{"Deployment": "deployments", "ReplicaSet
 // names), into kinds and names.
 func deleteTargets(args []string) ([]schema.GroupVersionKind, []string, error) {
 	if len(args) == 0 {
-		return nil, nil, errors.New("name an object: TYPE/NAME, TYPE NAME or TYPE NAME NAME...")
+		return nil, nil, errors.New("name an object: TYPE/NAME, TYPE NAME, or several names")
 	}
 	kindOf := func(typ string) (schema.GroupVersionKind, bool) {
 		gvk, ok := deleteKinds[strings.ToLower(strings.TrimSuffix(strings.SplitN(typ, ".", 2)[0], "s"))]
