@@ -11,7 +11,7 @@ import (
 // NewCmdPredictDelete builds `kubectl workload predict delete TYPE/NAME`.
 func NewCmdPredictDelete(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
 	o := predict.DeleteOptions{Getter: configFlags, IOStreams: streams}
-	cmd := &cobra.Command{Use: "delete TYPE/NAME", Args: cobra.RangeArgs(1, 2), Short: predict.DeleteShort, Long: predict.DeleteHelp, Example: predict.DeleteExample, RunE: func(cmd *cobra.Command, args []string) error {
+	cmd := &cobra.Command{Use: "delete (TYPE/NAME ... | TYPE NAME ...)", Args: cobra.MinimumNArgs(1), Short: predict.DeleteShort, Long: predict.DeleteHelp, Example: predict.DeleteExample, RunE: func(cmd *cobra.Command, args []string) error {
 		if configFlags.Namespace != nil {
 			o.Namespace = *configFlags.Namespace
 		}

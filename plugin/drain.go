@@ -28,6 +28,13 @@ func NewCmdPredictDrain(configFlags *genericclioptions.ConfigFlags, streams gene
 	f.DurationVar(&o.Timeout, "timeout", 0, "as kubectl drain: give up on a node after this long (0: never)")
 	f.IntVar(&o.GracePeriod, "grace-period", -1, "as kubectl drain: seconds each pod gets to terminate (negative: the pod's own)")
 	f.DurationVar(&o.ReadyAfter, "ready-after", 0, "time from a replacement's creation to Ready (default: derived from the probes)")
+	f.StringVar(&o.Nodes, "nodes", "", "the cluster's nodes when the files hold none: a count N (node-1 … node-N) or names (a,b,c), shaped by --node-*")
+	f.StringVar(&o.NodeCPU, "node-cpu", "", "allocatable cpu of each node of --nodes (e.g. 4, 3500m; default: no limit)")
+	f.StringVar(&o.NodeMemory, "node-memory", "", "allocatable memory of each node of --nodes (e.g. 16Gi; default: no limit)")
+	f.Int64Var(&o.NodePods, "node-pods", 0, "allocatable pods of each node of --nodes (default 110, the kubelet's --max-pods)")
+	f.StringVar(&o.NodeLabels, "node-labels", "", "labels of each node of --nodes, as kubelet --node-labels: key=value,...")
+	f.StringSliceVar(&o.NodeTaints, "node-taints", nil, "taints of each node of --nodes, as kubectl taint writes them: key[=value]:Effect")
+	f.BoolVar(&o.RetriesMeet, "retries-meet", false, "play the less common outcome of evictions retried together: both read the budget before either writes, the later waits for the API server's next 500ms retry")
 	f.StringVarP(&o.Output, "output", "o", "text", "output format: text or json")
 	return cmd
 }

@@ -23,6 +23,13 @@ func TestPredictDrainGolden(t *testing.T) {
 		{name: "predict-drain-disable-eviction.txt", args: []string{"node-2", "-f", cluster, "--ignore-daemonsets", "--disable-eviction", "--pod-selector", "app=cache"}, wantExit: 0},
 		// Both nodes, cordoned first: web's replacements all go to node-3.
 		{name: "predict-drain-two-nodes.txt", args: []string{"node-1", "node-2", "-f", cluster, "--ignore-daemonsets", "--timeout", "30s", "--ready-after", "10s"}, wantExit: 1},
+		// Manifests, not pods: the single replica is placed on node-1 (first by name among
+		// equal nodes) and its budget refuses the eviction forever; node-2 is never reached.
+		{name: "predict-drain-manifests.txt", args: []string{"node-1", "node-2", "node-3", "-f", "testdata/predict/gatekeeper.yaml", "-f", "testdata/predict/nodes-3.yaml"}, wantExit: 1},
+		{name: "predict-drain-manifests.json", args: []string{"node-1", "node-2", "node-3", "-f", "testdata/predict/gatekeeper.yaml", "-f", "testdata/predict/nodes-3.yaml", "-o", "json"}, wantExit: 1},
+		// No Node objects: --nodes 3 of a shape; and with nothing, the nodes being drained.
+		{name: "predict-drain-manifests-nodes-flag.txt", args: []string{"node-2", "-f", "testdata/predict/gatekeeper.yaml", "--nodes", "3", "--node-cpu", "2", "--node-memory", "8Gi", "--timeout", "20s"}, wantExit: 0},
+		{name: "predict-drain-manifests-no-nodes.txt", args: []string{"node-1", "-f", "testdata/predict/gatekeeper.yaml", "--timeout", "12s"}, wantExit: 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -48,6 +55,10 @@ func TestPredictDrainUsage(t *testing.T) {
 		{name: "no node", args: []string{"-f", "testdata/predict/drain-cluster.yaml"}},
 		{name: "missing file", args: []string{"node-1", "-f", "testdata/no-such-file.yaml"}},
 		{name: "bad output", args: []string{"node-1", "-f", "testdata/predict/drain-cluster.yaml", "-o", "svg"}},
+		{name: "bad --nodes", args: []string{"node-1", "-f", "testdata/predict/gatekeeper.yaml", "--nodes", "0"}},
+		{name: "bad --node-cpu", args: []string{"node-1", "-f", "testdata/predict/gatekeeper.yaml", "--nodes", "2", "--node-cpu", "lots"}},
+		{name: "bad --node-taints", args: []string{"node-1", "-f", "testdata/predict/gatekeeper.yaml", "--nodes", "2", "--node-taints", "a=b:Sometimes"}},
+		{name: "--nodes with --nodes-file", args: []string{"node-1", "-f", "testdata/predict/gatekeeper.yaml", "--nodes", "2", "--nodes-file", "testdata/predict/nodes-3.yaml"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

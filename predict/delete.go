@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"slices"
+	"sort"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -83,22 +86,57 @@ var deleteResources = map[string]string{"Deployment": "deployments", "ReplicaSet
 	"DaemonSet": "daemonsets", "Job": "jobs", "CronJob": "cronjobs", "ReplicationController": "replicationcontrollers",
 	"Pod": "pods", "PersistentVolumeClaim": "persistentvolumeclaims"}
 
-// Delete predicts kubectl delete of the object named by args (TYPE/NAME or TYPE NAME) as
-// o asks, reading the cluster (list only) when there are no files, and writes the plan.
+// deleteTargets reads kubectl delete's forms: TYPE/NAME..., or TYPE NAME... (one type, several
+// names), into kinds and names.
+func deleteTargets(args []string) ([]schema.GroupVersionKind, []string, error) {
+	if len(args) == 0 {
+		return nil, nil, errors.New("name an object: TYPE/NAME, TYPE NAME, or several names")
+	}
+	kindOf := func(typ string) (schema.GroupVersionKind, bool) {
+		gvk, ok := deleteKinds[strings.ToLower(strings.TrimSuffix(strings.SplitN(typ, ".", 2)[0], "s"))]
+		if !ok {
+			gvk, ok = deleteKinds[strings.ToLower(strings.SplitN(typ, ".", 2)[0])]
+		}
+		return gvk, ok
+	}
+	const want = "want deployment, replicaset, statefulset, daemonset, job, cronjob, replicationcontroller, pod or persistentvolumeclaim and a name"
+	var kinds []schema.GroupVersionKind
+	var names []string
+	if !strings.Contains(args[0], "/") {
+		// TYPE NAME...: every other argument a name, as kubectl takes them.
+		gvk, ok := kindOf(args[0])
+		if !ok {
+			return nil, nil, fmt.Errorf("%s: %s", args[0], want)
+		}
+		if len(args) == 1 {
+			return nil, nil, fmt.Errorf("%s: name the object: TYPE NAME or TYPE/NAME", args[0])
+		}
+		for _, n := range args[1:] {
+			if n == "" || strings.Contains(n, "/") {
+				return nil, nil, fmt.Errorf("%s: there is no need to specify a resource type as a separate argument when passing arguments in resource/name form", n)
+			}
+			kinds, names = append(kinds, gvk), append(names, n)
+		}
+		return kinds, names, nil
+	}
+	for _, a := range args {
+		typ, name, slash := strings.Cut(a, "/")
+		gvk, ok := kindOf(typ)
+		if !slash || !ok || name == "" {
+			return nil, nil, fmt.Errorf("%s: %s (TYPE/NAME)", a, want)
+		}
+		kinds, names = append(kinds, gvk), append(names, name)
+	}
+	return kinds, names, nil
+}
+
+// Delete predicts kubectl delete of the objects named by args (TYPE/NAME..., TYPE NAME...) as
+// o asks, reading the cluster (list only) when there are no files, and writes one plan per
+// object, each from the objects as they are before the command.
 func Delete(ctx context.Context, o DeleteOptions, args []string) error {
-	if len(args) == 2 {
-		args = []string{args[0] + "/" + args[1]}
-	}
-	if len(args) != 1 || !strings.Contains(args[0], "/") {
-		return errors.New("name one object: TYPE/NAME or TYPE NAME")
-	}
-	typ, name, _ := strings.Cut(args[0], "/")
-	gvk, ok := deleteKinds[strings.ToLower(strings.TrimSuffix(strings.SplitN(typ, ".", 2)[0], "s"))]
-	if !ok {
-		gvk, ok = deleteKinds[strings.ToLower(strings.SplitN(typ, ".", 2)[0])]
-	}
-	if !ok || name == "" {
-		return fmt.Errorf("%s: want deployment, replicaset, statefulset, daemonset, job, cronjob, replicationcontroller, pod or persistentvolumeclaim and a name", args[0])
+	kinds, names, err := deleteTargets(args)
+	if err != nil {
+		return err
 	}
 	if o.Output != "text" && o.Output != "json" && o.Output != "" {
 		return fmt.Errorf("-o %s: want text or json", o.Output)
@@ -161,12 +199,43 @@ func Delete(ctx context.Context, o DeleteOptions, args []string) error {
 			objs = append(objs, u)
 		}
 	}
-	plan, err := garbagecollector.Delete(objs, gvk.Kind+"/"+ns+"/"+name, o.Cascade)
-	if err != nil {
-		return err
+	var plans []*garbagecollector.Plan
+	for i, gvk := range kinds {
+		target := gvk.Kind + "/" + ns + "/" + names[i]
+		plan, err := garbagecollector.Delete(objs, target, o.Cascade)
+		if err != nil {
+			return withNamespaceHint(err, objs, gvk.Kind, ns, names[i])
+		}
+		plans = append(plans, plan)
 	}
 	if o.Output == "json" {
-		return report.DeleteJSON(o.Out, plan)
+		return report.DeleteJSON(o.Out, plans...)
 	}
-	return report.DeleteText(o.Out, plan)
+	for i, plan := range plans {
+		if i > 0 {
+			if _, err := io.WriteString(o.Out, "\n"); err != nil {
+				return err
+			}
+		}
+		if err := report.DeleteText(o.Out, plan); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// withNamespaceHint adds to a not-found error the namespaces of the input that hold an object
+// of that kind and name: without -n, kubectl looks in one namespace only.
+func withNamespaceHint(err error, objs []*unstructured.Unstructured, kind, ns, name string) error {
+	var others []string
+	for _, u := range objs {
+		if u.GetKind() == kind && u.GetName() == name && u.GetNamespace() != ns && !slices.Contains(others, u.GetNamespace()) {
+			others = append(others, u.GetNamespace())
+		}
+	}
+	if len(others) == 0 {
+		return err
+	}
+	sort.Strings(others)
+	return fmt.Errorf("%w in namespace %s; the input has %s %s in namespace %s: add -n %s", err, ns, strings.ToLower(kind), name, strings.Join(others, ", "), others[0])
 }

@@ -6,7 +6,15 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
+	"strings"
 	"time"
+
+	apps "k8s.io/api/apps/v1"
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/kubernetes/pkg/util/taints"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -60,7 +68,17 @@ type DrainOptions struct {
 	// terminationGracePeriodSeconds; 0 deletes at once.
 	GracePeriod                int
 	ReadyAfter, TerminateAfter time.Duration
-	Output                     string
+	// Nodes is --nodes: a count N (nodes node-1 … node-N) or node names, comma-separated, of
+	// the shape NodeCPU, NodeMemory, NodePods, NodeLabels (k=v,…) and NodeTaints
+	// (key[=value]:Effect, as kubectl taint writes them).
+	Nodes, NodeCPU, NodeMemory string
+	NodePods                   int64
+	NodeLabels                 string
+	NodeTaints                 []string
+	// RetriesMeet plays the less common outcome of evictions retried at the same moment
+	// (disruption.Options.RetriesMeet).
+	RetriesMeet bool
+	Output      string
 	// Getter reaches the cluster when there are no files (live mode).
 	Getter genericclioptions.RESTClientGetter
 	genericiooptions.IOStreams
@@ -119,6 +137,16 @@ func Drain(ctx context.Context, o DrainOptions, nodes []string) (failed bool, er
 			return false, err
 		}
 	}
+	shaped, err := o.shapedNodes(nodes)
+	if err != nil {
+		return false, err
+	}
+	if shaped != nil {
+		if o.NodesFile != "" {
+			return false, errors.New("--nodes and --nodes-file: give one")
+		}
+		w.Nodes = append(w.Nodes, shaped...)
+	}
 	if o.NodesFile != "" {
 		set := manifest.Load([]string{o.NodesFile}, nil)
 		if len(set.Problems) > 0 {
@@ -130,7 +158,16 @@ func Drain(ctx context.Context, o DrainOptions, nodes []string) (failed bool, er
 		}
 		w.Nodes = nodes.Nodes
 	}
-	plan, err := disruption.Drain(w, disruption.Options{
+	// Workloads whose pods are not in the files are placed on the nodes; with no node given
+	// at all, on the nodes being drained, of --node-* shape.
+	var assumed string
+	if !o.Live() && len(w.Nodes) == 0 && needsPods(w) {
+		if w.Nodes, err = o.shape(nodes); err != nil {
+			return false, err
+		}
+		assumed = fmt.Sprintf("no nodes given (Node objects in -f, --nodes-file or --nodes): the nodes named to drain (%s) are taken as the cluster's nodes, %s", strings.Join(nodes, ", "), o.shapeText())
+	}
+	plan, err := disruption.Drain(w, disruption.Options{Place: !o.Live(), RetriesMeet: o.RetriesMeet,
 		Nodes: nodes, Force: o.Force, IgnoreDaemonSets: o.IgnoreDaemonSets, DeleteEmptyDirData: o.DeleteEmptyDirData,
 		DisableEviction: o.DisableEviction, PodSelector: o.PodSelector, GracePeriodSeconds: o.GracePeriod,
 		Timeout: o.Timeout, ReadyAfter: o.ReadyAfter, TerminateAfter: o.TerminateAfter, Start: drainStart,
@@ -138,12 +175,132 @@ func Drain(ctx context.Context, o DrainOptions, nodes []string) (failed bool, er
 	if err != nil {
 		return false, err
 	}
+	if assumed != "" {
+		plan.Assumptions = append(plan.Assumptions, assumed)
+		sort.Strings(plan.Assumptions)
+	}
 	if o.Output == "json" {
 		err = report.DrainJSON(o.Out, plan)
 	} else {
 		err = report.DrainText(o.Out, plan)
 	}
 	return !plan.Completed, err
+}
+
+// needsPods reports whether a workload of w has no pod in w.
+func needsPods(w disruption.World) bool {
+	probe := w
+	probe.Pods = append([]*v1.Pod(nil), w.Pods...)
+	probe.ReplicaSets = append([]*apps.ReplicaSet(nil), w.ReplicaSets...)
+	return len(disruption.Place(&probe)) > 0
+}
+
+// shapedNodes are the nodes --nodes names or counts, nil without --nodes.
+func (o DrainOptions) shapedNodes(drained []string) ([]*v1.Node, error) {
+	if o.Nodes == "" {
+		if o.NodeCPU != "" || o.NodeMemory != "" || o.NodePods != 0 || o.NodeLabels != "" || len(o.NodeTaints) > 0 {
+			if o.NodesFile != "" {
+				return nil, errors.New("--node-cpu, --node-memory, --node-pods, --node-labels and --node-taints shape the nodes of --nodes (or the nodes being drained when no node is given), not those of --nodes-file")
+			}
+		}
+		return nil, nil
+	}
+	var names []string
+	if n, err := strconv.Atoi(o.Nodes); err == nil {
+		if n < 1 || n > maxShapedNodes {
+			return nil, fmt.Errorf("--nodes %d: want 1 to %d nodes, or node names", n, maxShapedNodes)
+		}
+		for i := 1; i <= n; i++ {
+			names = append(names, fmt.Sprintf("node-%d", i))
+		}
+	} else {
+		seen := map[string]bool{}
+		for _, name := range strings.Split(o.Nodes, ",") {
+			name = strings.TrimSpace(name)
+			if errs := validation.IsDNS1123Subdomain(name); len(errs) > 0 {
+				return nil, fmt.Errorf("--nodes %q: node name %q: %s", o.Nodes, name, strings.Join(errs, "; "))
+			}
+			if !seen[name] {
+				seen[name] = true
+				names = append(names, name)
+			}
+		}
+	}
+	return o.shape(names)
+}
+
+// maxShapedNodes bounds --nodes N.
+const maxShapedNodes = 100000
+
+// shape makes nodes of the --node-* shape named names.
+func (o DrainOptions) shape(names []string) ([]*v1.Node, error) {
+	var shape disruption.NodeShape
+	var err error
+	if o.NodeCPU != "" {
+		if shape.CPU, err = resource.ParseQuantity(o.NodeCPU); err != nil || shape.CPU.Sign() <= 0 {
+			return nil, fmt.Errorf("--node-cpu %q: want a positive quantity (4, 3500m)", o.NodeCPU)
+		}
+	}
+	if o.NodeMemory != "" {
+		if shape.Memory, err = resource.ParseQuantity(o.NodeMemory); err != nil || shape.Memory.Sign() <= 0 {
+			return nil, fmt.Errorf("--node-memory %q: want a positive quantity (16Gi)", o.NodeMemory)
+		}
+	}
+	shape.Pods = o.NodePods
+	if shape.Pods < 0 {
+		return nil, fmt.Errorf("--node-pods %d: must not be negative", o.NodePods)
+	}
+	if shape.Pods == 0 {
+		shape.Pods = defaultNodePods
+	}
+	if o.NodeLabels != "" {
+		set, err := labels.ConvertSelectorToLabelsMap(o.NodeLabels)
+		if err != nil {
+			return nil, fmt.Errorf("--node-labels %q: %w", o.NodeLabels, err)
+		}
+		shape.Labels = set
+	}
+	if len(o.NodeTaints) > 0 {
+		add, remove, err := taints.ParseTaints(o.NodeTaints)
+		if err != nil {
+			return nil, fmt.Errorf("--node-taints: %w", err)
+		}
+		if len(remove) > 0 {
+			return nil, fmt.Errorf("--node-taints %s: a taint to add, not one to remove", remove[0].ToString()+"-")
+		}
+		shape.Taints = add
+	}
+	return disruption.ShapedNodes(names, shape), nil
+}
+
+// defaultNodePods is the kubelet's default --max-pods.
+const defaultNodePods = 110
+
+// shapeText says what the nodes of --node-* are like.
+func (o DrainOptions) shapeText() string {
+	var parts []string
+	if o.NodeCPU != "" {
+		parts = append(parts, "cpu "+o.NodeCPU)
+	}
+	if o.NodeMemory != "" {
+		parts = append(parts, "memory "+o.NodeMemory)
+	}
+	pods := o.NodePods
+	if pods == 0 {
+		pods = defaultNodePods
+	}
+	parts = append(parts, fmt.Sprintf("%d pods", pods))
+	s := "each with allocatable " + strings.Join(parts, ", ")
+	if o.NodeCPU == "" || o.NodeMemory == "" {
+		s += " (no cpu or memory limit unless --node-cpu and --node-memory say)"
+	}
+	if o.NodeLabels != "" {
+		s += ", labels " + o.NodeLabels
+	}
+	if len(o.NodeTaints) > 0 {
+		s += ", taints " + strings.Join(o.NodeTaints, ", ")
+	}
+	return s
 }
 
 // worldOf decodes the kinds a drain reads from a loaded set; other kinds are ignored.

@@ -106,7 +106,7 @@ func writeMissed(b *strings.Builder, r *runner.MissedResult, loc *time.Location)
 func writeConcurrency(b *strings.Builder, s *runner.ScheduleResult) {
 	c := s.Concurrency
 	fmt.Fprintf(b, "  concurrencyPolicy %s, each Job running %s, over the next %d scheduled %s\n",
-		c.Policy, seconds(s.RunFor), len(c.Runs), plural(len(c.Runs), "time", "times"))
+		c.Policy, exactly(s.RunFor), len(c.Runs), plural(len(c.Runs), "time", "times"))
 	jobWidth := len("JOB")
 	for _, r := range c.Runs {
 		jobWidth = max(jobWidth, len(r.Job))

@@ -22,7 +22,7 @@ func DeleteText(w io.Writer, p *garbagecollector.Plan) error {
 	for _, l := range []struct {
 		name string
 		ids  []string
-	}{{"Deleted", p.Deleted}, {"Orphaned", p.Orphaned}, {"Kept", p.Kept}, {"Waiting", p.Waiting}, {"Recreated", p.Recreated}} {
+	}{{"Deleted", p.Deleted}, {"Orphaned", p.Orphaned}, {"Kept", p.Kept}, {"Waiting", p.Waiting}, {"Recreated", p.Recreated}, {"Created", p.Created}} {
 		if len(l.ids) == 0 {
 			continue
 		}
@@ -35,9 +35,29 @@ func DeleteText(w io.Writer, p *garbagecollector.Plan) error {
 	return err
 }
 
-// DeleteJSON writes a delete plan as indented JSON.
-func DeleteJSON(w io.Writer, p *garbagecollector.Plan) error {
+// DeleteSchemaVersion is the version of predict delete's JSON (docs/predict-output.md):
+// fields are only ever added within a version.
+const DeleteSchemaVersion = 1
+
+type deleteDoc struct {
+	SchemaVersion int    `json:"schemaVersion"`
+	Kind          string `json:"kind"`
+	*garbagecollector.Plan
+}
+
+type deleteListDoc struct {
+	SchemaVersion int                      `json:"schemaVersion"`
+	Kind          string                   `json:"kind"`
+	Items         []*garbagecollector.Plan `json:"items"`
+}
+
+// DeleteJSON writes a delete plan as indented JSON: a DeletePlan, or with several objects
+// named, a DeletePlanList of one plan each, in the order named.
+func DeleteJSON(w io.Writer, plans ...*garbagecollector.Plan) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(p)
+	if len(plans) == 1 {
+		return enc.Encode(deleteDoc{SchemaVersion: DeleteSchemaVersion, Kind: "DeletePlan", Plan: plans[0]})
+	}
+	return enc.Encode(deleteListDoc{SchemaVersion: DeleteSchemaVersion, Kind: "DeletePlanList", Items: plans})
 }

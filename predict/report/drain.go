@@ -15,6 +15,17 @@ import (
 // order with the budget that decided, the replacements, and how the node's drain ends.
 func DrainText(w io.Writer, p *disruption.Plan) error {
 	var b strings.Builder
+	if len(p.Placed) > 0 {
+		fmt.Fprintf(&b, "Pods placed, not read (%d): the input holds no pods for these workloads; their controllers' mirrors made them and the scheduler mirror placed them:\n", len(p.Placed))
+		for _, pl := range p.Placed {
+			node := pl.Node
+			if node == "" {
+				node = "no node fits it: Pending"
+			}
+			fmt.Fprintf(&b, "  %s (%s) on %s\n", pl.Pod, pl.Owner, node)
+		}
+		b.WriteString("\n")
+	}
 	for _, np := range p.Nodes {
 		fmt.Fprintf(&b, "Drain of node %s", np.Node)
 		if np.Error != "" && len(np.Events) == 0 {
@@ -56,6 +67,9 @@ func DrainText(w io.Writer, p *disruption.Plan) error {
 	}
 	for _, a := range p.Assumptions {
 		fmt.Fprintf(&b, "Assumed: %s.\n", a)
+	}
+	for _, v := range p.Varies {
+		fmt.Fprintf(&b, "Can vary: %s.\n", v)
 	}
 	_, err := io.WriteString(w, safetext.Lines(b.String())) // names come from the input (safetext)
 	return err
@@ -129,17 +143,24 @@ type drainNodeDoc struct {
 	Events       []drainEventDoc `json:"events"`
 }
 
+// DrainSchemaVersion is the version of predict drain's JSON (docs/predict-output.md): fields
+// are only ever added within a version.
+const DrainSchemaVersion = 1
+
 type drainDoc struct {
-	Kind            string         `json:"kind"`
-	Nodes           []drainNodeDoc `json:"nodes"`
-	Completed       bool           `json:"completed"`
-	DurationSeconds float64        `json:"durationSeconds"`
-	Assumptions     []string       `json:"assumptions,omitempty"`
+	SchemaVersion   int                 `json:"schemaVersion"`
+	Kind            string              `json:"kind"`
+	Nodes           []drainNodeDoc      `json:"nodes"`
+	Completed       bool                `json:"completed"`
+	DurationSeconds float64             `json:"durationSeconds"`
+	Assumptions     []string            `json:"assumptions,omitempty"`
+	Varies          []string            `json:"canVary,omitempty"`
+	Placed          []disruption.Placed `json:"placed,omitempty"`
 }
 
 // DrainJSON writes a drain plan as JSON, times in seconds from the start.
 func DrainJSON(w io.Writer, p *disruption.Plan) error {
-	d := drainDoc{Kind: "DrainPlan", Completed: p.Completed, DurationSeconds: p.Duration.Seconds(), Assumptions: p.Assumptions, Nodes: []drainNodeDoc{}}
+	d := drainDoc{SchemaVersion: DrainSchemaVersion, Kind: "DrainPlan", Completed: p.Completed, DurationSeconds: p.Duration.Seconds(), Assumptions: p.Assumptions, Varies: p.Varies, Placed: p.Placed, Nodes: []drainNodeDoc{}}
 	for _, np := range p.Nodes {
 		nd := drainNodeDoc{NodePlan: np, StartSeconds: np.Start.Seconds(), EndSeconds: np.End.Seconds(), Events: []drainEventDoc{}}
 		for _, e := range np.Events {

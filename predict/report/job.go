@@ -45,7 +45,7 @@ func writeJob(b *strings.Builder, p runner.Prediction) {
 	}
 	row("restartPolicy", j.RestartPolicy)
 	row("failure model", failureText(j.Failure, j.RestartPolicy))
-	row("pods run", fmt.Sprintf("%s each (%s)", seconds(j.RunFor), j.RunForSource))
+	row("pods run", fmt.Sprintf("%s each (%s)", exactly(j.RunFor), j.RunForSource))
 	b.WriteString("\n")
 	if r.Outcome == job.OutcomeSuspended {
 		for _, n := range r.Notes {
@@ -98,7 +98,7 @@ func writeJob(b *strings.Builder, p runner.Prediction) {
 		fmt.Fprintf(b, "  note: %s\n", n)
 	}
 	if j.TTL != nil {
-		fmt.Fprintf(b, "  deleted: %s\n", j.TTL.Describe(seconds))
+		fmt.Fprintf(b, "  deleted: %s\n", j.TTL.Describe(exactly))
 	}
 	fmt.Fprintf(b, "  summary: %s\n", jobSummary(r))
 }
@@ -177,8 +177,11 @@ type jobDoc struct {
 type ttlDoc struct {
 	TTLSecondsAfterFinished int32   `json:"ttlSecondsAfterFinished"`
 	FinishedAtSeconds       float64 `json:"finishedAtSeconds"`
-	DeletedAtSeconds        float64 `json:"deletedAtSeconds"`
-	PropagationPolicy       string  `json:"propagationPolicy"`
+	// FinishStoredAtSeconds is the finish as the Complete condition stores it (whole
+	// seconds of wall-clock time), which the controller adds the TTL to.
+	FinishStoredAtSeconds float64 `json:"finishStoredAtSeconds"`
+	DeletedAtSeconds      float64 `json:"deletedAtSeconds"`
+	PropagationPolicy     string  `json:"propagationPolicy"`
 }
 
 type failureDoc struct {
@@ -215,7 +218,7 @@ func toJob(j *runner.JobResult) *jobDoc {
 		Waves: []waveDoc{}, Pods: []podRun{}, Succeeded: r.Succeeded, Failed: r.Failed, Outcome: r.Outcome, Reason: r.Reason,
 		Message: r.Message, DurationSeconds: secs(r.Duration), FailedIndexes: append([]int{}, r.FailedIndexes...), Notes: append([]string{}, r.Notes...)}
 	if t := j.TTL; t != nil {
-		d.TTL = &ttlDoc{TTLSecondsAfterFinished: t.TTLSeconds, FinishedAtSeconds: secs(t.FinishedAt), DeletedAtSeconds: secs(t.At), PropagationPolicy: ttlafterfinished.Propagation}
+		d.TTL = &ttlDoc{TTLSecondsAfterFinished: t.TTLSeconds, FinishedAtSeconds: secs(t.FinishedAt), FinishStoredAtSeconds: secs(t.Stored), DeletedAtSeconds: secs(t.At), PropagationPolicy: ttlafterfinished.Propagation}
 	}
 	for _, w := range r.Waves {
 		d.Waves = append(d.Waves, waveDoc{AtSeconds: secs(w.At), Pods: w.Pods, Indexes: append([]int{}, w.Indexes...), BackoffSeconds: secs(w.Backoff)})

@@ -50,6 +50,10 @@ func Write(w io.Writer, format string, res *runner.Result, kubernetesVersion str
 }
 
 // seconds renders a duration as the text format shows it: 0s, 12s, 1m30s.
+// exactly prints a duration the user gave (a flag echoed as given: --run-for 1.6s is 1.6s)
+// or one the plan computes below the second (a TTL deletion), to the millisecond.
+func exactly(d time.Duration) string { return d.Round(time.Millisecond).String() }
+
 func seconds(d time.Duration) string {
 	if d == 0 {
 		return "0s"

@@ -88,7 +88,7 @@ func predictJob(ctx context.Context, req Request, checker *apicheck.Checker, obj
 	}
 	r.Result = res
 	finished := res.Outcome == job.OutcomeComplete || res.Outcome == job.OutcomeFailed
-	if d, ok := ttlafterfinished.ExpireAt(finished, res.Duration, j.Spec.TTLSecondsAfterFinished); ok {
+	if d, ok := ttlafterfinished.ExpireAt(finished, res.Duration, j.Spec.TTLSecondsAfterFinished, j.CreationTimestamp.Time); ok {
 		r.TTL = &d
 	}
 	p.Baseline = "the manifest, run from its creation"

@@ -223,6 +223,18 @@ func realDeleteSets(before, after []deleteObject) map[string][]string {
 		now[o.uid], names[o.id] = o, true
 	}
 	sets := map[string][]string{"deleted": {}, "orphaned": {}, "recreated": {}}
+	// New pods (a recreated ReplicaSet's) are counted: their names are random.
+	was := map[types.UID]bool{}
+	for _, o := range before {
+		was[o.uid] = true
+	}
+	created := 0
+	for _, o := range after {
+		if !was[o.uid] && strings.HasPrefix(o.id, "Pod/") {
+			created++
+		}
+	}
+	sets["createdPods"] = []string{fmt.Sprint(created)}
 	for _, o := range before {
 		a, ok := now[o.uid]
 		switch {
@@ -247,7 +259,7 @@ func realDeleteSets(before, after []deleteObject) map[string][]string {
 // finalizer).
 func deletePlanSets(t *testing.T, out []byte) map[string][]string {
 	t.Helper()
-	var p struct{ Deleted, Orphaned, Waiting, Recreated []string }
+	var p struct{ Deleted, Orphaned, Waiting, Recreated, Created []string }
 	if err := json.Unmarshal(out, &p); err != nil {
 		t.Fatalf("predict delete -o json: %v: %s", err, out)
 	}
@@ -260,5 +272,5 @@ func deletePlanSets(t *testing.T, out []byte) map[string][]string {
 			sameName = append(sameName, id)
 		}
 	}
-	return map[string][]string{"deleted": p.Deleted, "orphaned": p.Orphaned, "recreated": sameName}
+	return map[string][]string{"deleted": p.Deleted, "orphaned": p.Orphaned, "recreated": sameName, "createdPods": {fmt.Sprint(len(p.Created))}}
 }

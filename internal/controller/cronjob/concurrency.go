@@ -209,9 +209,9 @@ func ConcurrencyEnding(cj *batchv1.CronJob, from time.Time, end JobEnd, n int) (
 		pending = kept
 		clock.Set(at)
 		now := at.Time
-		if now.After(horizon) {
-			break
-		}
+		// Past the last scheduled time only Jobs end: their ends are still syncs, whose
+		// cleanup can delete an older Job inside the plan, but nothing new starts.
+		pastHorizon := now.After(horizon)
 		stillActive := active[:0]
 		for _, j := range active {
 			if j.endsAt.After(at) {
@@ -225,6 +225,9 @@ func ConcurrencyEnding(cj *batchv1.CronJob, from time.Time, end JobEnd, n int) (
 		// A Job's end is a sync (the controller watches its Jobs), and every sync ends with
 		// cleanupFinishedJobs.
 		finished = removeOldestJobs(runs, finished, limit, now)
+		if pastHorizon {
+			continue
+		}
 
 		lastCopy := last
 		m, err := MissedSchedule(cj, &lastCopy, now)

@@ -16,10 +16,10 @@ func TestConcurrencyHistoryLimit(t *testing.T) {
 		wantDeleted []int
 	}{
 		// Jobs at 05:50, 06:00, ... each running 4m: the third end (06:14) deletes the first.
-		{name: "limit 2", limit: ptr[int32](2), wantDeleted: []int{34, 44, 54, -1, -1, -1}},
+		{name: "limit 2", limit: ptr[int32](2), wantDeleted: []int{34, 44, 54, 64, -1, -1}},
 		// No limit in the spec: the API server's default 3.
-		{name: "default 3", wantDeleted: []int{44, 54, -1, -1, -1, -1}},
-		{name: "limit 0", limit: ptr[int32](0), wantDeleted: []int{14, 24, 34, 44, 54, -1}},
+		{name: "default 3", wantDeleted: []int{44, 54, 64, -1, -1, -1}},
+		{name: "limit 0", limit: ptr[int32](0), wantDeleted: []int{14, 24, 34, 44, 54, 64}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -53,14 +53,14 @@ func TestConcurrencyFailedHistoryLimit(t *testing.T) {
 		// Jobs at 05:50, 06:00, ... each failing after 4m: the second failure (06:04+10m)
 		// deletes the first failed Job; the successful limit does not apply to them.
 		{name: "failed, default limit 1", end: JobEnd{After: 4 * time.Minute, Failed: true},
-			succ: ptr[int32](0), wantDeleted: []int{24, 34, 44, 54, -1, -1}, wantAllFailed: true},
+			succ: ptr[int32](0), wantDeleted: []int{24, 34, 44, 54, 64, -1}, wantAllFailed: true},
 		{name: "failed, limit 2", failed: ptr[int32](2), end: JobEnd{After: 4 * time.Minute, Failed: true},
-			wantDeleted: []int{34, 44, 54, -1, -1, -1}, wantAllFailed: true},
+			wantDeleted: []int{34, 44, 54, 64, -1, -1}, wantAllFailed: true},
 		{name: "failed, limit 0: each goes when it fails", failed: ptr[int32](0), end: JobEnd{After: 4 * time.Minute, Failed: true},
-			wantDeleted: []int{14, 24, 34, 44, 54, -1}, wantAllFailed: true},
+			wantDeleted: []int{14, 24, 34, 44, 54, 64}, wantAllFailed: true},
 		// Complete Jobs: failedJobsHistoryLimit 0 deletes none of them.
 		{name: "complete, failed limit 0", failed: ptr[int32](0), end: JobEnd{After: 4 * time.Minute},
-			wantDeleted: []int{44, 54, -1, -1, -1, -1}},
+			wantDeleted: []int{44, 54, 64, -1, -1, -1}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -77,8 +77,9 @@ func TestConcurrencyFailedHistoryLimit(t *testing.T) {
 				if got != tt.wantDeleted[i] {
 					t.Errorf("ConcurrencyEnding(%s) run %d (%s) deleted at +%dm, want +%dm", tt.name, i, r.Job, got, tt.wantDeleted[i])
 				}
-				// The last Job starts at 06:40, the horizon: it has not finished.
-				if wantFailed := tt.wantAllFailed && i < len(res.Runs)-1; r.Failed != wantFailed {
+				// The last Job starts at 06:40, the horizon, and ends inside the plan (06:44):
+				// its end is a sync whose cleanup deletes an older Job.
+				if wantFailed := tt.wantAllFailed; r.Failed != wantFailed {
 					t.Errorf("ConcurrencyEnding(%s) run %d failed = %v, want %v", tt.name, i, r.Failed, wantFailed)
 				}
 			}

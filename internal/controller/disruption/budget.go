@@ -232,3 +232,54 @@ func (s StateScales) ScaleOf(namespace string, ref *metav1.OwnerReference) (stri
 	}
 	return "", 0, nil
 }
+
+// indexedScales answers ScaleOf as StateScales does, from maps built once: a drain of many
+// nodes asks for every pod's scale at each sync.
+type indexedScales struct {
+	byRef map[string]scaleAnswer
+}
+
+type scaleAnswer struct {
+	key   string
+	scale int32
+}
+
+func refKey(namespace, kind, name string, uid any) string {
+	return fmt.Sprintf("%s/%s/%s/%v", namespace, kind, name, uid)
+}
+
+// Indexed returns s's answers, indexed.
+func (s StateScales) Indexed() Scales {
+	x := indexedScales{byRef: map[string]scaleAnswer{}}
+	for _, rs := range s.ReplicaSets {
+		ref := &metav1.OwnerReference{Kind: "ReplicaSet", Name: rs.Name, UID: rs.UID}
+		if _, seen := x.byRef[refKey(rs.Namespace, "ReplicaSet", rs.Name, rs.UID)]; seen {
+			continue // the first of the list answers, as StateScales' scan does
+		}
+		k, n, _ := s.ScaleOf(rs.Namespace, ref)
+		x.byRef[refKey(rs.Namespace, "ReplicaSet", rs.Name, rs.UID)] = scaleAnswer{k, n}
+	}
+	for _, ss := range s.StatefulSets {
+		k, n, _ := s.ScaleOf(ss.Namespace, &metav1.OwnerReference{Kind: "StatefulSet", Name: ss.Name, UID: ss.UID})
+		if _, seen := x.byRef[refKey(ss.Namespace, "StatefulSet", ss.Name, ss.UID)]; !seen {
+			x.byRef[refKey(ss.Namespace, "StatefulSet", ss.Name, ss.UID)] = scaleAnswer{k, n}
+		}
+	}
+	for _, rc := range s.ReplicationControllers {
+		k, n, _ := s.ScaleOf(rc.Namespace, &metav1.OwnerReference{Kind: "ReplicationController", Name: rc.Name, UID: rc.UID})
+		if _, seen := x.byRef[refKey(rc.Namespace, "ReplicationController", rc.Name, rc.UID)]; !seen {
+			x.byRef[refKey(rc.Namespace, "ReplicationController", rc.Name, rc.UID)] = scaleAnswer{k, n}
+		}
+	}
+	return x
+}
+
+// ScaleOf implements Scales.
+func (x indexedScales) ScaleOf(namespace string, ref *metav1.OwnerReference) (string, int32, error) {
+	switch ref.Kind {
+	case "DaemonSet", "Job":
+		return StateScales{}.ScaleOf(namespace, ref)
+	}
+	a := x.byRef[refKey(namespace, ref.Kind, ref.Name, ref.UID)]
+	return a.key, a.scale, nil
+}

@@ -21,7 +21,8 @@ import (
 // other method is the nil interface's: calling one panics, which a test would show.
 type stateClient struct {
 	kubernetes.Interface
-	pods       func() []*v1.Pod
+	// pods lists the pods not removed on a node, or on every node when all.
+	pods       func(node string, all bool) []*v1.Pod
 	daemonSets []*apps.DaemonSet
 }
 
@@ -55,7 +56,8 @@ func (p podClient) List(_ context.Context, opts metav1.ListOptions) (*v1.PodList
 		return nil, err
 	}
 	list := &v1.PodList{}
-	for _, pod := range p.c.pods() {
+	node, one := fs.RequiresExactMatch("spec.nodeName")
+	for _, pod := range p.c.pods(node, !one) {
 		if p.namespace != "" && pod.Namespace != p.namespace {
 			continue
 		}

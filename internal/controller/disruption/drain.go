@@ -1,6 +1,7 @@
 package disruption
 
 import (
+	"container/heap"
 	"context"
 	"fmt"
 	"math"
@@ -14,9 +15,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	policy "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	v1helper "k8s.io/component-helpers/scheduling/corev1"
-	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
-	"k8s.io/klog/v2"
+	"k8s.io/apimachinery/pkg/labels"
 	kubectldrain "k8s.io/kubectl/pkg/drain"
 
 	"github.com/kubectl-workload/kubectl-workload/internal/controller/kernel"
@@ -66,6 +65,15 @@ type Options struct {
 	ReadyAfter, TerminateAfter time.Duration
 	// Start is the wall-clock time of the drain: the budgets' disruptedPods timestamps.
 	Start time.Time
+	// RetriesMeet plays the less common outcome of evictions retried at the same moment: the
+	// API server's conflict retries (and kubectl's 5s retries) that fall due together read the
+	// budget before any of them writes, so one wins and the others conflict again and retry
+	// 500ms later. By default only kubectl's first requests of a node, sent together by its
+	// goroutines, read together; every later request reads what the ones before it wrote.
+	RetriesMeet bool
+	// Place makes and places the pods of workloads that have none in the world (Place) before
+	// the drain: an input of manifests holds workloads, not pods.
+	Place bool
 }
 
 // The kinds of Event.
@@ -134,6 +142,11 @@ type Plan struct {
 	Duration  time.Duration `json:"duration"`
 	// Assumptions are the world's timing and anything guessed.
 	Assumptions []string `json:"assumptions,omitempty"`
+	// Varies names where real runs can take another path than the plan, and which.
+	Varies []string `json:"canVary,omitempty"`
+	// Placed are the pods made from workloads that had none in the input (Options.Place), and
+	// where the scheduler mirror put them: placed, not read.
+	Placed []Placed `json:"placed,omitempty"`
 }
 
 // simPod is a pod of the simulated cluster and its future.
@@ -142,6 +155,8 @@ type simPod struct {
 	readyAt        time.Duration // when it becomes Ready; -1: never, or already
 	goneAt         time.Duration // when it is removed; -1: not deleting
 	replacementFor string
+	seq            int // creation order
+	budgets        []*policy.PodDisruptionBudget
 }
 
 type sim struct {
@@ -149,15 +164,36 @@ type sim struct {
 	o        Options
 	pods     []*simPod
 	cordoned map[string]bool
-	scales   StateScales
-	now      time.Duration
-	seq      map[string]int
-	events   *[]Event
-	notes    map[string]bool
+	scales   Scales
+	// Indexes, so that a drain of many nodes costs about the same per node: the pods not
+	// removed by key and by node, the last deleted pod of each key, the budgets by namespace
+	// and by key, the budgets whose pods changed since their last sync and those holding
+	// disrupted pods, the times pods become Ready or are removed, and the nodes by name.
+	live        map[string]*simPod
+	onNode      map[string][]*simPod
+	deleted     map[string]*simPod
+	budgetsIn   map[string][]*policy.PodDisruptionBudget
+	budgetByKey map[string]*policy.PodDisruptionBudget
+	budgetPods  map[*policy.PodDisruptionBudget][]*simPod
+	dirty       map[*policy.PodDisruptionBudget]bool
+	holding     map[*policy.PodDisruptionBudget]bool
+	selectors   map[*policy.PodDisruptionBudget]labels.Selector
+	synced      bool
+	transitions transitionHeap
+	nodeByName  map[string]*v1.Node
+	sched       *scheduler
+	now         time.Duration
+	seq         map[string]int
+	events      *[]Event
+	notes       map[string]bool
 	// reconflicts counts the API server's retries that conflict again with another retry due
 	// at the same moment; reconflictFirst names the first.
 	reconflicts     int
 	reconflictFirst string
+	// serialRefusals counts the requests refused with 429 because they read another request's
+	// approval of the same instant (the default outcome); serialFirst names the first.
+	serialRefusals int
+	serialFirst    string
 }
 
 // Drain predicts kubectl drain o.Nodes... on w. w's objects are not changed.
@@ -165,22 +201,42 @@ func Drain(w World, o Options) (*Plan, error) {
 	if len(o.Nodes) == 0 {
 		return nil, fmt.Errorf("no node to drain")
 	}
-	s := &sim{o: o, cordoned: map[string]bool{}, seq: map[string]int{}, notes: map[string]bool{}}
+	var placed []Placed
+	if o.Place {
+		w.Pods, w.ReplicaSets = slices.Clone(w.Pods), slices.Clone(w.ReplicaSets)
+		placed = Place(&w)
+	}
+	s := &sim{o: o, cordoned: map[string]bool{}, seq: map[string]int{}, notes: map[string]bool{},
+		live: map[string]*simPod{}, onNode: map[string][]*simPod{}, deleted: map[string]*simPod{},
+		budgetsIn: map[string][]*policy.PodDisruptionBudget{}, budgetByKey: map[string]*policy.PodDisruptionBudget{},
+		budgetPods: map[*policy.PodDisruptionBudget][]*simPod{}, dirty: map[*policy.PodDisruptionBudget]bool{}, holding: map[*policy.PodDisruptionBudget]bool{}, selectors: map[*policy.PodDisruptionBudget]labels.Selector{}, nodeByName: map[string]*v1.Node{}}
 	s.w = w
 	s.w.Budgets = nil
 	for _, b := range w.Budgets {
-		s.w.Budgets = append(s.w.Budgets, b.DeepCopy())
+		b = b.DeepCopy()
+		s.w.Budgets = append(s.w.Budgets, b)
+		s.budgetsIn[b.Namespace] = append(s.budgetsIn[b.Namespace], b)
+		if k := b.Namespace + "/" + b.Name; s.budgetByKey[k] == nil {
+			s.budgetByKey[k] = b
+		}
 	}
+	s.sched = newScheduler(w.Nodes)
 	for _, p := range w.Pods {
-		s.pods = append(s.pods, &simPod{pod: p.DeepCopy(), readyAt: -1, goneAt: -1})
+		s.add(&simPod{pod: p.DeepCopy(), readyAt: -1, goneAt: -1})
 	}
-	s.scales = StateScales{Deployments: w.Deployments, ReplicaSets: w.ReplicaSets, StatefulSets: w.StatefulSets, ReplicationControllers: w.ReplicationControllers}
+	s.scales = StateScales{Deployments: w.Deployments, ReplicaSets: w.ReplicaSets, StatefulSets: w.StatefulSets, ReplicationControllers: w.ReplicationControllers}.Indexed()
 	for _, n := range w.Nodes {
 		if n.Spec.Unschedulable {
 			s.cordoned[n.Name] = true
 		}
+		if s.nodeByName[n.Name] == nil {
+			s.nodeByName[n.Name] = n
+		}
 	}
-	plan := &Plan{Completed: true}
+	plan := &Plan{Completed: true, Placed: placed}
+	if len(placed) > 0 {
+		plan.Assumptions = append(plan.Assumptions, fmt.Sprintf("%d pod(s) were placed, not read: the input holds workloads without their pods, so each workload's controller mirror made them (a Deployment's ReplicaSet, StatefulSet ordinals, a DaemonSet's pod per eligible node, a Job's parallelism; name suffixes are stand-ins for the API server's random ones) and the scheduler mirror placed them as the cluster would have (cordons, taints, node affinity, cpu/memory/pod-count fit; a workload spread over nodes, then the least allocated node; ties go to the first node by name, where the real scheduler picks at random, so another cluster can hold them elsewhere): %s", len(placed), PlacedSummary(placed)))
+	}
 	if len(w.Nodes) == 0 {
 		plan.Assumptions = append(plan.Assumptions, "no nodes given (--nodes-file or Node objects in the state): replacement pods are assumed to fit on some schedulable node")
 	} else {
@@ -194,6 +250,7 @@ func Drain(w World, o Options) (*Plan, error) {
 	cordon := Event{At: 0, Kind: EventCordon, Node: strings.Join(o.Nodes, ", ")}
 	for _, n := range o.Nodes {
 		s.cordoned[n] = true
+		s.sched.cordon(n)
 	}
 	s.syncBudgets()
 	forever := ""
@@ -221,7 +278,22 @@ func Drain(w World, o Options) (*Plan, error) {
 	}
 	plan.Duration = s.now
 	if s.reconflicts > 0 {
-		s.notes[fmt.Sprintf("%d time(s) (first %s) an API server retry of an eviction conflicts again with another retry due at the same moment and waits for the next: in a real run the two retries come up to 50ms apart, and the later can instead read the earlier's update and be refused with 429, kubectl retrying it 5s later (on a lightly loaded API server that is the more common outcome: 11 of 14 recorded runs of 3 pods under minAvailable 2, against 9 of 27 on a busy one)", s.reconflicts, s.reconflictFirst)] = true
+		plan.Varies = append(plan.Varies, fmt.Sprintf("%d time(s) (first %s) an API server retry of an eviction conflicts again with another retry due at the same moment and waits for the next (--retries-meet): this is the less common outcome; in most real runs the two retries come up to 50ms apart and the later reads the earlier's update and is refused with 429, kubectl retrying it 5s later (11 of 14 recorded runs of 3 pods under minAvailable 2 on an idle API server, 11 of 27 on a busy one; the default plan)", s.reconflicts, s.reconflictFirst))
+	}
+	if s.serialRefusals > 0 {
+		plan.Varies = append(plan.Varies, fmt.Sprintf("%d time(s) (first %s) an eviction retried at the same moment as another one of the same budget reads that one's approval and is refused with 429, kubectl retrying it 5s later: the common real outcome (11 of 14 recorded runs of 3 pods under minAvailable 2 on an idle API server; all 3 recorded runs of the held-out set). Now and then the retries meet instead (both read before either writes): the later conflicts again, and the API server's next retry 500ms later lets it through without waiting for kubectl's 5s (16 of 27 runs on a heavily loaded machine); --retries-meet plays that path", s.serialRefusals, s.serialFirst))
+	}
+	tied, first := 0, ""
+	for _, p := range placed {
+		if p.Ties > 0 {
+			tied++
+			if first == "" {
+				first = fmt.Sprintf("%s on %s, tied with %d other node(s)", p.Pod, p.Node, p.Ties)
+			}
+		}
+	}
+	if tied > 0 {
+		plan.Varies = append(plan.Varies, fmt.Sprintf("%d placed pod(s) (first %s) scored the same on several nodes: the real scheduler picks among them at random, so in a real cluster such a pod can sit on another node, a drained one among them", tied, first))
 	}
 	for n := range s.notes {
 		plan.Assumptions = append(plan.Assumptions, n)
@@ -230,19 +302,93 @@ func Drain(w World, o Options) (*Plan, error) {
 	return plan, nil
 }
 
-func (s *sim) node(name string) *v1.Node {
-	for _, n := range s.w.Nodes {
-		if n.Name == name {
-			return n
+// readBudgets is what an eviction request for p reads now: a copy of each budget that
+// selects it (the others do not decide its eviction). A copy already in shared (the budgets
+// as the requests of one instant read them together) is reused; nil shares nothing.
+func (s *sim) readBudgets(p *simPod, shared map[*policy.PodDisruptionBudget]*policy.PodDisruptionBudget) []*policy.PodDisruptionBudget {
+	read := make([]*policy.PodDisruptionBudget, 0, len(p.budgets))
+	for _, b := range p.budgets {
+		c := shared[b]
+		if c == nil {
+			c = b.DeepCopy()
+			if shared != nil {
+				shared[b] = c
+			}
 		}
+		read = append(read, c)
 	}
-	return nil
+	return read
 }
 
-func (s *sim) livePods() []*v1.Pod {
+func (s *sim) node(name string) *v1.Node { return s.nodeByName[name] }
+
+// add puts p in the cluster and its indexes.
+func (s *sim) add(p *simPod) {
+	p.seq = len(s.pods)
+	s.pods = append(s.pods, p)
+	s.live[podKey(p.pod)] = p
+	s.onNode[p.pod.Spec.NodeName] = append(s.onNode[p.pod.Spec.NodeName], p)
+	s.sched.add(p.pod, 1)
+	for _, b := range s.budgetsIn[p.pod.Namespace] {
+		sel, ok := s.selectors[b]
+		if !ok {
+			var err error
+			if sel, err = metav1.LabelSelectorAsSelector(b.Spec.Selector); err != nil {
+				sel = nil // PodsForBudget: an invalid selector matches none
+			}
+			s.selectors[b] = sel
+		}
+		if sel != nil && sel.Matches(labels.Set(p.pod.Labels)) {
+			p.budgets = append(p.budgets, b)
+			s.budgetPods[b] = append(s.budgetPods[b], p)
+		}
+	}
+	s.touch(p)
+	if p.readyAt >= 0 {
+		heap.Push(&s.transitions, transition{at: p.readyAt, pod: p})
+	}
+}
+
+// touch marks p's budgets for the next sync.
+func (s *sim) touch(p *simPod) {
+	for _, b := range p.budgets {
+		s.dirty[b] = true
+	}
+}
+
+// gone removes p from the indexes of the pods not removed.
+func (s *sim) gone(p *simPod) {
+	k := podKey(p.pod)
+	if s.live[k] == p {
+		delete(s.live, k)
+	}
+	list := s.onNode[p.pod.Spec.NodeName]
+	if i := slices.Index(list, p); i >= 0 {
+		s.onNode[p.pod.Spec.NodeName] = slices.Delete(list, i, i+1)
+	}
+	s.sched.add(p.pod, -1)
+	for _, b := range p.budgets {
+		list := s.budgetPods[b]
+		if i := slices.Index(list, p); i >= 0 {
+			s.budgetPods[b] = slices.Delete(list, i, i+1)
+		}
+	}
+	s.touch(p)
+}
+
+// podsOn lists the pods not removed on node, or on every node when node is "", in creation order.
+func (s *sim) podsOn(node string, all bool) []*v1.Pod {
 	var out []*v1.Pod
-	for _, p := range s.pods {
-		if p.goneAt < 0 || p.goneAt > s.now {
+	if all {
+		for _, p := range s.pods {
+			if p.goneAt < 0 || p.goneAt > s.now {
+				out = append(out, p.pod)
+			}
+		}
+		return out
+	}
+	for _, p := range s.onNode[node] {
+		if p.alive(s.now) {
 			out = append(out, p.pod)
 		}
 	}
@@ -250,24 +396,53 @@ func (s *sim) livePods() []*v1.Pod {
 }
 
 func (s *sim) find(key string) *simPod {
-	for _, p := range s.pods {
-		if podKey(p.pod) == key && (p.goneAt < 0 || p.goneAt > s.now) {
-			return p
-		}
+	if p := s.live[key]; p != nil && p.alive(s.now) {
+		return p
 	}
 	return nil
 }
+
+// alive: not removed at now.
+func (p *simPod) alive(now time.Duration) bool { return p.goneAt < 0 || p.goneAt > now }
 
 func podKey(p *v1.Pod) string { return p.Namespace + "/" + p.Name }
 
 func (s *sim) wall(d time.Duration) time.Time { return s.o.Start.Add(d) }
 
-// syncBudgets is the disruption controller reacting to every pod change at once.
+// syncBudgets is the disruption controller reacting to every pod change at once: each budget
+// whose pods changed since its last sync, or that holds disrupted pods (whose entries expire),
+// is synced from its pods.
 func (s *sim) syncBudgets() {
-	pods := s.livePods()
-	for _, b := range s.w.Budgets {
+	sync := func(b *policy.PodDisruptionBudget) {
+		pods := make([]*v1.Pod, 0, len(s.budgetPods[b]))
+		for _, p := range s.budgetPods[b] {
+			if p.alive(s.now) {
+				pods = append(pods, p.pod)
+			}
+		}
 		Sync(b, pods, s.scales, s.wall(s.now))
+		if len(b.Status.DisruptedPods) > 0 {
+			s.holding[b] = true
+		} else {
+			delete(s.holding, b)
+		}
 	}
+	if !s.synced {
+		for _, b := range s.w.Budgets {
+			sync(b)
+		}
+	} else {
+		for b := range s.dirty {
+			sync(b)
+		}
+		for b := range s.holding {
+			if !s.dirty[b] {
+				sync(b)
+			}
+		}
+	}
+	clear(s.dirty)
+	s.synced = true
 }
 
 func (s *sim) emit(e Event) {
@@ -279,7 +454,7 @@ func (s *sim) emit(e Event) {
 func (s *sim) drainNode(np *NodePlan) {
 	helper := &kubectldrain.Helper{
 		Ctx:    context.Background(),
-		Client: stateClient{pods: s.livePods, daemonSets: s.w.DaemonSets},
+		Client: stateClient{pods: s.podsOn, daemonSets: s.w.DaemonSets},
 		Force:  s.o.Force, IgnoreAllDaemonSets: s.o.IgnoreDaemonSets, DeleteEmptyDirData: s.o.DeleteEmptyDirData,
 		PodSelector: s.o.PodSelector, GracePeriodSeconds: s.o.GracePeriodSeconds,
 	}
@@ -350,7 +525,7 @@ func (s *sim) drainNode(np *NodePlan) {
 			next = min(next, attemptAt[k])
 		}
 		for k, since := range waiting {
-			if p := s.findAny(k, since); p != nil && p.goneAt >= 0 {
+			if p := s.findAny(k); p != nil && p.goneAt >= 0 {
 				next = min(next, pollAfter(since, p.goneAt))
 			}
 		}
@@ -389,7 +564,7 @@ func (s *sim) drainNode(np *NodePlan) {
 			changed = true
 		}
 		for _, k := range sortedKeys(waiting) {
-			p := s.findAny(k, waiting[k])
+			p := s.findAny(k)
 			if p != nil && p.goneAt >= 0 && pollAfter(waiting[k], p.goneAt) <= s.now {
 				delete(waiting, k)
 				s.emit(Event{Kind: EventEvicted, Pod: k, Node: np.Node})
@@ -405,14 +580,15 @@ func (s *sim) drainNode(np *NodePlan) {
 		if len(due) > 0 {
 			lastRound, changed = nil, false
 		}
-		// Every eviction due at this instant, kubectl's or the API server's conflict retry,
-		// reads the budgets before any of them writes (serverEvict).
-		read := make([]*policy.PodDisruptionBudget, 0, len(s.w.Budgets))
-		for _, b := range s.w.Budgets {
-			read = append(read, b.DeepCopy())
-		}
+		// kubectl's first requests for the node, sent together by its goroutines, read the
+		// budgets before any of them writes (serverEvict). Every later request of this
+		// instant (the API server's conflict retries, jittered by up to 50ms, and kubectl's
+		// 5s retries of refusals answered milliseconds apart) reads what the ones before it
+		// wrote, unless o.RetriesMeet.
+		read := map[*policy.PodDisruptionBudget]*policy.PodDisruptionBudget{}
 		written := map[*policy.PodDisruptionBudget]bool{}
 		acted := false
+		approvedBy := map[string]string{} // budget -> the pod approved by it at this instant
 		for _, k := range due {
 			p := s.find(k)
 			if p == nil { // gone already: NotFound ends the goroutine
@@ -421,7 +597,23 @@ func (s *sim) drainNode(np *NodePlan) {
 				continue
 			}
 			attempt := serverAttempts[k] + 1
-			v, conflict := s.serverEvict(p.pod, read, written)
+			together := s.o.RetriesMeet || (attempt == 1 && s.now == start)
+			var v Verdict
+			var conflict bool
+			if together {
+				v, conflict = s.serverEvict(p.pod, s.readBudgets(p, read), written)
+			} else {
+				v, conflict = s.serverEvict(p.pod, s.readBudgets(p, nil), map[*policy.PodDisruptionBudget]bool{})
+				if v.Code == 429 && approvedBy[v.Budget] != "" {
+					s.serialRefusals++
+					if s.serialFirst == "" {
+						s.serialFirst = fmt.Sprintf("at %s, %s after %s", s.now, k, approvedBy[v.Budget])
+					}
+				}
+			}
+			if v.Approved() && v.Budget != "" {
+				approvedBy[v.Budget] = k
+			}
 			if conflict && attempt < EvictionConflictAttempts {
 				serverAttempts[k], changed = attempt, true
 				attemptAt[k] = s.now + EvictionConflictRetry
@@ -537,6 +729,7 @@ func (s *sim) serverEvict(pod *v1.Pod, read []*policy.PodDisruptionBudget, writt
 			Message: fmt.Sprintf("Operation cannot be fulfilled on poddisruptionbudgets.policy %q: the object has been modified; please apply your changes to the latest version and try again", v.Budget)}, true
 	}
 	written[live] = true
+	s.dirty[live] = true
 	// What the request read is what the budget holds: no other request of this instant
 	// wrote it, and the disruption controller reacts after them (drainNode).
 	*live = *mine[slices.IndexFunc(mine, func(b *policy.PodDisruptionBudget) bool { return b.Name == v.Budget })]
@@ -562,52 +755,80 @@ func sortedKeys[V any](m map[string]V) []string {
 	return out
 }
 
-// findAny finds the pod of key that existed at since, gone or not.
-func (s *sim) findAny(key string, since time.Duration) *simPod {
-	for _, p := range s.pods {
-		if podKey(p.pod) == key && (p.goneAt < 0 || p.goneAt >= since) && p.pod.DeletionTimestamp != nil {
-			return p
-		}
-	}
-	return nil
+// findAny finds the last pod of key that was deleted (evicted), gone or not.
+func (s *sim) findAny(key string) *simPod { return s.deleted[key] }
+
+func (s *sim) budget(ns, name string) *policy.PodDisruptionBudget { return s.budgetByKey[ns+"/"+name] }
+
+// transition is a time a pod becomes Ready or is removed.
+type transition struct {
+	at  time.Duration
+	pod *simPod
 }
 
-func (s *sim) budget(ns, name string) *policy.PodDisruptionBudget {
-	for _, b := range s.w.Budgets {
-		if b.Namespace == ns && b.Name == name {
-			return b
-		}
+// transitionHeap orders transitions by time, then by the pods' creation order.
+type transitionHeap []transition
+
+func (h transitionHeap) Len() int { return len(h) }
+func (h transitionHeap) Less(i, j int) bool {
+	if h[i].at != h[j].at {
+		return h[i].at < h[j].at
 	}
-	return nil
+	return h[i].pod.seq < h[j].pod.seq
 }
+func (h transitionHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *transitionHeap) Push(x any)   { *h = append(*h, x.(transition)) }
+func (h *transitionHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// current reports whether t still stands: its pod becomes Ready or is removed at t.at.
+func (t transition) current() bool { return t.pod.readyAt == t.at || t.pod.goneAt == t.at }
 
 // nextTransition is the next time a pod becomes Ready or is removed.
 func (s *sim) nextTransition() time.Duration {
-	next := time.Duration(math.MaxInt64)
-	for _, p := range s.pods {
-		if p.readyAt > s.now {
-			next = min(next, p.readyAt)
+	for s.transitions.Len() > 0 {
+		t := s.transitions[0]
+		if t.at > s.now && t.current() {
+			return t.at
 		}
-		if p.goneAt > s.now {
-			next = min(next, p.goneAt)
+		heap.Pop(&s.transitions)
+		if t.at <= s.now && t.pod.goneAt == t.at {
+			// Deleted with no grace at an instant already played: gone, and nothing follows.
+			s.gone(t.pod)
 		}
 	}
-	return next
+	return time.Duration(math.MaxInt64)
 }
 
 // advanceWorld applies what happens at s.now: pods become Ready, deleted pods are removed and
 // their owners (a StatefulSet) recreate them.
 func (s *sim) advanceWorld() bool {
 	changed := false
-	for _, p := range slices.Clone(s.pods) {
+	var due []*simPod
+	for s.transitions.Len() > 0 && s.transitions[0].at <= s.now {
+		t := heap.Pop(&s.transitions).(transition)
+		if t.at == s.now && t.current() && (len(due) == 0 || due[len(due)-1] != t.pod) {
+			due = append(due, t.pod)
+		}
+	}
+	// In creation order, as the pods' list is.
+	sort.SliceStable(due, func(i, j int) bool { return due[i].seq < due[j].seq })
+	due = slices.Compact(due)
+	for _, p := range due {
 		if p.readyAt == s.now {
 			setReady(p.pod, s.wall(s.now))
 			p.readyAt = -1
+			s.touch(p)
 			s.emit(Event{Kind: EventReady, Pod: podKey(p.pod), Node: p.pod.Spec.NodeName})
 			changed = true
 		}
 		if p.goneAt == s.now {
 			changed = true
+			s.gone(p)
 			if ref := metav1.GetControllerOf(p.pod); ref != nil && ref.Kind == "StatefulSet" {
 				// The StatefulSet controller recreates the ordinal once the old pod is gone.
 				s.replace(p, p.pod.Name)
@@ -627,6 +848,9 @@ func (s *sim) deletePod(p *simPod, kind string, e Event) {
 	now := metav1.NewTime(s.wall(s.now))
 	p.pod.DeletionTimestamp = &now
 	p.goneAt = s.now + s.terminateAfter(p.pod)
+	s.deleted[podKey(p.pod)] = p
+	s.touch(p)
+	heap.Push(&s.transitions, transition{at: p.goneAt, pod: p})
 	e.Kind, e.Pod, e.Node = kind, podKey(p.pod), p.pod.Spec.NodeName
 	if ref := metav1.GetControllerOf(p.pod); ref != nil {
 		e.Owner = strings.ToLower(ref.Kind) + "/" + ref.Name
@@ -661,40 +885,17 @@ func (s *sim) replace(old *simPod, name string) {
 		pod.Status.Phase = v1.PodRunning
 		np.readyAt = s.now + s.readyAfter(pod)
 	}
-	s.pods = append(s.pods, np)
+	s.add(np)
 	s.emit(ev)
 }
 
-// schedule is a small scheduler: the nodes not cordoned whose taints the pod tolerates
-// (NoSchedule, NoExecute) and that match its node selector and required affinity, the one
-// with fewest pods first, by name on a tie. "(any)" when no nodes are known.
+// schedule places pod with the scheduler mirror (scheduler.schedule), "(any node)" when no
+// nodes are known.
 func (s *sim) schedule(pod *v1.Pod) string {
 	if len(s.w.Nodes) == 0 {
 		return "(any node)"
 	}
-	count := map[string]int{}
-	for _, p := range s.livePods() {
-		count[p.Spec.NodeName]++
-	}
-	affinity := nodeaffinity.GetRequiredNodeAffinity(pod)
-	best := ""
-	for _, n := range s.w.Nodes {
-		if s.cordoned[n.Name] {
-			continue
-		}
-		if _, untolerated := v1helper.FindMatchingUntoleratedTaint(klog.Background(), n.Spec.Taints, pod.Spec.Tolerations, func(t *v1.Taint) bool {
-			return t.Effect == v1.TaintEffectNoSchedule || t.Effect == v1.TaintEffectNoExecute
-		}, false); untolerated {
-			continue
-		}
-		if ok, err := affinity.Match(n); err != nil || !ok {
-			continue
-		}
-		if best == "" || count[n.Name] < count[best] || (count[n.Name] == count[best] && n.Name < best) {
-			best = n.Name
-		}
-	}
-	return best
+	return s.sched.schedule(pod)
 }
 
 func (s *sim) readyAfter(pod *v1.Pod) time.Duration {

@@ -81,6 +81,7 @@ func TestDrain(t *testing.T) {
 	three := intstr.FromInt32(3)
 	hundred := intstr.FromString("100%")
 	zero := intstr.FromInt32(0)
+	one := intstr.FromInt32(1)
 	d, rs, pods := deployment("web", 3, "n1", "n1", "n2")
 	nodes := []*v1.Node{node("n1"), node("n2"), node("n3")}
 	base := World{Pods: pods, Nodes: nodes, Deployments: []*apps.Deployment{d}, ReplicaSets: []*apps.ReplicaSet{rs}}
@@ -95,8 +96,9 @@ func TestDrain(t *testing.T) {
 		world World
 		opts  Options
 		want  string
-		// wantAssumption, when set, is said among the plan's assumptions.
-		wantAssumption string
+		// wantAssumption, when set, is said among the plan's assumptions; wantVaries among
+		// what can vary.
+		wantAssumption, wantVaries string
 	}{
 		{
 			name:  "minAvailable 2 of 3: the second eviction conflicts, is refused on the server's retry, and goes once the replacement is Ready",
@@ -132,14 +134,72 @@ drained=true forever=false end=1.5s error=
 `,
 		},
 		{
-			name: "three pods at once, replacements Ready in 100ms: the two that conflict retry together, one wins, the other conflicts again and goes at 1s",
+			name: "three pods at once, replacements Ready in 100ms (the common outcome): the two that conflict retry, the first wins, the later reads its approval and is refused, and goes at kubectl's 5s retry",
 			world: func() World {
 				d, rs, pods := deployment("web", 3, "n1")
 				return World{Pods: pods, Nodes: nodes, Deployments: []*apps.Deployment{d}, ReplicaSets: []*apps.ReplicaSet{rs},
 					Budgets: []*policy.PodDisruptionBudget{budget("web", &two, nil, "web")}}
 			}(),
 			opts:           Options{Nodes: []string{"n1"}, GracePeriodSeconds: -1, ReadyAfter: 100 * time.Millisecond, TerminateAfter: 100 * time.Millisecond},
-			wantAssumption: "1 time(s) (first at 500ms, default/web-abc-2) an API server retry of an eviction conflicts again",
+			wantAssumption: "evictions sent at the same moment all read the budget",
+			wantVaries:     "1 time(s) (first at 500ms, default/web-abc-2 after default/web-abc-1) an eviction retried at the same moment",
+			want: `0s cordon 
+0s evict default/web-abc-0
+0s created default/web-abc-new1 on n2
+100ms ready default/web-abc-new1
+500ms evict default/web-abc-1 (server retry)
+500ms created default/web-abc-new2 on n3
+500ms refused default/web-abc-2 (server retry) 429 The disruption budget web does not allow evicting pods currently
+600ms ready default/web-abc-new2
+1s evicted default/web-abc-0
+1.5s evicted default/web-abc-1
+5.5s evict default/web-abc-2
+5.5s created default/web-abc-new3 on n2
+5.6s ready default/web-abc-new3
+6.5s evicted default/web-abc-2
+drained=true forever=false end=6.5s error=
+`,
+		},
+		{
+			name: "four pods under maxUnavailable 1, replacements Ready in 100ms (the common outcome): 2 approved and 2 refused, then 1 and 1, then the last",
+			world: func() World {
+				d, rs, pods := deployment("web", 4, "n1")
+				return World{Pods: pods, Nodes: nodes, Deployments: []*apps.Deployment{d}, ReplicaSets: []*apps.ReplicaSet{rs},
+					Budgets: []*policy.PodDisruptionBudget{budget("web", nil, &one, "web")}}
+			}(),
+			opts: Options{Nodes: []string{"n1"}, GracePeriodSeconds: -1, ReadyAfter: 100 * time.Millisecond, TerminateAfter: 100 * time.Millisecond},
+			want: `0s cordon 
+0s evict default/web-abc-0
+0s created default/web-abc-new1 on n2
+100ms ready default/web-abc-new1
+500ms evict default/web-abc-1 (server retry)
+500ms created default/web-abc-new2 on n3
+500ms refused default/web-abc-2 (server retry) 429 The disruption budget web does not allow evicting pods currently
+500ms refused default/web-abc-3 (server retry) 429 The disruption budget web does not allow evicting pods currently
+600ms ready default/web-abc-new2
+1s evicted default/web-abc-0
+1.5s evicted default/web-abc-1
+5.5s evict default/web-abc-2
+5.5s created default/web-abc-new3 on n2
+5.5s refused default/web-abc-3 429 The disruption budget web does not allow evicting pods currently
+5.6s ready default/web-abc-new3
+6.5s evicted default/web-abc-2
+10.5s evict default/web-abc-3
+10.5s created default/web-abc-new4 on n3
+10.6s ready default/web-abc-new4
+11.5s evicted default/web-abc-3
+drained=true forever=false end=11.5s error=
+`,
+		},
+		{
+			name: "three pods at once, replacements Ready in 100ms, --retries-meet: the two that conflict retry together, one wins, the other conflicts again and goes at 1s",
+			world: func() World {
+				d, rs, pods := deployment("web", 3, "n1")
+				return World{Pods: pods, Nodes: nodes, Deployments: []*apps.Deployment{d}, ReplicaSets: []*apps.ReplicaSet{rs},
+					Budgets: []*policy.PodDisruptionBudget{budget("web", &two, nil, "web")}}
+			}(),
+			opts:       Options{Nodes: []string{"n1"}, GracePeriodSeconds: -1, ReadyAfter: 100 * time.Millisecond, TerminateAfter: 100 * time.Millisecond, RetriesMeet: true},
+			wantVaries: "1 time(s) (first at 500ms, default/web-abc-2) an API server retry of an eviction conflicts again",
 			want: `0s cordon 
 0s evict default/web-abc-0
 0s created default/web-abc-new1 on n2
@@ -157,7 +217,7 @@ drained=true forever=false end=2s error=
 `,
 		},
 		{
-			name: "three pods at once, replacements Ready in 2s: both retries read disruptionsAllowed 0 and are refused; in the next round one wins and the other is refused on its retry",
+			name: "three pods at once, replacements Ready in 2s: both retries read disruptionsAllowed 0 and are refused; in the next round one wins and the other reads its approval and is refused",
 			world: func() World {
 				d, rs, pods := deployment("web", 3, "n1")
 				return World{Pods: pods, Nodes: nodes, Deployments: []*apps.Deployment{d}, ReplicaSets: []*apps.ReplicaSet{rs},
@@ -173,20 +233,19 @@ drained=true forever=false end=2s error=
 5s evicted default/web-abc-0
 5.5s evict default/web-abc-1
 5.5s created default/web-abc-new2 on n3
-6s refused default/web-abc-2 (server retry) 429 The disruption budget web needs 2 healthy pods and has 2 currently
+5.5s refused default/web-abc-2 429 The disruption budget web does not allow evicting pods currently
 7.5s ready default/web-abc-new2
 10.5s evicted default/web-abc-1
-11s evict default/web-abc-2
-11s created default/web-abc-new3 on n2
-13s ready default/web-abc-new3
-16s evicted default/web-abc-2
-drained=true forever=false end=16s error=
+10.5s evict default/web-abc-2
+10.5s created default/web-abc-new3 on n2
+12.5s ready default/web-abc-new3
+15.5s evicted default/web-abc-2
+drained=true forever=false end=15.5s error=
 `,
 		},
 		{
 			name: "a StatefulSet: its pod comes back under the same name once the old one is gone",
 			world: func() World {
-				one := intstr.FromInt32(1)
 				n := int32(2)
 				ss := &apps.StatefulSet{ObjectMeta: metav1.ObjectMeta{Name: "db", Namespace: "default", UID: "ss-uid"}, Spec: apps.StatefulSetSpec{Replicas: &n}}
 				ref := &metav1.OwnerReference{APIVersion: "apps/v1", Kind: "StatefulSet", Name: "db", UID: "ss-uid", Controller: ptr(true)}
@@ -299,6 +358,9 @@ drained=false forever=false end=0s error=never reached: the drain of n1 never en
 			if got := strings.Join(p.Assumptions, "\n"); !strings.Contains(got, tt.wantAssumption) {
 				t.Errorf("Drain() assumptions =\n%s\nwant one saying %q", got, tt.wantAssumption)
 			}
+			if got := strings.Join(p.Varies, "\n"); !strings.Contains(got, tt.wantVaries) {
+				t.Errorf("Drain() can vary =\n%s\nwant one saying %q", got, tt.wantVaries)
+			}
 		})
 	}
 }
@@ -306,13 +368,13 @@ drained=false forever=false end=0s error=never reached: the drain of n1 never en
 // TestDrainConflictRetriesRunOut: 21 pods evicted at once under a budget that has room for one
 // at every retry. Each 500ms one more wins the budget update; the 21st has lost 20 times when
 // EvictionsRetry's steps are spent, and the API server answers it with the last conflict
-// (409), which kubectl does not retry.
+// (409), which kubectl does not retry. That is the path where retries meet (RetriesMeet).
 func TestDrainConflictRetriesRunOut(t *testing.T) {
 	minAvailable := intstr.FromInt32(20)
 	d, rs, pods := deployment("web", 21, "n1")
 	w := World{Pods: pods, Nodes: []*v1.Node{node("n1"), node("n2")}, Deployments: []*apps.Deployment{d}, ReplicaSets: []*apps.ReplicaSet{rs},
 		Budgets: []*policy.PodDisruptionBudget{budget("web", &minAvailable, nil, "web")}}
-	p, err := Drain(w, Options{Nodes: []string{"n1"}, GracePeriodSeconds: -1, ReadyAfter: 100 * time.Millisecond, TerminateAfter: 100 * time.Millisecond})
+	p, err := Drain(w, Options{Nodes: []string{"n1"}, GracePeriodSeconds: -1, ReadyAfter: 100 * time.Millisecond, TerminateAfter: 100 * time.Millisecond, RetriesMeet: true})
 	if err != nil {
 		t.Fatal(err)
 	}

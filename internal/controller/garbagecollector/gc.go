@@ -7,6 +7,7 @@ package garbagecollector
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -29,6 +30,9 @@ const (
 	ActionKept       = "kept"
 	ActionRecreated  = "recreated"
 	ActionAdopted    = "adopted"
+	// ActionCreated is a new object a remaining controller creates (a recreated ReplicaSet's
+	// pods), named by its generateName and a number: the real name is random.
+	ActionCreated = "created"
 )
 
 // Step is one thing that happens to one object. Order is the step's place in time:
@@ -47,11 +51,13 @@ type Plan struct {
 	Steps       []Step `json:"steps"`
 	// Deleted, Orphaned, Waiting, Kept and Recreated name objects as Kind/namespace/name,
 	// sorted.
-	Deleted     []string `json:"deleted"`
-	Orphaned    []string `json:"orphaned"`
-	Waiting     []string `json:"waiting"`
-	Kept        []string `json:"kept"`
-	Recreated   []string `json:"recreated"`
+	Deleted   []string `json:"deleted"`
+	Orphaned  []string `json:"orphaned"`
+	Waiting   []string `json:"waiting"`
+	Kept      []string `json:"kept"`
+	Recreated []string `json:"recreated"`
+	// Created are the new objects the remaining controllers create, in the order of Steps.
+	Created     []string `json:"created"`
 	Assumptions []string `json:"assumptions,omitempty"`
 }
 
@@ -329,6 +335,7 @@ func (g *graph) recreate() {
 		last = max(last, s.Order)
 	}
 	recreatedRS := map[string]bool{}
+	recreatedAt := map[string]int{}
 	for _, n := range g.nodes {
 		if !n.gone && !n.waiting {
 			continue
@@ -343,8 +350,21 @@ func (g *graph) recreate() {
 		}
 		switch {
 		case n.obj.GetKind() == "ReplicaSet" && o.obj.GetKind() == "Deployment":
+			if !g.newest(n, o) {
+				continue // the Deployment creates only its current ReplicaSet
+			}
 			recreatedRS[n.id] = true
-			g.step(last+1, n, ActionRecreated, o.id+" creates it again, same name (pod-template-hash), new UID")
+			// The Deployment controller sees the ReplicaSet gone at once and creates it again
+			// (about 10ms later in real runs), before the collector marks its old pods for
+			// deletion: those steps move one later.
+			at := n.order + 1
+			if n.gone {
+				g.shiftAfter(n.order)
+			} else {
+				at = last + 1
+			}
+			recreatedAt[n.id] = at
+			g.step(at, n, ActionRecreated, o.id+" creates it again, same name (pod-template-hash), new UID, before its old pods are marked for deletion")
 		case n.obj.GetKind() == "Pod" && o.obj.GetKind() == "StatefulSet":
 			g.step(last+1, n, ActionRecreated, o.id+" creates it again, same name")
 		case n.obj.GetKind() == "Pod":
@@ -355,17 +375,60 @@ func (g *graph) recreate() {
 		if !recreatedRS[n.id] {
 			continue
 		}
+		adopted := 0
 		for _, d := range n.dependents {
 			if !d.deleting {
-				g.step(last+2, d, ActionAdopted, "the recreated "+n.id+" adopts it (labels match its selector)")
+				adopted++
+				g.step(recreatedAt[n.id]+1, d, ActionAdopted, "the recreated "+n.id+" adopts it (labels match its selector)")
 			}
+		}
+		// The old pods still name the old UID as their controller: the recreated
+		// ReplicaSet cannot adopt them and creates its replicas anew (manageReplicaSet).
+		want, _, _ := unstructured.NestedInt64(n.obj.Object, "spec", "replicas")
+		if _, found, _ := unstructured.NestedInt64(n.obj.Object, "spec", "replicas"); !found {
+			want = 1
+		}
+		for i := 1; i <= int(want)-adopted; i++ {
+			id := fmt.Sprintf("Pod/%s/%s-(new %d)", n.obj.GetNamespace(), n.obj.GetName(), i)
+			g.steps = append(g.steps, Step{Order: recreatedAt[n.id] + 1, Object: id, Action: ActionCreated,
+				Reason: fmt.Sprintf("the recreated %s creates it (generateName %s-; its %d replicas, %d adopted)", n.id, n.obj.GetName(), want, adopted)})
+		}
+	}
+}
+
+// newest reports whether rs is the Deployment's current ReplicaSet, the one it creates again:
+// the highest deployment.kubernetes.io/revision among the Deployment's ReplicaSets (without
+// revisions, any).
+func (g *graph) newest(rs, d *node) bool {
+	rev := func(n *node) int {
+		v, _ := strconv.Atoi(n.obj.GetAnnotations()["deployment.kubernetes.io/revision"])
+		return v
+	}
+	for _, other := range d.dependents {
+		if other != rs && other.obj.GetKind() == "ReplicaSet" && rev(other) > rev(rs) {
+			return false
+		}
+	}
+	return true
+}
+
+// shiftAfter moves every step after order one later.
+func (g *graph) shiftAfter(order int) {
+	for i := range g.steps {
+		if g.steps[i].Order > order {
+			g.steps[i].Order++
+		}
+	}
+	for _, n := range g.nodes {
+		if n.order > order {
+			n.order++
 		}
 	}
 }
 
 func (g *graph) plan(target, propagation string) *Plan {
 	p := &Plan{Target: target, Propagation: propagation, Steps: g.steps,
-		Deleted: []string{}, Orphaned: []string{}, Waiting: []string{}, Kept: []string{}, Recreated: []string{}}
+		Deleted: []string{}, Orphaned: []string{}, Waiting: []string{}, Kept: []string{}, Recreated: []string{}, Created: []string{}}
 	sort.SliceStable(p.Steps, func(i, j int) bool {
 		if p.Steps[i].Order != p.Steps[j].Order {
 			return p.Steps[i].Order < p.Steps[j].Order
@@ -384,6 +447,8 @@ func (g *graph) plan(target, propagation string) *Plan {
 			p.Kept = append(p.Kept, s.Object)
 		case ActionRecreated:
 			p.Recreated = append(p.Recreated, s.Object)
+		case ActionCreated:
+			p.Created = append(p.Created, s.Object)
 		}
 	}
 	for _, l := range [][]string{p.Deleted, p.Orphaned, p.Waiting, p.Kept, p.Recreated} {

@@ -92,3 +92,64 @@ func TestDeleteForegroundOrder(t *testing.T) {
 		t.Errorf("Delete changed its input")
 	}
 }
+
+// TestDeleteReplicaSetUnderDeployment: the Deployment creates its ReplicaSet again before the
+// collector marks the old pods for deletion, and the recreated ReplicaSet, unable to adopt
+// pods that name the old UID, creates its replicas anew; under orphan it adopts them instead.
+func TestDeleteReplicaSetUnderDeployment(t *testing.T) {
+	world := func() []*unstructured.Unstructured {
+		rs := obj("ReplicaSet", "web-abc", nil, ref("Deployment", "web", true))
+		rs.Object["spec"] = map[string]any{"replicas": int64(3)}
+		return []*unstructured.Unstructured{
+			obj("Deployment", "web", nil), rs,
+			obj("Pod", "web-abc-1", nil, ref("ReplicaSet", "web-abc", true)),
+			obj("Pod", "web-abc-2", nil, ref("ReplicaSet", "web-abc", true)),
+			obj("Pod", "web-abc-3", nil, ref("ReplicaSet", "web-abc", true)),
+		}
+	}
+	steps := func(p *Plan) []string {
+		var out []string
+		for _, s := range p.Steps {
+			out = append(out, string(rune('0'+s.Order))+" "+s.Action+" "+s.Object)
+		}
+		return out
+	}
+	p, err := Delete(world(), "ReplicaSet/ns/web-abc", Background)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"1 deleted ReplicaSet/ns/web-abc",
+		"2 recreated ReplicaSet/ns/web-abc",
+		"3 deleted Pod/ns/web-abc-1", "3 deleted Pod/ns/web-abc-2", "3 deleted Pod/ns/web-abc-3",
+		"3 created Pod/ns/web-abc-(new 1)", "3 created Pod/ns/web-abc-(new 2)", "3 created Pod/ns/web-abc-(new 3)",
+	}
+	got := steps(p)
+	// Steps of one order are sorted by object: the created pods' names sort before the old ones'.
+	wantSorted := []string{want[0], want[1], want[5], want[6], want[7], want[2], want[3], want[4]}
+	if !reflect.DeepEqual(got, wantSorted) {
+		t.Errorf("Delete(rs, background) steps =\n%v\nwant\n%v", got, wantSorted)
+	}
+	if len(p.Created) != 3 || !reflect.DeepEqual(p.Recreated, []string{"ReplicaSet/ns/web-abc"}) {
+		t.Errorf("created %v, recreated %v; want 3 new pods and the ReplicaSet", p.Created, p.Recreated)
+	}
+	p, err = Delete(world(), "ReplicaSet/ns/web-abc", Orphan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Created) != 0 || len(p.Orphaned) != 3 {
+		t.Errorf("orphan: created %v, orphaned %v; want the 3 pods orphaned, adopted, none created", p.Created, p.Orphaned)
+	}
+	// An old ReplicaSet (a lower revision) is not created again.
+	w := world()
+	w[1].SetAnnotations(map[string]string{"deployment.kubernetes.io/revision": "1"})
+	newer := obj("ReplicaSet", "web-def", nil, ref("Deployment", "web", true))
+	newer.SetAnnotations(map[string]string{"deployment.kubernetes.io/revision": "2"})
+	p, err = Delete(append(w, newer), "ReplicaSet/ns/web-abc", Background)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Recreated) != 0 || len(p.Created) != 0 {
+		t.Errorf("old ReplicaSet: recreated %v, created %v; want neither", p.Recreated, p.Created)
+	}
+}

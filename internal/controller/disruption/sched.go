@@ -1,0 +1,199 @@
+package disruption
+
+import (
+	"sort"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	resourcehelper "k8s.io/component-helpers/resource"
+	v1helper "k8s.io/component-helpers/scheduling/corev1"
+	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
+	"k8s.io/klog/v2"
+)
+
+// The scheduler's requests for a container that sets none, used when it scores nodes
+// (DefaultMilliCPURequest and DefaultMemoryRequest of pkg/scheduler/util).
+const (
+	defaultMilliCPURequest = 100
+	defaultMemoryRequest   = 200 * 1024 * 1024
+)
+
+// usage is what the pods bound to one node request.
+type usage struct {
+	pods int
+	// milliCPU and memory are the requests (the Fit filter's); scoreCPU and scoreMemory count
+	// a pod without requests at the scheduler's defaults (its scoring's).
+	milliCPU, memory, scoreCPU, scoreMemory int64
+}
+
+// scheduler is a small mirror of kube-scheduler's default profile for one pod at a time: the
+// filters NodeUnschedulable, TaintToleration (NoSchedule, NoExecute), NodeAffinity (node
+// selector and required affinity) and NodeResourcesFit (cpu, memory and pod count against the
+// node's allocatable), then, among the nodes left, the one with the fewest pods of the same
+// controller (PodTopologySpread's system default constraints spread a workload over
+// hostnames), then the least allocated (NodeResourcesFit's LeastAllocated score, cpu and
+// memory with the scheduler's defaults for pods without requests, or the pod count when the
+// node lists neither), then the first by name. The real scheduler weighs its scores together
+// and breaks ties at random; the counts are kept as pods come and go, so each placement costs
+// one pass over the schedulable nodes.
+type scheduler struct {
+	nodes    []*v1.Node // sorted by name
+	byName   map[string]*v1.Node
+	cordoned map[string]bool
+	// open are the nodes not cordoned, rebuilt after a cordon.
+	open  []*v1.Node
+	stale bool
+	used  map[string]*usage
+	// owned counts each controller's pods per node.
+	owned map[string]map[string]int
+}
+
+func newScheduler(nodes []*v1.Node) *scheduler {
+	sc := &scheduler{byName: map[string]*v1.Node{}, cordoned: map[string]bool{}, used: map[string]*usage{}, owned: map[string]map[string]int{}}
+	sc.nodes = append(sc.nodes, nodes...)
+	sort.SliceStable(sc.nodes, func(i, j int) bool { return sc.nodes[i].Name < sc.nodes[j].Name })
+	for _, n := range nodes {
+		sc.byName[n.Name] = n
+		if n.Spec.Unschedulable {
+			sc.cordoned[n.Name] = true
+		}
+	}
+	sc.stale = true
+	return sc
+}
+
+// cordon marks a node unschedulable.
+func (sc *scheduler) cordon(name string) {
+	if !sc.cordoned[name] {
+		sc.cordoned[name], sc.stale = true, true
+	}
+}
+
+// ownerKey names the controller a pod counts under for spreading.
+func ownerKey(p *v1.Pod) string {
+	if ref := metav1.GetControllerOfNoCopy(p); ref != nil {
+		return p.Namespace + "/" + ref.Kind + "/" + ref.Name
+	}
+	return ""
+}
+
+func podUsage(p *v1.Pod) usage {
+	req := resourcehelper.PodRequests(p, resourcehelper.PodResourcesOptions{})
+	u := usage{pods: 1, milliCPU: req.Cpu().MilliValue(), memory: req.Memory().Value()}
+	u.scoreCPU, u.scoreMemory = u.milliCPU, u.memory
+	if u.scoreCPU == 0 {
+		u.scoreCPU = defaultMilliCPURequest
+	}
+	if u.scoreMemory == 0 {
+		u.scoreMemory = defaultMemoryRequest
+	}
+	return u
+}
+
+// add counts p on its node (sign 1) or takes it off (sign -1).
+func (sc *scheduler) add(p *v1.Pod, sign int) {
+	node := p.Spec.NodeName
+	if node == "" {
+		return
+	}
+	u := sc.used[node]
+	if u == nil {
+		u = &usage{}
+		sc.used[node] = u
+	}
+	pu := podUsage(p)
+	s := int64(sign)
+	u.pods += sign
+	u.milliCPU += s * pu.milliCPU
+	u.memory += s * pu.memory
+	u.scoreCPU += s * pu.scoreCPU
+	u.scoreMemory += s * pu.scoreMemory
+	if k := ownerKey(p); k != "" {
+		m := sc.owned[k]
+		if m == nil {
+			m = map[string]int{}
+			sc.owned[k] = m
+		}
+		m[node] += sign
+	}
+}
+
+// fits is the Fit filter: the pod's requests within what the node's allocatable leaves.
+func (sc *scheduler) fits(n *v1.Node, pu usage) bool {
+	u := sc.used[n.Name]
+	if u == nil {
+		u = &usage{}
+	}
+	alloc := n.Status.Allocatable
+	if q, ok := alloc[v1.ResourcePods]; ok && int64(u.pods+1) > q.Value() {
+		return false
+	}
+	if q, ok := alloc[v1.ResourceCPU]; ok && pu.milliCPU > 0 && u.milliCPU+pu.milliCPU > q.MilliValue() {
+		return false
+	}
+	if q, ok := alloc[v1.ResourceMemory]; ok && pu.memory > 0 && u.memory+pu.memory > q.Value() {
+		return false
+	}
+	return true
+}
+
+// allocated is the node's share in use once the pod is on it, for LeastAllocated: the mean of
+// cpu and memory over allocatable, or the pod count when the node lists neither.
+func (sc *scheduler) allocated(n *v1.Node, pu usage) float64 {
+	u := sc.used[n.Name]
+	if u == nil {
+		u = &usage{}
+	}
+	alloc := n.Status.Allocatable
+	cpu, okc := alloc[v1.ResourceCPU]
+	mem, okm := alloc[v1.ResourceMemory]
+	if !okc || !okm || cpu.MilliValue() == 0 || mem.Value() == 0 {
+		return float64(u.pods + 1)
+	}
+	return (float64(u.scoreCPU+pu.scoreCPU)/float64(cpu.MilliValue()) + float64(u.scoreMemory+pu.scoreMemory)/float64(mem.Value())) / 2
+}
+
+// schedule picks pod's node, "" when none fits.
+func (sc *scheduler) schedule(pod *v1.Pod) string {
+	node, _ := sc.scheduleTies(pod)
+	return node
+}
+
+// scheduleTies picks pod's node and counts the other nodes that scored the same (a tie the
+// real scheduler breaks at random).
+func (sc *scheduler) scheduleTies(pod *v1.Pod) (string, int) {
+	ties := 0
+	affinity := nodeaffinity.GetRequiredNodeAffinity(pod)
+	pu := podUsage(pod)
+	owned := sc.owned[ownerKey(pod)]
+	best, bestOwned, bestAlloc := "", 0, 0.0
+	if sc.stale {
+		sc.open, sc.stale = sc.open[:0], false
+		for _, n := range sc.nodes {
+			if !sc.cordoned[n.Name] {
+				sc.open = append(sc.open, n)
+			}
+		}
+	}
+	for _, n := range sc.open {
+		if _, untolerated := v1helper.FindMatchingUntoleratedTaint(klog.Background(), n.Spec.Taints, pod.Spec.Tolerations, func(t *v1.Taint) bool {
+			return t.Effect == v1.TaintEffectNoSchedule || t.Effect == v1.TaintEffectNoExecute
+		}, false); untolerated {
+			continue
+		}
+		if ok, err := affinity.Match(n); err != nil || !ok {
+			continue
+		}
+		if !sc.fits(n, pu) {
+			continue
+		}
+		o, a := owned[n.Name], sc.allocated(n, pu)
+		switch {
+		case best == "" || o < bestOwned || (o == bestOwned && a < bestAlloc):
+			best, bestOwned, bestAlloc, ties = n.Name, o, a, 0
+		case o == bestOwned && a == bestAlloc:
+			ties++
+		}
+	}
+	return best, ties
+}
