@@ -50,9 +50,6 @@ func (r *Renderer) helm(dir string) rendered {
 	if err != nil {
 		return fail(chartFile, manifest.Pos{}, fmt.Sprintf("helm: load chart %s: %v", dir, err))
 	}
-	if err := checkSchemaRefs(dir, chrt); err != nil {
-		return fail(filepath.Join(dir, "values.schema.json"), manifest.Pos{}, "helm: "+err.Error())
-	}
 	if missing := missingDependencies(chrt); len(missing) > 0 {
 		line := keyLineIn(chartFile, "dependencies")
 		return fail(chartFile, manifest.Pos{Line: line, Column: 1}, fmt.Sprintf(
@@ -70,8 +67,15 @@ func (r *Renderer) helm(dir string) rendered {
 	caps := common.DefaultCapabilities.Copy()
 	caps.KubeVersion = *kv
 	caps.APIVersions = apiVersions(r.opts)
-	rel, err := renderChart(chrt, vals, r.opts.ReleaseName, r.opts.Namespace, caps, r.opts.HelmTests)
-	if err != nil {
+	rel, err := renderChart(dir, chrt, vals, r.opts.ReleaseName, r.opts.Namespace, caps, r.opts.HelmTests)
+	var refused *schemaRefusedError
+	var badSchema *schemaFailedError
+	switch {
+	case errors.As(err, &refused):
+		return fail(refused.file, manifest.Pos{}, "helm: "+oneLine(refused.Error()))
+	case errors.As(err, &badSchema):
+		return fail(badSchema.file, manifest.Pos{}, "helm: "+oneLine(badSchema.Error()))
+	case err != nil:
 		file, pos := helmErrorPlace(dir, chrt.Name(), err)
 		if file == "" {
 			file, pos = schemaErrorPlace(dir, err)
@@ -85,10 +89,11 @@ func (r *Renderer) helm(dir string) rendered {
 	return rendered{name: name, stream: []byte(stream), origin: newHelmOrigin(dir, chrt.Name(), stream)}
 }
 
-// renderChart renders a chart as helm install would on the target cluster,
-// with helm template's code path: the client-only path of helm's
-// Install.RunWithContext (pkg/action/install.go: dependencies processed,
-// render values with schema validation, capabilities caps: the chosen
+// renderChart renders the chart loaded from dir as helm install would on
+// the target cluster, with helm template's code path: the client-only path
+// of helm's Install.RunWithContext (pkg/action/install.go: dependencies
+// processed, render values with schema validation (validateValues, which
+// reads no schema outside the chart), capabilities caps: the chosen
 // Kubernetes version and the API versions the cluster serves, which helm
 // install reads from discovery) and Configuration.renderResources
 // (pkg/action/action.go: the kubeVersion constraint, the engine, NOTES.txt
@@ -98,13 +103,17 @@ func (r *Renderer) helm(dir string) rendered {
 // way (pkg/cmd/template.go). It does not use helm's action package, whose imports (the
 // Kubernetes client, registries, storage drivers) cost every run of this
 // binary their package initialisation, chart or not.
-func renderChart(chrt *chart.Chart, vals map[string]any, name, namespace string, caps *common.Capabilities, tests bool) (*release.Release, error) {
+func renderChart(dir string, chrt *chart.Chart, vals map[string]any, name, namespace string, caps *common.Capabilities, tests bool) (*release.Release, error) {
 	if err := chartutil.ProcessDependencies(chrt, vals); err != nil {
 		return nil, fmt.Errorf("chart dependencies processing failed: %w", err)
 	}
 	options := common.ReleaseOptions{Name: name, Namespace: namespace, Revision: 1, IsInstall: true}
-	values, err := util.ToRenderValuesWithSchemaValidation(chrt, vals, options, caps, false)
+	values, err := util.ToRenderValuesWithSchemaValidation(chrt, vals, options, caps, true)
 	if err != nil {
+		return nil, err
+	}
+	coalesced, _ := values["Values"].(common.Values)
+	if err := validateValues(dir, chrt, coalesced); err != nil {
 		return nil, err
 	}
 	if c := chrt.Metadata.KubeVersion; c != "" && !chartutil.IsCompatibleRange(c, caps.KubeVersion.String()) {

@@ -32,9 +32,11 @@ func renderWithin(t *testing.T, r *Renderer, dir string) *manifest.Set {
 	}
 }
 
-// TestHelmSchemaRefsNoNetwork: a values.schema.json whose $ref leads to a
-// server or a file is refused with an error naming it; the server receives
-// no request and the file's content is in no message.
+// TestHelmSchemaRefsNoNetwork: a values.schema.json whose $ref or $schema
+// leads to a server or a file is refused with an error naming it; the
+// server receives no request and the file is not opened (a FIFO there would
+// hang whoever opened it), whatever the schema holds besides (a number
+// beyond float64, which helm's parser keeps).
 func TestHelmSchemaRefsNoNetwork(t *testing.T) {
 	var hits atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
@@ -44,11 +46,20 @@ func TestHelmSchemaRefsNoNetwork(t *testing.T) {
 	defer srv.Close()
 	secret := filepath.Join(t.TempDir(), "secret.json")
 	write(t, filepath.Dir(secret), "secret.json", `{"type":"object","description":"TOPSECRET"}`)
+	fifo := filepath.Join(t.TempDir(), "fifo.json")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct{ name, schema, want string }{
-		{"http", `{"$ref":"` + srv.URL + `/schema.json"}`, `$ref "` + srv.URL + `/schema.json"`},
-		{"file", `{"properties":{"a":{"$ref":"file://` + secret + `"}}}`, `$ref "file://` + secret + `"`},
-		{"relative", `{"properties":{"a":{"$ref":"../..` + secret + `"}}}`, `$ref "../..` + secret + `"`},
-		{"meta", `{"$schema":"` + srv.URL + `/meta"}`, `$schema "` + srv.URL + `/meta"`},
+		{"http", `{"$ref":"` + srv.URL + `/schema.json"}`, srv.URL + `/schema.json`},
+		{"file", `{"properties":{"a":{"$ref":"file://` + secret + `"}}}`, `file://` + secret},
+		{"relative", `{"properties":{"a":{"$ref":"../..` + secret + `"}}}`, `file://` + secret},
+		{"meta", `{"$schema":"` + srv.URL + `/meta"}`, srv.URL + `/meta`},
+		{"meta file", `{"$schema":"file://` + fifo + `"}`, `file://` + fifo},
+		{"fifo", `{"properties":{"a":{"$ref":"file://` + fifo + `"}}}`, `file://` + fifo},
+		{"http beyond float64", `{"maximum":1e400,"$ref":"` + srv.URL + `/big.json"}`, srv.URL + `/big.json`},
+		{"file beyond float64", `{"properties":{"n":{"maximum":1e400},"a":{"$ref":"file://` + fifo + `"}}}`, `file://` + fifo},
+		{"draft-04 http", `{"$schema":"http://json-schema.org/draft-04/schema#","properties":{"a":{"$ref":"` + srv.URL + `/4.json"}}}`, srv.URL + `/4.json`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -58,7 +69,7 @@ func TestHelmSchemaRefsNoNetwork(t *testing.T) {
 			write(t, dir, "templates/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n")
 			set := renderWithin(t, newRenderer(t, Options{}), dir)
 			if len(set.Problems) != 1 || set.Problems[0].File != filepath.Join(dir, "values.schema.json") ||
-				!strings.Contains(set.Problems[0].Message, tt.want) || !strings.Contains(set.Problems[0].Message, "rendering has no network") {
+				!strings.Contains(set.Problems[0].Message, `"`+tt.want+`"`) || !strings.Contains(set.Problems[0].Message, "rendering has no network") {
 				t.Fatalf("Render problems = %+v, want one at values.schema.json naming %s", set.Problems, tt.want)
 			}
 			if strings.Contains(set.Problems[0].Message, "TOPSECRET") {
