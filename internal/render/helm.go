@@ -33,7 +33,8 @@ import (
 // helm renders the chart in dir as helm template does (client-only dry run
 // of an install, hooks included, CRDs in crds/ not), and maps each rendered
 // document to its template through the "# Source:" comment helm writes.
-func (r *Renderer) helm(dir string) rendered {
+// Its links may lead anywhere in root (see checkChartFiles).
+func (r *Renderer) helm(dir, root string) rendered {
 	name := manifest.RenderedName(dir, manifest.Chart)
 	chartFile := filepath.Join(dir, "Chart.yaml")
 	fail := func(file string, pos manifest.Pos, msg string) rendered {
@@ -43,7 +44,7 @@ func (r *Renderer) helm(dir string) rendered {
 		return rendered{failed: &manifest.Set{Files: 1, Problems: []manifest.Problem{{Source: manifest.Source{File: file},
 			Kind: manifest.Unparsable, Pos: pos, Message: msg}}}}
 	}
-	if err := checkChartFiles(dir); err != nil {
+	if err := checkChartFiles(dir, root); err != nil {
 		return fail(chartFile, manifest.Pos{}, fmt.Sprintf("helm: chart %s: %v", dir, err))
 	}
 	chrt, err := loader.Load(dir)
