@@ -135,6 +135,9 @@ func (o *LintOptions) Validate() error {
 	if err := lint.ObjectRefHint(o.Live, o.paths); err != nil {
 		return err
 	}
+	if err := valuesBesideChart(o.paths); err != nil {
+		return err
+	}
 	if slices.Contains(report.Formats, o.Output) {
 		return nil
 	}

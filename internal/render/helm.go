@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	_ "embed"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -174,10 +175,11 @@ func apiVersions(opts Options) common.VersionSet {
 	return common.VersionSet(out)
 }
 
-// mergeValues merges the values files, then --set, then --set-string, as
-// helm's values.Options.MergeValues (pkg/cli/values) does; values files are
-// local files only (that package's getters, which fetch URLs, are not
-// linked).
+// mergeValues merges the values files, then --set-json, --set,
+// --set-string, --set-file and --set-literal, as helm's
+// values.Options.MergeValues (pkg/cli/values) does; values files and
+// --set-file files are local files only, read as the input's are (that
+// package's getters, which fetch URLs, are not linked).
 func mergeValues(opts Options) (map[string]any, error) {
 	base := map[string]any{}
 	for _, f := range opts.ValuesFiles {
@@ -191,6 +193,19 @@ func mergeValues(opts Options) (map[string]any, error) {
 		}
 		base = loader.MergeMaps(base, cur)
 	}
+	for _, v := range opts.SetJSON {
+		if t := strings.TrimSpace(v); strings.HasPrefix(t, "{") {
+			var m map[string]any
+			if err := json.Unmarshal([]byte(t), &m); err != nil {
+				return nil, fmt.Errorf("failed parsing --set-json data JSON: %s: %w", v, err)
+			}
+			base = loader.MergeMaps(base, m)
+			continue
+		}
+		if err := strvals.ParseJSON(v, base); err != nil {
+			return nil, fmt.Errorf("failed parsing --set-json data %s: %w", v, err)
+		}
+	}
 	for _, v := range opts.Set {
 		if err := strvals.ParseInto(v, base); err != nil {
 			return nil, fmt.Errorf("failed parsing --set data: %w", err)
@@ -199,6 +214,20 @@ func mergeValues(opts Options) (map[string]any, error) {
 	for _, v := range opts.SetString {
 		if err := strvals.ParseIntoString(v, base); err != nil {
 			return nil, fmt.Errorf("failed parsing --set-string data: %w", err)
+		}
+	}
+	for _, v := range opts.SetFile {
+		read := func(rs []rune) (any, error) {
+			data, err := readInput(string(rs))
+			return string(data), err
+		}
+		if err := strvals.ParseIntoFile(v, base, read); err != nil {
+			return nil, fmt.Errorf("failed parsing --set-file data: %w", err)
+		}
+	}
+	for _, v := range opts.SetLiteral {
+		if err := strvals.ParseLiteralInto(v, base); err != nil {
+			return nil, fmt.Errorf("failed parsing --set-literal data: %w", err)
 		}
 	}
 	return base, nil
