@@ -4,6 +4,7 @@ package render
 
 import (
 	"context"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -37,6 +38,11 @@ func helmInstalls(t *testing.T, dir string) error {
 	chrt, err := loader.Load(dir)
 	if err != nil {
 		return err
+	}
+	// helm install refuses a chart whose dependencies are not all in
+	// charts/ (pkg/cmd/install.go, action.CheckDependencies).
+	if missing := missingDependencies(chrt); len(missing) > 0 {
+		return fmt.Errorf("missing in charts/: %v", missing)
 	}
 	vals := map[string]any{}
 	if err := chartutil.ProcessDependencies(chrt, vals); err != nil {
