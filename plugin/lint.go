@@ -3,6 +3,7 @@ package plugin
 import (
 	"bytes"
 	"fmt"
+	"github.com/kubectl-workload/kubectl-workload/internal/render/helper"
 	"io"
 	"slices"
 	"strings"
@@ -135,7 +136,7 @@ func (o *LintOptions) Validate() error {
 	if err := lint.ObjectRefHint(o.Live, o.paths); err != nil {
 		return err
 	}
-	if err := valuesBesideChart(o.paths); err != nil {
+	if err := helper.ValuesBesideChart(o.paths); err != nil {
 		return err
 	}
 	if slices.Contains(report.Formats, o.Output) {

@@ -23,10 +23,8 @@ type PredictOptions struct {
 
 	// The flags are bound to the options' fields.
 	predict.Options
-	renderFlags renderFlags
-	// fromValues and fromSet are the old side's own values (--from-values,
-	// --from-set).
-	fromValues, fromSet []string
+	renderFlags         renderFlags
+	fromValues, fromSet []string // the old side's own values (--from-values, --from-set)
 
 	// clock is the real clock: a CronJob's default start time.
 	clock func() time.Time
@@ -102,10 +100,10 @@ func (o *PredictOptions) Run(cmd *cobra.Command, args []string) error {
 		}
 		opts.Namespace = ns
 	}
-	if err := valuesBesideChart(opts.Filenames); err != nil {
+	if err := helper.ValuesBesideChart(opts.Filenames); err != nil {
 		return err
 	}
-	if err := valuesBesideChart(opts.From); err != nil {
+	if err := helper.ValuesBesideChart(opts.From); err != nil {
 		return err
 	}
 	renderer, err := o.renderFlags.renderer(opts.Namespace)
@@ -126,8 +124,8 @@ func (o *PredictOptions) Run(cmd *cobra.Command, args []string) error {
 		}
 		defer fromRenderer.Close()
 		opts.FromRenderer = fromRenderer
-	} else if len(opts.From) > 0 && o.renderFlags.setsValues() {
-		opts.Notes(valuesBothSides)
+	} else if len(opts.From) > 0 && len(o.renderFlags.valuesFiles)+len(o.renderFlags.set)+len(o.renderFlags.setString)+len(o.renderFlags.setJSON)+len(o.renderFlags.setFile)+len(o.renderFlags.setLiteral) > 0 {
+		opts.Notes("--values and the --set flags apply to the charts of -f and of --from alike: give the old side its own with --from-values and --from-set")
 	}
 	p, err := predict.New(ctx, opts)
 	if err != nil {

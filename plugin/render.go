@@ -1,16 +1,6 @@
 package plugin
 
 import (
-	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
-
-	"sigs.k8s.io/yaml"
-
-	"github.com/kubectl-workload/kubectl-workload/internal/boundedread"
-	"github.com/kubectl-workload/kubectl-workload/internal/manifest"
-
 	"github.com/spf13/cobra"
 
 	"github.com/kubectl-workload/kubectl-workload/internal/render/helper"
@@ -19,16 +9,14 @@ import (
 // renderFlags are helm template's flags, for the charts among the paths
 // (kustomizations take none).
 type renderFlags struct {
-	valuesFiles []string
-	set         []string
-	setString   []string
-	setJSON     []string
-	setFile     []string
-	setLiteral  []string
-	releaseName string
-	kubeVersion string
-	apiVersions []string
-	helmTests   bool
+	valuesFiles                  []string
+	set                          []string
+	setString                    []string
+	setJSON, setFile, setLiteral []string
+	releaseName                  string
+	kubeVersion                  string
+	apiVersions                  []string
+	helmTests                    bool
 	// loadRestrictor is kustomize build's --load-restrictor.
 	loadRestrictor string
 	// clusterAPIVersions are the target cluster's, from its discovery
@@ -38,8 +26,8 @@ type renderFlags struct {
 
 func (f *renderFlags) add(cmd *cobra.Command) {
 	fl := cmd.Flags()
-	fl.Var(appendValues{&f.valuesFiles}, "values", "values file for the Helm charts among the paths, as helm's --values (repeatable, merged in order; helm's short -f is --filename here, as in kubectl)")
-	fl.Var(appendValues{&f.valuesFiles}, "helm-values", "the same as --values")
+	fl.Var(helper.AppendValues{P: &f.valuesFiles}, "values", "values file for the Helm charts among the paths, as helm's --values (repeatable, merged in order; helm's short -f is --filename here, as in kubectl)")
+	fl.Var(helper.AppendValues{P: &f.valuesFiles}, "helm-values", "the same as --values")
 	_ = fl.MarkHidden("helm-values")
 	fl.StringArrayVar(&f.set, "set", nil, "set a chart value, as helm's --set (repeatable): key=value[,key=value]")
 	fl.StringArrayVar(&f.setString, "set-string", nil, "set a chart value as a string, as helm's --set-string (repeatable)")
@@ -54,35 +42,6 @@ func (f *renderFlags) add(cmd *cobra.Command) {
 	_ = cmd.MarkFlagFilename("values", "yaml", "yml", "json")
 }
 
-// setsValues reports whether chart values are given (--values, --set and
-// the like).
-func (f *renderFlags) setsValues() bool {
-	return len(f.valuesFiles)+len(f.set)+len(f.setString)+len(f.setJSON)+len(f.setFile)+len(f.setLiteral) > 0
-}
-
-// valuesBothSides is predict's note when chart values are given with --from.
-const valuesBothSides = "--values and the --set flags apply to the charts of -f and of --from alike: " +
-	"give the old side its own with --from-values and --from-set"
-
-// appendValues is a repeatable string flag that appends every value, so
-// that two flags sharing a list (--values and its old name --helm-values)
-// keep the order of the command line.
-type appendValues struct{ p *[]string }
-
-func (a appendValues) String() string {
-	if a.p == nil {
-		return "[]"
-	}
-	return "[" + strings.Join(*a.p, ",") + "]"
-}
-
-func (a appendValues) Set(v string) error {
-	*a.p = append(*a.p, v)
-	return nil
-}
-
-func (appendValues) Type() string { return "stringArray" }
-
 // renderer returns the renderer for charts and kustomizations, rendering
 // charts into namespace (.Release.Namespace; default when empty).
 func (f *renderFlags) renderer(namespace string) (*helper.Renderer, error) {
@@ -91,71 +50,4 @@ func (f *renderFlags) renderer(namespace string) (*helper.Renderer, error) {
 		ReleaseName: f.releaseName, Namespace: namespace, KubeVersion: f.kubeVersion,
 		APIVersions: f.apiVersions, ClusterAPIVersions: f.clusterAPIVersions, HelmTests: f.helmTests,
 		LoadRestrictor: f.loadRestrictor})
-}
-
-// valuesBesideChart refuses a Helm values file named as an input beside a
-// chart (lint chart -f values-ha.yaml, lint chart values-ha.yaml): it is
-// not a manifest, and the chart would be linted with its default values,
-// silently. A file is taken for a values file when its first document is
-// a mapping with neither apiVersion nor kind and it is in no chart.
-func valuesBesideChart(paths []string) error {
-	var chart string
-	for _, p := range paths {
-		if isFile(filepath.Join(p, "Chart.yaml")) {
-			chart = p
-			break
-		}
-	}
-	if chart == "" {
-		return nil
-	}
-	for _, p := range paths {
-		switch filepath.Base(p) {
-		case "kustomization.yaml", "kustomization.yml", "Kustomization":
-			continue
-		}
-		if p == "-" || !isFile(p) || inChart(p) {
-			continue
-		}
-		data, err := boundedread.ReadFile(p, manifest.MaxFileSize)
-		if err != nil {
-			continue // reported when it is loaded
-		}
-		first, _, _ := strings.Cut(string(data), "\n---")
-		var doc map[string]any
-		if yaml.Unmarshal([]byte(first), &doc) != nil || len(doc) == 0 {
-			continue
-		}
-		if _, ok := doc["apiVersion"]; ok {
-			continue
-		}
-		if _, ok := doc["kind"]; ok {
-			continue
-		}
-		return fmt.Errorf("%s is a Helm values file (no apiVersion, no kind), given as an input beside the chart %s: "+
-			"give it with --values %s (as helm does; -f is --filename here, as in kubectl)", p, chart, p)
-	}
-	return nil
-}
-
-// inChart reports whether the file p is in a chart directory (its own
-// values.yaml, a template), up to the top of the file system.
-func inChart(p string) bool {
-	abs, err := filepath.Abs(p)
-	if err != nil {
-		return false
-	}
-	for d := filepath.Dir(abs); ; d = filepath.Dir(d) {
-		if isFile(filepath.Join(d, "Chart.yaml")) {
-			return true
-		}
-		if filepath.Dir(d) == d {
-			return false
-		}
-	}
-}
-
-func isFile(name string) bool {
-	info, err := os.Stat(name)
-	return err == nil && info.Mode().IsRegular()
 }
