@@ -47,16 +47,22 @@ func crdSources(opts Options, all []*checked, res *Result) *apicheck.CRDs {
 			add(obj)
 		}
 	}
-	if len(opts.CRDPaths) > 0 {
-		set := manifest.Load(crdPaths(opts.CRDPaths), nil)
+	load := func(paths []string, what string) {
+		set := manifest.Load(paths, nil)
 		for _, p := range set.Problems {
-			res.Errors = append(res.Errors, fmt.Errorf("--crds: %s", p.Message))
+			res.Errors = append(res.Errors, fmt.Errorf("%s: %s", what, p.Message))
 		}
 		for _, obj := range set.Objects {
 			if apicheck.IsCRD(obj.APIVersion, obj.Kind) {
 				add(obj)
 			}
 		}
+	}
+	if len(opts.CRDPaths) > 0 {
+		load(crdPaths(opts.CRDPaths), "--crds")
+	}
+	if dirs := chartCRDDirs(all); len(dirs) > 0 {
+		load(dirs, "a chart's crds/")
 	}
 	for _, c := range all {
 		if c.custom != nil && apicheck.IsCRD(c.custom.APIVersion, c.custom.Kind) {
@@ -65,6 +71,40 @@ func crdSources(opts Options, all []*checked, res *Result) *apicheck.CRDs {
 	}
 	return crds
 }
+
+// chartCRDDirs lists the crds/ folders of the charts the run rendered, and
+// of their subcharts kept as directories in charts/: helm install applies
+// them before the templates (pkg/action/install.go, Chart.CRDObjects), so
+// the charts' custom resources are checked against them, as if given with
+// --crds. (A subchart kept as an archive is not opened here.)
+func chartCRDDirs(all []*checked) []string {
+	seen := map[string]bool{}
+	var out []string
+	var add func(chart string, depth int)
+	add = func(chart string, depth int) {
+		if seen[chart] || depth > maxSubchartDepth {
+			return
+		}
+		seen[chart] = true
+		if info, err := os.Stat(filepath.Join(chart, "crds")); err == nil && info.IsDir() {
+			out = append(out, filepath.Join(chart, "crds"))
+		}
+		subs, _ := filepath.Glob(filepath.Join(chart, "charts", "*", "Chart.yaml"))
+		for _, s := range subs {
+			add(filepath.Dir(s), depth+1)
+		}
+	}
+	for _, c := range all {
+		if dir, ok := strings.CutSuffix(c.file, "@helm-template"); ok {
+			add(dir, 0)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// maxSubchartDepth bounds how deep chartCRDDirs looks for subcharts.
+const maxSubchartDepth = 8
 
 // crdPaths reads a chart directory (one with a Chart.yaml) named by --crds
 // as its crds/ folder, where Helm keeps the CRDs it installs before the

@@ -3,6 +3,7 @@ package plugin
 import (
 	"bytes"
 	"fmt"
+	"github.com/kubectl-workload/kubectl-workload/internal/render/helper"
 	"io"
 	"slices"
 	"strings"
@@ -145,6 +146,9 @@ func (o *LintOptions) Validate() error {
 		return fmt.Errorf("no input: name files, directories or - for standard input")
 	}
 	if err := lint.ObjectRefHint(o.Live, o.paths); err != nil {
+		return err
+	}
+	if err := helper.ValuesBesideChart(o.paths); err != nil {
 		return err
 	}
 	if slices.Contains(report.Formats, o.Output) {

@@ -3,6 +3,7 @@ package plugin
 import (
 	"context"
 	"fmt"
+	"github.com/kubectl-workload/kubectl-workload/internal/render/helper"
 	"strings"
 	"time"
 
@@ -23,7 +24,8 @@ type PredictOptions struct {
 
 	// The flags are bound to the options' fields.
 	predict.Options
-	renderFlags renderFlags
+	renderFlags         renderFlags
+	fromValues, fromSet []string // the old side's own values (--from-values, --from-set)
 
 	// clock is the real clock: a CronJob's default start time.
 	clock func() time.Time
@@ -47,6 +49,8 @@ func NewCmdPredict(configFlags *genericclioptions.ConfigFlags, streams genericio
 	f.StringSliceVar(&o.StateFiles, "state", nil, "current state: a dump of kubectl get deploy,rs,pods -o yaml (repeatable)")
 	f.StringVar(&o.BaseRef, "base-ref", "", "git ref whose version of each -f file is the old version")
 	o.renderFlags.add(cmd)
+	f.StringArrayVar(&o.fromValues, "from-values", nil, "values file for the charts among --from, in place of --values and the --set flags, which then apply to -f only (repeatable)")
+	f.StringArrayVar(&o.fromSet, "from-set", nil, "set a value of the charts among --from, as --set (repeatable); with it, --values and the --set flags apply to -f only")
 	f.StringArrayVar(&o.Images, "image", nil, "NAME=IMAGE: change the image of container NAME in the workloads that have one, as kubectl set image does (NAME * for all; repeatable)")
 	f.Int32Var(&o.Replicas, "replicas", 0, "change spec.replicas, as kubectl scale does (0 scales to zero)")
 	f.BoolVar(&o.Undo, "undo", false, "roll back to the previous revision, as kubectl rollout undo does")
@@ -97,12 +101,33 @@ func (o *PredictOptions) Run(cmd *cobra.Command, args []string) error {
 		}
 		opts.Namespace = ns
 	}
+	if err := helper.ValuesBesideChart(opts.Filenames); err != nil {
+		return err
+	}
+	if err := helper.ValuesBesideChart(opts.From); err != nil {
+		return err
+	}
 	renderer, err := o.renderFlags.renderer(opts.Namespace)
 	if err != nil {
 		return err
 	}
 	defer renderer.Close()
 	opts.Renderer = renderer
+	var fromRenderer *helper.Renderer
+	if len(o.fromValues) > 0 || len(o.fromSet) > 0 {
+		if len(opts.From) == 0 {
+			return fmt.Errorf("--from-values and --from-set give the charts of --from their values, and there is no --from")
+		}
+		old := o.renderFlags
+		old.valuesFiles, old.set, old.setString, old.setJSON, old.setFile, old.setLiteral = o.fromValues, o.fromSet, nil, nil, nil, nil
+		if fromRenderer, err = old.renderer(opts.Namespace); err != nil {
+			return err
+		}
+		defer fromRenderer.Close()
+		opts.FromRenderer = fromRenderer
+	} else if len(opts.From) > 0 && len(o.renderFlags.valuesFiles)+len(o.renderFlags.set)+len(o.renderFlags.setString)+len(o.renderFlags.setJSON)+len(o.renderFlags.setFile)+len(o.renderFlags.setLiteral) > 0 {
+		opts.Notes("--values and the --set flags apply to the charts of -f and of --from alike: give the old side its own with --from-values and --from-set")
+	}
 	p, err := predict.New(ctx, opts)
 	if err != nil {
 		return err
@@ -117,6 +142,9 @@ func (o *PredictOptions) Run(cmd *cobra.Command, args []string) error {
 			fmt.Fprintf(o.ErrOut, "note: charts are rendered for the API versions of a v1.37 cluster: %v\n", err)
 		} else {
 			renderer.SetClusterAPIVersions(vs)
+			if fromRenderer != nil {
+				fromRenderer.SetClusterAPIVersions(vs)
+			}
 		}
 	}
 	outcome, err := p.Run(ctx, c, o.Out)

@@ -80,6 +80,9 @@ type Options struct {
 	Clock func() time.Time
 	// Renderer renders the charts and kustomizations among the files (package render).
 	Renderer manifest.Renderer
+	// FromRenderer, when set, renders those among From (the old side) with values of
+	// their own (--from-values, --from-set); else Renderer does.
+	FromRenderer manifest.Renderer
 	// Notes receives a line for each kind a live run goes on without, because the user may
 	// not read it; nil drops them.
 	Notes func(string)
@@ -183,7 +186,7 @@ func New(ctx context.Context, o Options) (*Prediction, error) {
 			return data, err
 		}
 	}
-	r.Renderer = o.Renderer
+	r.Renderer, r.FromRenderer = o.Renderer, o.FromRenderer
 	if o.BaseRef != "" && o.Renderer != nil {
 		ref := o.BaseRef
 		r.RenderAtRef = func(dir string, kind manifest.DirKind) (*manifest.Set, error) {

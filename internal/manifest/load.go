@@ -42,6 +42,8 @@ type Input struct {
 	// renders.
 	kind     DirKind
 	renderer Renderer
+	// root is the input a chart or kustomization was found in (InputRoot).
+	root string
 }
 
 // linkSkipReason starts the reason a symbolic link found while walking a
@@ -145,6 +147,10 @@ func expandAll(paths []string, stdin io.Reader, r Renderer) ([]Input, []Problem)
 			}
 		}
 		w := expand(p, r != nil, listed)
+		root := ""
+		if len(w.dirs) > 0 {
+			root = InputRoot(p)
+		}
 		problems = append(problems, w.problems...)
 		// Sized once: a walk finds thousands of files, and growing the
 		// inputs by doubling copies them on one CPU before any is read.
@@ -173,7 +179,7 @@ func expandAll(paths []string, stdin io.Reader, r Renderer) ([]Input, []Problem)
 				continue
 			}
 			seen[filepath.Clean(d.dir)+"/"] = true
-			inputs = append(inputs, Input{Name: d.dir, kind: d.kind, renderer: r})
+			inputs = append(inputs, Input{Name: d.dir, kind: d.kind, renderer: r, root: root})
 		}
 	}
 	// Patches are known once every file is: a kustomization may list a patch
@@ -211,7 +217,12 @@ func expandAll(paths []string, stdin io.Reader, r Renderer) ([]Input, []Problem)
 // load at once.
 func (in Input) Load() *Set {
 	if in.kind != "" {
-		set := in.renderer.Render(in.Name, in.kind)
+		var set *Set
+		if rr, ok := in.renderer.(RootedRenderer); ok && in.root != "" {
+			set = rr.RenderIn(in.root, in.Name, in.kind)
+		} else {
+			set = in.renderer.Render(in.Name, in.kind)
+		}
 		set.sort()
 		return set
 	}

@@ -29,6 +29,39 @@ type Renderer interface {
 	Render(dir string, kind DirKind) *Set
 }
 
+// A RootedRenderer is a Renderer that is told the input a directory was
+// found in, root (see InputRoot): a chart's symbolic links may lead anywhere
+// in it, not only within the chart. Render is RenderIn with root the
+// directory itself.
+type RootedRenderer interface {
+	Renderer
+	RenderIn(root, dir string, kind DirKind) *Set
+}
+
+// InputRoot is the boundary of the links of the charts found under the path
+// argument p: the top of the git work tree holding p (a link from one chart
+// of a repository to a library chart beside it stays in what is reviewed),
+// else p itself. A work tree at the home directory or the file system's
+// root (a repository of dotfiles) is not taken: p is.
+func InputRoot(p string) string {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return p
+	}
+	home, _ := os.UserHomeDir()
+	for d := abs; ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			if d == home || d == filepath.Dir(d) {
+				return p
+			}
+			return d
+		}
+		if filepath.Dir(d) == d {
+			return p
+		}
+	}
+}
+
 // Origin maps the fields of a rendered file's objects back to the files a
 // person edits: a chart's templates, an overlay's resources and patches.
 type Origin interface {

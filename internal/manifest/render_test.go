@@ -121,3 +121,24 @@ func TestPlainFilesNeverRender(t *testing.T) {
 		t.Errorf("LoadWith = %d objects, want 2", len(set.Objects))
 	}
 }
+
+// TestInputRoot: the boundary of a chart's links is the git work tree
+// holding the argument, else the argument itself.
+func TestInputRoot(t *testing.T) {
+	repo := t.TempDir()
+	chart := filepath.Join(repo, "deploy", "charts", "app")
+	if err := os.MkdirAll(chart, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if got := InputRoot(chart); got != chart {
+		t.Errorf("InputRoot(%s) outside any repository = %s, want the argument", chart, got)
+	}
+	if err := os.Mkdir(filepath.Join(repo, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, arg := range []string{chart, filepath.Join(repo, "deploy")} {
+		if got := InputRoot(arg); got != repo {
+			t.Errorf("InputRoot(%s) = %s, want the work tree %s", arg, got, repo)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	_ "embed"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -33,7 +34,8 @@ import (
 // helm renders the chart in dir as helm template does (client-only dry run
 // of an install, hooks included, CRDs in crds/ not), and maps each rendered
 // document to its template through the "# Source:" comment helm writes.
-func (r *Renderer) helm(dir string) rendered {
+// Its links may lead anywhere in root (see checkChartFiles).
+func (r *Renderer) helm(dir, root string) rendered {
 	name := manifest.RenderedName(dir, manifest.Chart)
 	chartFile := filepath.Join(dir, "Chart.yaml")
 	fail := func(file string, pos manifest.Pos, msg string) rendered {
@@ -43,15 +45,12 @@ func (r *Renderer) helm(dir string) rendered {
 		return rendered{failed: &manifest.Set{Files: 1, Problems: []manifest.Problem{{Source: manifest.Source{File: file},
 			Kind: manifest.Unparsable, Pos: pos, Message: msg}}}}
 	}
-	if err := checkChartFiles(dir); err != nil {
+	if err := checkChartFiles(dir, root); err != nil {
 		return fail(chartFile, manifest.Pos{}, fmt.Sprintf("helm: chart %s: %v", dir, err))
 	}
 	chrt, err := loader.Load(dir)
 	if err != nil {
 		return fail(chartFile, manifest.Pos{}, fmt.Sprintf("helm: load chart %s: %v", dir, err))
-	}
-	if err := checkSchemaRefs(dir, chrt); err != nil {
-		return fail(filepath.Join(dir, "values.schema.json"), manifest.Pos{}, "helm: "+err.Error())
 	}
 	if missing := missingDependencies(chrt); len(missing) > 0 {
 		line := keyLineIn(chartFile, "dependencies")
@@ -70,8 +69,15 @@ func (r *Renderer) helm(dir string) rendered {
 	caps := common.DefaultCapabilities.Copy()
 	caps.KubeVersion = *kv
 	caps.APIVersions = apiVersions(r.opts)
-	rel, err := renderChart(chrt, vals, r.opts.ReleaseName, r.opts.Namespace, caps, r.opts.HelmTests)
-	if err != nil {
+	rel, err := renderChart(dir, chrt, vals, r.opts.ReleaseName, r.opts.Namespace, caps, r.opts.HelmTests)
+	var refused *schemaRefusedError
+	var badSchema *schemaFailedError
+	switch {
+	case errors.As(err, &refused):
+		return fail(refused.file, manifest.Pos{}, "helm: "+oneLine(refused.Error()))
+	case errors.As(err, &badSchema):
+		return fail(badSchema.file, manifest.Pos{}, "helm: "+oneLine(badSchema.Error()))
+	case err != nil:
 		file, pos := helmErrorPlace(dir, chrt.Name(), err)
 		if file == "" {
 			file, pos = schemaErrorPlace(dir, err)
@@ -85,10 +91,11 @@ func (r *Renderer) helm(dir string) rendered {
 	return rendered{name: name, stream: []byte(stream), origin: newHelmOrigin(dir, chrt.Name(), stream)}
 }
 
-// renderChart renders a chart as helm install would on the target cluster,
-// with helm template's code path: the client-only path of helm's
-// Install.RunWithContext (pkg/action/install.go: dependencies processed,
-// render values with schema validation, capabilities caps: the chosen
+// renderChart renders the chart loaded from dir as helm install would on
+// the target cluster, with helm template's code path: the client-only path
+// of helm's Install.RunWithContext (pkg/action/install.go: dependencies
+// processed, render values with schema validation (validateValues, which
+// reads no schema outside the chart), capabilities caps: the chosen
 // Kubernetes version and the API versions the cluster serves, which helm
 // install reads from discovery) and Configuration.renderResources
 // (pkg/action/action.go: the kubeVersion constraint, the engine, NOTES.txt
@@ -98,13 +105,17 @@ func (r *Renderer) helm(dir string) rendered {
 // way (pkg/cmd/template.go). It does not use helm's action package, whose imports (the
 // Kubernetes client, registries, storage drivers) cost every run of this
 // binary their package initialisation, chart or not.
-func renderChart(chrt *chart.Chart, vals map[string]any, name, namespace string, caps *common.Capabilities, tests bool) (*release.Release, error) {
+func renderChart(dir string, chrt *chart.Chart, vals map[string]any, name, namespace string, caps *common.Capabilities, tests bool) (*release.Release, error) {
 	if err := chartutil.ProcessDependencies(chrt, vals); err != nil {
 		return nil, fmt.Errorf("chart dependencies processing failed: %w", err)
 	}
 	options := common.ReleaseOptions{Name: name, Namespace: namespace, Revision: 1, IsInstall: true}
-	values, err := util.ToRenderValuesWithSchemaValidation(chrt, vals, options, caps, false)
+	values, err := util.ToRenderValuesWithSchemaValidation(chrt, vals, options, caps, true)
 	if err != nil {
+		return nil, err
+	}
+	coalesced, _ := values["Values"].(common.Values)
+	if err := validateValues(dir, chrt, coalesced); err != nil {
 		return nil, err
 	}
 	if c := chrt.Metadata.KubeVersion; c != "" && !chartutil.IsCompatibleRange(c, caps.KubeVersion.String()) {
@@ -164,10 +175,11 @@ func apiVersions(opts Options) common.VersionSet {
 	return common.VersionSet(out)
 }
 
-// mergeValues merges the values files, then --set, then --set-string, as
-// helm's values.Options.MergeValues (pkg/cli/values) does; values files are
-// local files only (that package's getters, which fetch URLs, are not
-// linked).
+// mergeValues merges the values files, then --set-json, --set,
+// --set-string, --set-file and --set-literal, as helm's
+// values.Options.MergeValues (pkg/cli/values) does; values files and
+// --set-file files are local files only, read as the input's are (that
+// package's getters, which fetch URLs, are not linked).
 func mergeValues(opts Options) (map[string]any, error) {
 	base := map[string]any{}
 	for _, f := range opts.ValuesFiles {
@@ -181,6 +193,19 @@ func mergeValues(opts Options) (map[string]any, error) {
 		}
 		base = loader.MergeMaps(base, cur)
 	}
+	for _, v := range opts.SetJSON {
+		if t := strings.TrimSpace(v); strings.HasPrefix(t, "{") {
+			var m map[string]any
+			if err := json.Unmarshal([]byte(t), &m); err != nil {
+				return nil, fmt.Errorf("failed parsing --set-json data JSON: %s: %w", v, err)
+			}
+			base = loader.MergeMaps(base, m)
+			continue
+		}
+		if err := strvals.ParseJSON(v, base); err != nil {
+			return nil, fmt.Errorf("failed parsing --set-json data %s: %w", v, err)
+		}
+	}
 	for _, v := range opts.Set {
 		if err := strvals.ParseInto(v, base); err != nil {
 			return nil, fmt.Errorf("failed parsing --set data: %w", err)
@@ -189,6 +214,20 @@ func mergeValues(opts Options) (map[string]any, error) {
 	for _, v := range opts.SetString {
 		if err := strvals.ParseIntoString(v, base); err != nil {
 			return nil, fmt.Errorf("failed parsing --set-string data: %w", err)
+		}
+	}
+	for _, v := range opts.SetFile {
+		read := func(rs []rune) (any, error) {
+			data, err := readInput(string(rs))
+			return string(data), err
+		}
+		if err := strvals.ParseIntoFile(v, base, read); err != nil {
+			return nil, fmt.Errorf("failed parsing --set-file data: %w", err)
+		}
+	}
+	for _, v := range opts.SetLiteral {
+		if err := strvals.ParseLiteralInto(v, base); err != nil {
+			return nil, fmt.Errorf("failed parsing --set-literal data: %w", err)
 		}
 	}
 	return base, nil

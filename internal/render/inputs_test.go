@@ -32,9 +32,11 @@ func renderWithin(t *testing.T, r *Renderer, dir string) *manifest.Set {
 	}
 }
 
-// TestHelmSchemaRefsNoNetwork: a values.schema.json whose $ref leads to a
-// server or a file is refused with an error naming it; the server receives
-// no request and the file's content is in no message.
+// TestHelmSchemaRefsNoNetwork: a values.schema.json whose $ref or $schema
+// leads to a server or a file is refused with an error naming it; the
+// server receives no request and the file is not opened (a FIFO there would
+// hang whoever opened it), whatever the schema holds besides (a number
+// beyond float64, which helm's parser keeps).
 func TestHelmSchemaRefsNoNetwork(t *testing.T) {
 	var hits atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
@@ -44,11 +46,20 @@ func TestHelmSchemaRefsNoNetwork(t *testing.T) {
 	defer srv.Close()
 	secret := filepath.Join(t.TempDir(), "secret.json")
 	write(t, filepath.Dir(secret), "secret.json", `{"type":"object","description":"TOPSECRET"}`)
+	fifo := filepath.Join(t.TempDir(), "fifo.json")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct{ name, schema, want string }{
-		{"http", `{"$ref":"` + srv.URL + `/schema.json"}`, `$ref "` + srv.URL + `/schema.json"`},
-		{"file", `{"properties":{"a":{"$ref":"file://` + secret + `"}}}`, `$ref "file://` + secret + `"`},
-		{"relative", `{"properties":{"a":{"$ref":"../..` + secret + `"}}}`, `$ref "../..` + secret + `"`},
-		{"meta", `{"$schema":"` + srv.URL + `/meta"}`, `$schema "` + srv.URL + `/meta"`},
+		{"http", `{"$ref":"` + srv.URL + `/schema.json"}`, srv.URL + `/schema.json`},
+		{"file", `{"properties":{"a":{"$ref":"file://` + secret + `"}}}`, `file://` + secret},
+		{"relative", `{"properties":{"a":{"$ref":"../..` + secret + `"}}}`, `file://` + secret},
+		{"meta", `{"$schema":"` + srv.URL + `/meta"}`, srv.URL + `/meta`},
+		{"meta file", `{"$schema":"file://` + fifo + `"}`, `file://` + fifo},
+		{"fifo", `{"properties":{"a":{"$ref":"file://` + fifo + `"}}}`, `file://` + fifo},
+		{"http beyond float64", `{"maximum":1e400,"$ref":"` + srv.URL + `/big.json"}`, srv.URL + `/big.json`},
+		{"file beyond float64", `{"properties":{"n":{"maximum":1e400},"a":{"$ref":"file://` + fifo + `"}}}`, `file://` + fifo},
+		{"draft-04 http", `{"$schema":"http://json-schema.org/draft-04/schema#","properties":{"a":{"$ref":"` + srv.URL + `/4.json"}}}`, srv.URL + `/4.json`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -58,7 +69,7 @@ func TestHelmSchemaRefsNoNetwork(t *testing.T) {
 			write(t, dir, "templates/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n")
 			set := renderWithin(t, newRenderer(t, Options{}), dir)
 			if len(set.Problems) != 1 || set.Problems[0].File != filepath.Join(dir, "values.schema.json") ||
-				!strings.Contains(set.Problems[0].Message, tt.want) || !strings.Contains(set.Problems[0].Message, "rendering has no network") {
+				!strings.Contains(set.Problems[0].Message, `"`+tt.want+`"`) || !strings.Contains(set.Problems[0].Message, "rendering has no network") {
 				t.Fatalf("Render problems = %+v, want one at values.schema.json naming %s", set.Problems, tt.want)
 			}
 			if strings.Contains(set.Problems[0].Message, "TOPSECRET") {
@@ -162,5 +173,65 @@ func TestKustomizeFIFOResource(t *testing.T) {
 		}
 	case <-time.After(20 * time.Second):
 		t.Fatal("Render(kustomization with a FIFO resource) still running after 20s")
+	}
+}
+
+// TestHelmLinkBoundary: a chart's links may lead anywhere in the input it
+// was found in (RenderIn's root), not beyond: a link to a library chart
+// beside the chart renders; a linked directory is checked where it leads (a
+// FIFO there is refused); a link out of the input is refused.
+func TestHelmLinkBoundary(t *testing.T) {
+	setup := func(t *testing.T) (root, app string) {
+		root = t.TempDir()
+		write(t, root, "library/Chart.yaml", "apiVersion: v2\nname: library\ntype: library\nversion: 0.0.1\n")
+		write(t, root, "library/templates/_l.tpl", `{{- define "library.name" -}}lib{{- end -}}`)
+		app = filepath.Join(root, "deploy", "app")
+		write(t, app, "Chart.yaml", "apiVersion: v2\nname: app\nversion: 0.1.0\n")
+		write(t, app, "templates/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ include \"library.name\" . }}\n")
+		if err := os.MkdirAll(filepath.Join(app, "charts"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink("../../../library", filepath.Join(app, "charts", "library")); err != nil {
+			t.Fatal(err)
+		}
+		return root, app
+	}
+	r := newRenderer(t, Options{})
+	root, app := setup(t)
+	if set := r.RenderIn(root, app, manifest.Chart); len(set.Problems) != 0 || len(set.Objects) != 1 {
+		t.Errorf("RenderIn(%s, %s): problems %+v, %d objects; want none and 1", root, app, set.Problems, len(set.Objects))
+	}
+	if set := r.RenderIn(app, app, manifest.Chart); len(set.Problems) != 1 || !strings.Contains(set.Problems[0].Message, "outside "+app) {
+		t.Errorf("RenderIn with the chart as the input: problems %+v, want the link refused", set.Problems)
+	}
+	root, app = setup(t)
+	if err := syscall.Mkfifo(filepath.Join(root, "library", "templates", "f.yaml"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if set := renderWithinRoot(t, r, root, app); len(set.Problems) != 1 || !strings.Contains(set.Problems[0].Message, "named pipe") {
+		t.Errorf("RenderIn with a FIFO in the linked library: problems %+v, want it refused", set.Problems)
+	}
+	outside := t.TempDir()
+	write(t, outside, "secret.txt", "TOPSECRET")
+	root, app = setup(t)
+	if err := os.Symlink(outside, filepath.Join(root, "library", "files")); err != nil {
+		t.Fatal(err)
+	}
+	if set := renderWithinRoot(t, r, root, app); len(set.Problems) != 1 || !strings.Contains(set.Problems[0].Message, "outside "+root) {
+		t.Errorf("RenderIn with the linked library linking out: problems %+v, want it refused", set.Problems)
+	}
+}
+
+// renderWithinRoot is RenderIn, failing if it takes more than a few seconds.
+func renderWithinRoot(t *testing.T, r *Renderer, root, dir string) *manifest.Set {
+	t.Helper()
+	done := make(chan *manifest.Set, 1)
+	go func() { done <- r.RenderIn(root, dir, manifest.Chart) }()
+	select {
+	case set := <-done:
+		return set
+	case <-time.After(20 * time.Second):
+		t.Fatalf("RenderIn(%s, %s) still running after 20s", root, dir)
+		return nil
 	}
 }

@@ -77,10 +77,16 @@ func (p rendered) set() *manifest.Set {
 // libraries on a strange chart or overlay is a problem of that directory,
 // not a crash of the run.
 func (r *Renderer) Render(dir string, kind manifest.DirKind) *manifest.Set {
-	return r.render(dir, kind).set()
+	return r.render("", dir, kind).set()
 }
 
-func (r *Renderer) render(dir string, kind manifest.DirKind) (out rendered) {
+// RenderIn implements manifest.RootedRenderer: a chart's links may lead
+// anywhere in root, the input it was found in.
+func (r *Renderer) RenderIn(root, dir string, kind manifest.DirKind) *manifest.Set {
+	return r.render(root, dir, kind).set()
+}
+
+func (r *Renderer) render(root, dir string, kind manifest.DirKind) (out rendered) {
 	defer func() {
 		if v := recover(); v != nil {
 			out = rendered{failed: &manifest.Set{Files: 1, Problems: []manifest.Problem{{Source: manifest.Source{File: dir}, Kind: manifest.Unparsable,
@@ -89,7 +95,7 @@ func (r *Renderer) render(dir string, kind manifest.DirKind) (out rendered) {
 	}()
 	switch kind {
 	case manifest.Chart:
-		return r.helm(dir)
+		return r.helm(dir, root)
 	case manifest.Kustomization:
 		return r.kustomize(dir)
 	}
@@ -102,7 +108,7 @@ func (r *Renderer) render(dir string, kind manifest.DirKind) (out rendered) {
 // rendering met. The real-world corpus (hack/update-realworld.sh) is made
 // with it.
 func (r *Renderer) Stream(dir string, kind manifest.DirKind) ([]byte, error) {
-	out := r.render(dir, kind)
+	out := r.render("", dir, kind)
 	if out.failed != nil {
 		var msgs []string
 		for _, p := range out.failed.Problems {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"strings"
 
@@ -30,6 +31,12 @@ func Serve(in io.Reader, out, errOut io.Writer, exit func(int)) error {
 		}
 		return fmt.Errorf("read options: %w", err)
 	}
+	// helm's libraries log through slog's default logger, whose output
+	// was fixed at start-up: their warnings go where captureStderr looks,
+	// to be reported with the directory rendered; their information
+	// ("found symbolic link in path", for every linked library chart) is
+	// dropped, as helm template drops it without --debug.
+	slog.SetDefault(slog.New(slog.NewTextHandler(stderrNow{}, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	r, optsErr := New(opts)
 	watchMemory(opts.Limits.Memory, errOut, exit)
 	origins := map[string]manifest.Origin{}
@@ -47,7 +54,7 @@ func Serve(in io.Reader, out, errOut io.Writer, exit func(int)) error {
 			resp.Error = optsErr.Error()
 		case req.Op == "render":
 			var p rendered
-			resp.Warnings = captureStderr(func() { p = r.render(req.Dir, req.Kind) })
+			resp.Warnings = captureStderr(func() { p = r.render(req.Root, req.Dir, req.Kind) })
 			if p.failed != nil {
 				resp.Failed = &helper.FailedSet{Files: p.failed.Files, Documents: p.failed.Documents,
 					Skipped: p.failed.Skipped, Problems: p.failed.Problems}
@@ -72,6 +79,12 @@ func Serve(in io.Reader, out, errOut io.Writer, exit func(int)) error {
 		}
 	}
 }
+
+// stderrNow writes to os.Stderr as it is at each write (captureStderr
+// replaces it).
+type stderrNow struct{}
+
+func (stderrNow) Write(p []byte) (int, error) { return os.Stderr.Write(p) }
 
 // locate is o.Locate, where a panic on a strange field is "not found".
 func locate(o manifest.Origin, document int, path string) (loc manifest.Location, ok bool) {

@@ -60,6 +60,9 @@ type Request struct {
 	// Renderer, when set, renders the charts and kustomizations among
 	// Files (see manifest.ExpandWith).
 	Renderer manifest.Renderer
+	// FromRenderer, when set, renders the charts and kustomizations among From, with
+	// values of their own; else Renderer does.
+	FromRenderer manifest.Renderer
 	// Targets name the Deployments to change with WhatIf when there are no Files.
 	Targets []Target
 	// Namespace is the namespace of manifests and targets that name none: -n, else the
@@ -242,8 +245,13 @@ func Run(ctx context.Context, req Request) (*Result, error) {
 	}
 	var oldSet *manifest.Set
 	if len(req.From) > 0 {
-		// Old charts and overlays render as the new ones do.
-		oldSet = manifest.LoadWith(req.From, nil, req.Renderer)
+		// Old charts and overlays render as the new ones do, unless they have values
+		// of their own.
+		from := req.Renderer
+		if req.FromRenderer != nil {
+			from = req.FromRenderer
+		}
+		oldSet = manifest.LoadWith(req.From, nil, from)
 		res.Problems = append(res.Problems, oldSet.Problems...)
 	}
 	checker := apicheck.New()

@@ -33,5 +33,8 @@ func AtRef(ctx context.Context, r manifest.Renderer, ref, dir string, kind manif
 	if _, err := os.Stat(old); err != nil {
 		return &manifest.Set{}, nil // new since ref
 	}
+	if rr, ok := r.(manifest.RootedRenderer); ok {
+		return rr.RenderIn(tmp, old, kind), nil // the work tree at ref is the input
+	}
 	return r.Render(old, kind), nil
 }

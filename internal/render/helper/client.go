@@ -42,6 +42,7 @@ const EnvPath = "KUBECTL_WORKLOAD_RENDER"
 type Request struct {
 	Op       string           `json:"op"`
 	Dir      string           `json:"dir,omitempty"`
+	Root     string           `json:"root,omitempty"` // the input Dir was found in (manifest.RootedRenderer)
 	Kind     manifest.DirKind `json:"kind,omitempty"`
 	Name     string           `json:"name,omitempty"`
 	Document int              `json:"document,omitempty"`
@@ -331,10 +332,16 @@ func (p *process) call(req Request) (Response, error) {
 // Render implements manifest.Renderer: the helper renders dir, and the set
 // is its stream parsed here, with the helper locating its fields.
 func (r *Renderer) Render(dir string, kind manifest.DirKind) *manifest.Set {
+	return r.RenderIn("", dir, kind)
+}
+
+// RenderIn implements manifest.RootedRenderer: Render, where the links of
+// the chart in dir may lead anywhere in root, the input it was found in.
+func (r *Renderer) RenderIn(root, dir string, kind manifest.DirKind) *manifest.Set {
 	p, err := r.acquire()
 	var resp Response
 	if err == nil {
-		if resp, err = p.call(Request{Op: "render", Dir: dir, Kind: kind}); err != nil {
+		if resp, err = p.call(Request{Op: "render", Dir: dir, Root: root, Kind: kind}); err != nil {
 			r.drop(p) // broken: a later render starts another
 		} else {
 			r.release(p)

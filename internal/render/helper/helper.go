@@ -25,11 +25,15 @@ import (
 
 // Options are helm template's options that lint and predict take.
 type Options struct {
-	// ValuesFiles are values files (--helm-values), merged in order.
+	// ValuesFiles are values files (--values), merged in order.
 	ValuesFiles []string `json:"valuesFiles,omitempty"`
-	// Set and SetString are --set and --set-string values.
-	Set       []string `json:"set,omitempty"`
-	SetString []string `json:"setString,omitempty"`
+	// Set, SetString, SetJSON, SetFile and SetLiteral are --set,
+	// --set-string, --set-json, --set-file and --set-literal values.
+	Set        []string `json:"set,omitempty"`
+	SetString  []string `json:"setString,omitempty"`
+	SetJSON    []string `json:"setJSON,omitempty"`
+	SetFile    []string `json:"setFile,omitempty"`
+	SetLiteral []string `json:"setLiteral,omitempty"`
 	// ReleaseName is the release's name; "release-name" (helm template's)
 	// when empty.
 	ReleaseName string `json:"releaseName,omitempty"`
@@ -121,7 +125,7 @@ func Check(opts Options) (Options, error) {
 	}
 	for _, f := range opts.ValuesFiles {
 		if _, err := os.Stat(f); err != nil {
-			return opts, fmt.Errorf("--helm-values %s: %w", f, err)
+			return opts, fmt.Errorf("--values %s: %w", f, err)
 		}
 	}
 	return opts, nil

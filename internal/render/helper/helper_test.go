@@ -178,7 +178,7 @@ func TestCheck(t *testing.T) {
 	if _, err := helper.Check(helper.Options{KubeVersion: "not-a-version"}); err == nil || !strings.Contains(err.Error(), `invalid --kube-version "not-a-version"`) {
 		t.Errorf("--kube-version not-a-version: %v", err)
 	}
-	if _, err := helper.Check(helper.Options{ValuesFiles: []string{"no-such-values.yaml"}}); err == nil || !strings.Contains(err.Error(), "--helm-values no-such-values.yaml") {
+	if _, err := helper.Check(helper.Options{ValuesFiles: []string{"no-such-values.yaml"}}); err == nil || !strings.Contains(err.Error(), "--values no-such-values.yaml") {
 		t.Errorf("missing values file: %v", err)
 	}
 }

@@ -1,0 +1,3 @@
+{{- define "library.labels" -}}
+app.kubernetes.io/name: {{ .Chart.Name }}
+{{- end -}}
