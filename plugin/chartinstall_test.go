@@ -57,7 +57,8 @@ func TestHelmValueFlags(t *testing.T) {
 		{[]string{"--set-file", "replicaCount=" + tag}, "at '/replicaCount': got string, want integer", 1},
 	}
 	for _, tt := range tests {
-		out, errOut, code := run(t, "", append([]string{"lint", chart, "--verbose"}, tt.args...)...)
+		// --profile all: the replica count shows in availability/no-pdb, an opt-in rule.
+		out, errOut, code := run(t, "", append([]string{"lint", chart, "--verbose", "--profile", "all"}, tt.args...)...)
 		if code != tt.code || !strings.Contains(out, tt.want) {
 			t.Errorf("lint %s %v = exit %d, want %d and %q:\n%s%s", chart, tt.args, code, tt.code, tt.want, out, errOut)
 		}

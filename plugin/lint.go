@@ -3,7 +3,6 @@ package plugin
 import (
 	"bytes"
 	"fmt"
-	"github.com/kubectl-workload/kubectl-workload/internal/render/helper"
 	"io"
 	"slices"
 	"strings"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/kubectl-workload/kubectl-workload/internal/config"
 	"github.com/kubectl-workload/kubectl-workload/internal/progress"
+	"github.com/kubectl-workload/kubectl-workload/internal/render/helper"
 	"github.com/kubectl-workload/kubectl-workload/internal/safetext"
 	"github.com/kubectl-workload/kubectl-workload/internal/version"
 	"github.com/kubectl-workload/kubectl-workload/lint"
@@ -111,13 +111,9 @@ func (o *LintOptions) Complete(cmd *cobra.Command, args []string) error {
 	}
 	o.settings = settings
 	if cmd.Flags().Changed("profile") {
-		if !config.Profiles[o.Profile] {
-			return fmt.Errorf("--profile %q: want default or all", o.Profile)
+		if o.settings, err = o.settings.WithProfile(o.Profile); err != nil {
+			return err
 		}
-		if o.settings == nil {
-			o.settings = &config.File{}
-		}
-		o.settings.Profile = o.Profile
 	}
 	failOn := o.FailOn
 	if o.settings != nil && o.settings.FailOn != "" && !cmd.Flags().Changed("fail-on") {
@@ -202,7 +198,7 @@ func (o *LintOptions) Run(cmd *cobra.Command) error {
 			}
 			src.Cluster.Progress = prog.Listing
 			// Charts render as helm install renders them on this cluster.
-			if o.renderFlags.clusterAPIVersions, err = src.Cluster.APIVersions(cmd.Context()); err != nil {
+			if o.renderFlags.opts.ClusterAPIVersions, err = src.Cluster.APIVersions(cmd.Context()); err != nil {
 				fmt.Fprintf(o.ErrOut, "note: charts are rendered for the API versions of a v1.37 cluster: %v\n", err)
 			}
 		}

@@ -2,8 +2,8 @@ package plugin
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"github.com/kubectl-workload/kubectl-workload/internal/render/helper"
 	"strings"
 	"time"
 
@@ -14,6 +14,7 @@ import (
 
 	"github.com/kubectl-workload/kubectl-workload/internal/live"
 	"github.com/kubectl-workload/kubectl-workload/internal/progress"
+	"github.com/kubectl-workload/kubectl-workload/internal/render/helper"
 	"github.com/kubectl-workload/kubectl-workload/internal/safetext"
 	"github.com/kubectl-workload/kubectl-workload/predict"
 )
@@ -101,10 +102,7 @@ func (o *PredictOptions) Run(cmd *cobra.Command, args []string) error {
 		}
 		opts.Namespace = ns
 	}
-	if err := helper.ValuesBesideChart(opts.Filenames); err != nil {
-		return err
-	}
-	if err := helper.ValuesBesideChart(opts.From); err != nil {
+	if err := errors.Join(helper.ValuesBesideChart(opts.Filenames), helper.ValuesBesideChart(opts.From)); err != nil {
 		return err
 	}
 	renderer, err := o.renderFlags.renderer(opts.Namespace)
@@ -114,18 +112,16 @@ func (o *PredictOptions) Run(cmd *cobra.Command, args []string) error {
 	defer renderer.Close()
 	opts.Renderer = renderer
 	var fromRenderer *helper.Renderer
-	if len(o.fromValues) > 0 || len(o.fromSet) > 0 {
-		if len(opts.From) == 0 {
-			return fmt.Errorf("--from-values and --from-set give the charts of --from their values, and there is no --from")
-		}
-		old := o.renderFlags
-		old.valuesFiles, old.set, old.setString, old.setJSON, old.setFile, old.setLiteral = o.fromValues, o.fromSet, nil, nil, nil, nil
-		if fromRenderer, err = old.renderer(opts.Namespace); err != nil {
+	switch fromValues := len(o.fromValues)+len(o.fromSet) > 0; {
+	case fromValues && len(opts.From) == 0:
+		return errors.New("--from-values and --from-set give the charts of --from their values, and there is no --from")
+	case fromValues:
+		if fromRenderer, err = (&renderFlags{opts: o.renderFlags.opts.WithValues(o.fromValues, o.fromSet)}).renderer(opts.Namespace); err != nil {
 			return err
 		}
 		defer fromRenderer.Close()
 		opts.FromRenderer = fromRenderer
-	} else if len(opts.From) > 0 && len(o.renderFlags.valuesFiles)+len(o.renderFlags.set)+len(o.renderFlags.setString)+len(o.renderFlags.setJSON)+len(o.renderFlags.setFile)+len(o.renderFlags.setLiteral) > 0 {
+	case len(opts.From) > 0 && o.renderFlags.opts.HasValues():
 		opts.Notes("--values and the --set flags apply to the charts of -f and of --from alike: give the old side its own with --from-values and --from-set")
 	}
 	p, err := predict.New(ctx, opts)

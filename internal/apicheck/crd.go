@@ -145,8 +145,14 @@ func builtinGroup(group string) bool {
 	if legacyscheme.Scheme.IsGroupRegistered(group) || clientscheme.Scheme.IsGroupRegistered(group) {
 		return true
 	}
-	return group == apiextensionsv1.GroupName
+	return group == apiextensionsv1.GroupName || group == apiRegistrationGroup
 }
+
+// apiRegistrationGroup is the group of APIService, which kube-apiserver's
+// own aggregator serves (k8s.io/kube-aggregator's apiregistration.GroupName):
+// no CRD defines it, so a chart's APIService (metrics adapters, kueue) is
+// not a custom resource whose CRD is missing.
+const apiRegistrationGroup = "apiregistration.k8s.io"
 
 // CheckCustom runs the API server's create path for a custom resource
 // against its CRD. Checked is false when the set does not define its kind.

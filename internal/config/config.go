@@ -480,3 +480,18 @@ func excludeLine(root *yaml.Node, g string) int {
 	}
 	return keyLine(root, "exclude")
 }
+
+// WithProfile returns a copy of f (an empty configuration when f is nil)
+// whose profile is profile: --profile overrides the file's profile key. An
+// unknown profile is an error naming the flag.
+func (f *File) WithProfile(profile string) (*File, error) {
+	if !Profiles[profile] {
+		return nil, fmt.Errorf("--profile %q: want %s or %s", profile, ProfileDefault, ProfileAll)
+	}
+	out := File{}
+	if f != nil {
+		out = *f
+	}
+	out.Profile = profile
+	return &out, nil
+}

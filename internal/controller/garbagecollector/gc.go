@@ -384,10 +384,7 @@ func (g *graph) recreate() {
 		}
 		// The old pods still name the old UID as their controller: the recreated
 		// ReplicaSet cannot adopt them and creates its replicas anew (manageReplicaSet).
-		want, _, _ := unstructured.NestedInt64(n.obj.Object, "spec", "replicas")
-		if _, found, _ := unstructured.NestedInt64(n.obj.Object, "spec", "replicas"); !found {
-			want = 1
-		}
+		want := specReplicas(n.obj)
 		for i := 1; i <= int(want)-adopted; i++ {
 			id := fmt.Sprintf("Pod/%s/%s-(new %d)", n.obj.GetNamespace(), n.obj.GetName(), i)
 			g.steps = append(g.steps, Step{Order: recreatedAt[n.id] + 1, Object: id, Action: ActionCreated,
@@ -455,4 +452,25 @@ func (g *graph) plan(target, propagation string) *Plan {
 		sort.Strings(l)
 	}
 	return p
+}
+
+// specReplicas is obj's spec.replicas, 1 (the API server's default) when unset. The
+// number may be any of the types the loaders decode it to (int64 from JSON, int
+// from YAML, float64), so unstructured.NestedInt64 alone would miss a dump's.
+func specReplicas(obj *unstructured.Unstructured) int64 {
+	v, found, _ := unstructured.NestedFieldNoCopy(obj.Object, "spec", "replicas")
+	if !found {
+		return 1
+	}
+	switch x := v.(type) {
+	case int64:
+		return x
+	case int:
+		return int64(x)
+	case int32:
+		return int64(x)
+	case float64:
+		return int64(x)
+	}
+	return 1
 }

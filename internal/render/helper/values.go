@@ -97,3 +97,16 @@ func (a AppendValues) Set(v string) error {
 }
 
 func (AppendValues) Type() string { return "stringArray" }
+
+// HasValues reports whether o sets any chart value: a values file or one of
+// the --set flags.
+func (o Options) HasValues() bool {
+	return len(o.ValuesFiles)+len(o.Set)+len(o.SetString)+len(o.SetJSON)+len(o.SetFile)+len(o.SetLiteral) > 0
+}
+
+// WithValues returns o with its values replaced by files and set (the old
+// side's own, --from-values and --from-set): the other --set flags cleared.
+func (o Options) WithValues(files, set []string) Options {
+	o.ValuesFiles, o.Set, o.SetString, o.SetJSON, o.SetFile, o.SetLiteral = files, set, nil, nil, nil, nil
+	return o
+}
