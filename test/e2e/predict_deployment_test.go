@@ -180,6 +180,16 @@ const predictMinRuns = 10
 // controllers 0.3s behind the grid. docs/predict.md ("What can vary") says so.
 const predictAttempts = 3
 
+// replayable reports whether an offline replay can predict the scenario again from its
+// manifests alone: one step from the old manifest, not through the CLI, not from state.
+func (sc predictScenario) replayable() bool {
+	if len(sc.steps) != 1 {
+		return false
+	}
+	st := sc.steps[0]
+	return st.cli == nil && !st.fromState && !st.setup
+}
+
 // next is the common scenario of one step.
 func next(manifest string) []predictStep { return []predictStep{{manifest: manifest}} }
 
@@ -755,6 +765,9 @@ func TestPredictDeploymentDifferential(t *testing.T) {
 			case sc.attempts > 0:
 				attempts = sc.attempts
 			}
+			if n := recordAttempts(); n > 0 && sc.runs == 0 && sc.replayable() {
+				attempts, sc.record = max(attempts, n), max(sc.record, n)
+			}
 			// kept is the attempt replayed: the first that agreed, or the last.
 			var st, kept *scenarioT
 			var disagreed []string
@@ -974,6 +987,11 @@ func (r *rolloutRun) run() string {
 		r.waitSettled(ctx, rec, base+len(want), plan.Summary.Completed)
 		all := rec.messages()
 		got = all[min(base, len(all)):]
+		// A run is recorded once it reached the plan's final sizes: a run cut short says
+		// nothing about the sequence.
+		if start := rec.initialSizes(); r.sc.replayable() && maps.Equal(finalSizes(start, got), finalSizes(start, want)) {
+			recordRun(t, recordedRun{Scenario: r.sc.name, Sequence: got, Together: 1})
+		}
 		if r.compare(what, got, want, rec) {
 			r.checkTimes(what, plan, rec, base, applied)
 		}
@@ -1014,9 +1032,10 @@ func (r *rolloutRun) runVarying() string {
 		rr   rolloutRun
 	}
 	together := max(r.sc.together, 1)
-	for k := 1; k <= r.sc.runs && (len(matched) == 0 || k <= predictMinRuns); k += together {
+	minRuns := max(predictMinRuns, recordAttempts())
+	for k := 1; k <= max(r.sc.runs, minRuns) && (len(matched) == 0 || k <= minRuns); k += together {
 		// The runs of one batch roll out at the same time, each in its own namespace.
-		batch := make([]*result, min(together, r.sc.runs-k+1))
+		batch := make([]*result, min(together, max(r.sc.runs, minRuns)-k+1))
 		var wg sync.WaitGroup
 		for i := range batch {
 			wg.Add(1)
@@ -1039,6 +1058,9 @@ func (r *rolloutRun) runVarying() string {
 			}
 			got := res.got
 			real = append(real, got)
+			if maps.Equal(finalSizes(start, got), finalSizes(start, want)) {
+				recordRun(t, recordedRun{Scenario: r.sc.name, Sequence: got, Together: together})
+			}
 			res.rr.checkVariant(fmt.Sprintf("run %d", k+i), got, plan, res.rec)
 			seen = append(seen, fmt.Sprintf("run %d: %s", k+i, compactScaling(got, start)))
 			if n := r.sc.matchSteps; n > 0 && len(got) >= n && len(want) >= n && slices.Equal(got[:n], want[:n]) || slices.Equal(got, want) {
