@@ -14,6 +14,7 @@ import (
 	daemonutil "k8s.io/kubernetes/pkg/controller/daemon/util"
 
 	"github.com/kubectl-workload/kubectl-workload/internal/controller/kernel"
+	"github.com/kubectl-workload/kubectl-workload/internal/controller/replicaset"
 )
 
 // Event reasons of the DaemonSet controller's pod control (pkg/controller/controller_utils.go):
@@ -305,7 +306,7 @@ type wave struct {
 // as the real controller most often did (16 of 20 runs of 3 nodes at maxSurge 50%, kwok, issue
 // 35).
 func (w *world) create(n *node, wv *wave) {
-	created := w.calls.CreateNth(wv.created)
+	created := replicaset.CreateNth(w.calls, wv.created)
 	p := &pod{name: w.podName(), hash: w.hash, created: created, readyAt: created.Add(w.timing.ReadyAfter + w.timing.Spread.Draw())}
 	p.availableAt = kernel.AvailableAt(p.readyAt, w.minReady)
 	p.neverReady = w.timing.FailNew && len(w.oldHashes) > 0 || !n.ready
