@@ -88,12 +88,12 @@ type wave struct {
 	ineligible             int
 }
 
-// create creates n's new pod, as syncNodes (daemon_controller.go) does. syncNodes issues a sync's creations in slow-start batches of 1,
-// 2, 4, … (slowStartBatch), each after the one before returns, so the pods of different batches
-// turn Ready at different instants, the controller syncing in between: with maxSurge 2, the
-// first of two new pods is Ready alone, and its old pod is deleted before the second is Ready,
-// as the real controller most often did (16 of 20 runs of 3 nodes at maxSurge 50%, kwok, issue
-// 35).
+// create creates n's new pod, as syncNodes (daemon_controller.go) does. syncNodes issues a sync's
+// creations in slow-start batches of 1, 2, 4, … (slowStartBatch), each after the one before
+// returns, so the pods of different batches turn Ready at different instants, the controller
+// syncing in between: with maxSurge 2, the first of two new pods is Ready alone, and its old pod is
+// deleted before the second is Ready, as the real controller most often did (16 of 20 runs of 3
+// nodes at maxSurge 50%, kwok, issue 35).
 func (w *world) create(n *node, wv *wave) {
 	created := replicaset.CreateNth(w.calls, wv.created)
 	p := &pod{name: w.podName(), hash: w.hash, created: created, readyAt: created.Add(w.timing.ReadyAfter + w.timing.Spread.Draw())}

@@ -147,8 +147,8 @@ func (w *world) rollingUpdate(wv *wave) {
 	}
 }
 
-// findUpdatedPodsOnNode mirrors findUpdatedPodsOnNode (update.go): the node's one new and one old pod, ignoring
-// deleted pods; ok is false when there are several of either.
+// findUpdatedPodsOnNode mirrors findUpdatedPodsOnNode (update.go): the node's one new and one
+// old pod, ignoring deleted pods; ok is false when there are several of either.
 func (w *world) findUpdatedPodsOnNode(n *node) (newPod, oldPod *pod, ok bool) {
 	for _, p := range n.pods {
 		if p.deleted {

@@ -3,7 +3,6 @@ package statefulset
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"sort"
 	"strconv"
 	"time"
@@ -14,6 +13,10 @@ import (
 
 	"github.com/kubectl-workload/kubectl-workload/internal/controller/kernel"
 )
+
+// The simulated cluster the StatefulSet controller (stateful_set_control.go,
+// stateful_pod_control.go) acts on: the pods by ordinal, turning Ready and available and removed
+// in simulated time, and the plan the controller's actions are recorded in.
 
 // Event reasons and messages of the StatefulSet controller (recordPodEvent in
 // pkg/controller/statefulset/stateful_pod_control.go): the verb is title-cased.
@@ -167,10 +170,10 @@ func newWorld(in Input) (*world, error) {
 			return nil, err
 		}
 		w.currentRev = oldRev
-		first := startOrdinal(in.Old)
+		first := getStartOrdinal(in.Old)
 		readyAt := kernel.At(start.Add(-time.Hour))
 		for ord := first; ord < first+int(*in.Old.Spec.Replicas); ord++ {
-			w.pods[ord] = &pod{ordinal: ord, name: podName(set, ord), revision: oldRev, created: true, readyAt: readyAt, availableAt: readyAt}
+			w.pods[ord] = &pod{ordinal: ord, name: getPodName(set, ord), revision: oldRev, created: true, readyAt: readyAt, availableAt: readyAt}
 		}
 	case len(in.Pods) > 0:
 		if err := w.addPods(in.Pods, in.CurrentRevision); err != nil {
@@ -187,10 +190,6 @@ func newWorld(in Input) (*world, error) {
 	w.plan.Summary.PeakPods = int32(len(w.pods))
 	return w, nil
 }
-
-// statefulPodRegex mirrors the controller's: a pod name is the parent's name, a dash, and the
-// ordinal.
-var statefulPodRegex = regexp.MustCompile("(.*)-([0-9]+)$")
 
 // addPods builds the starting state from live or dumped pods.
 func (w *world) addPods(pods []*v1.Pod, currentRevision string) error {
@@ -271,312 +270,6 @@ func (w *world) orderRevisions() []string {
 	return order
 }
 
-func startOrdinal(set *apps.StatefulSet) int {
-	if set.Spec.Ordinals != nil {
-		return int(set.Spec.Ordinals.Start)
-	}
-	return 0
-}
-
-func podName(set *apps.StatefulSet, ordinal int) string {
-	return fmt.Sprintf("%s-%d", set.Name, ordinal)
-}
-
-func (w *world) partition() int {
-	if w.set.Spec.UpdateStrategy.Type == apps.RollingUpdateStatefulSetStrategyType && w.set.Spec.UpdateStrategy.RollingUpdate != nil &&
-		w.set.Spec.UpdateStrategy.RollingUpdate.Partition != nil {
-		return int(*w.set.Spec.UpdateStrategy.RollingUpdate.Partition)
-	}
-	return 0
-}
-
-// versionFor mirrors newVersionedStatefulSetPod: under RollingUpdate a missing ordinal below
-// start+partition is recreated at the current revision, every other one at the update
-// revision (OnDelete included).
-func (w *world) versionFor(ordinal int) string {
-	ru := w.set.Spec.UpdateStrategy.RollingUpdate
-	if w.set.Spec.UpdateStrategy.Type == apps.RollingUpdateStatefulSetStrategyType && ru != nil && ru.Partition != nil &&
-		ordinal < startOrdinal(w.set)+int(*ru.Partition) {
-		return w.currentRev
-	}
-	return w.updateRev
-}
-
-// create starts a pod: created by this sync's creations, Ready Timing.ReadyAfter later (plus
-// its draw from the ready spread), available minReadySeconds after that.
-func (w *world) create(p *pod) {
-	p.created = true
-	p.readyAt = w.calls.Create().Add(w.timing.ReadyAfter + w.timing.Spread.Draw())
-	p.availableAt = kernel.AvailableAt(p.readyAt, w.minReady)
-	p.neverReady = w.failNew && p.revision == w.updateRev
-	w.created++
-	w.batching.Saw(w.created, w.clock.Elapsed())
-	w.pods[p.ordinal] = p
-	w.record(ReasonSuccessfulCreate, fmt.Sprintf("Create Pod %s in StatefulSet %s successful", p.name, w.set.Name))
-}
-
-// remove deletes a pod: it terminates for Timing.TerminateAfter, then it is gone.
-func (w *world) remove(p *pod) {
-	p.deleted = true
-	p.goneAt = w.calls.Delete().Add(w.timing.TerminateAfter)
-	w.deleted++
-	w.batching.Saw(w.deleted, w.clock.Elapsed())
-	w.record(ReasonSuccessfulDelete, fmt.Sprintf("Delete Pod %s in StatefulSet %s successful", p.name, w.set.Name))
-}
-
-func (w *world) block(format string, args ...interface{}) {
-	w.blocked = fmt.Sprintf(format, args...)
-}
-
-// sync mirrors one pass of updateStatefulSet (stateful_set_control.go) over the simulated pods
-// and reports whether it created or deleted any. The steps, in the controller's order:
-//  1. split pods into replicas (ordinals in [start, start+replicas)) and condemned (the rest,
-//     highest ordinal first); a missing ordinal gets a placeholder at the revision
-//     newVersionedStatefulSetPod would give it;
-//  2. processReplica for each replica (runForAll): OrderedReady creates one pod and returns, and
-//     blocks on any pod that is terminating, not Running and Ready, or not available; Parallel
-//     creates every missing pod at once;
-//  3. processCondemned, highest ordinal first (runForAll): OrderedReady deletes one pod per pass
-//     and only while every replica is healthy (scaling before updates);
-//  4. OnDelete stops here; RollingUpdate deletes old-revision pods, highest ordinal first, down
-//     to the partition, one at a time (gate off) or up to maxUnavailable (gate on).
-func (w *world) sync() bool {
-	set := w.set
-	w.calls = w.clock.NewSync()
-	w.created, w.deleted = 0, 0
-	// What blocks the rollout is what blocked the last sync: a pod the controller waited for
-	// at 2s and that is Ready at 4s blocks nothing any more.
-	w.blocked = ""
-	if set.Spec.UpdateStrategy.Type == apps.RecreateStatefulSetStrategyType {
-		// StatefulSetRecreateStrategy is alpha and off in v1.37: updateStatefulSet records
-		// UnknownStrategy and returns before touching any pod, scaling included.
-		w.block("updateStrategy Recreate needs the StatefulSetRecreateStrategy feature gate (alpha, off by default in v1.37); the controller records UnknownStrategy and does nothing")
-		return false
-	}
-	replicaCount := int(*set.Spec.Replicas)
-	first := startOrdinal(set)
-	replicas := make([]*pod, replicaCount)
-	var condemned []*pod
-	for _, ord := range w.ordinals() {
-		p := w.pods[ord]
-		if ord >= first && ord < first+replicaCount {
-			replicas[ord-first] = p
-		} else {
-			condemned = append(condemned, p)
-		}
-	}
-	for i := range replicas {
-		if replicas[i] == nil {
-			ord := first + i
-			replicas[i] = &pod{ordinal: ord, name: podName(set, ord), revision: w.versionFor(ord)}
-		}
-	}
-	sort.Slice(condemned, func(i, j int) bool { return condemned[i].ordinal > condemned[j].ordinal })
-	var firstUnavailable *pod
-	for _, p := range replicas {
-		if p.unavailable(w.clock.Now()) && firstUnavailable == nil {
-			firstUnavailable = p
-		}
-	}
-	for i := len(condemned) - 1; i >= 0; i-- {
-		if condemned[i].unavailable(w.clock.Now()) && firstUnavailable == nil {
-			firstUnavailable = condemned[i]
-		}
-	}
-	monotonic := set.Spec.PodManagementPolicy != apps.ParallelPodManagement
-	exit, acted := runForAll(replicas, func(p *pod) (bool, bool) { return w.processReplica(p, monotonic) }, monotonic)
-	if exit {
-		return acted
-	}
-	exit, actedCondemned := runForAll(condemned, func(p *pod) (bool, bool) { return w.processCondemned(p, firstUnavailable, monotonic) }, monotonic)
-	acted = acted || actedCondemned
-	if exit {
-		return acted
-	}
-
-	if set.Spec.UpdateStrategy.Type != apps.RollingUpdateStatefulSetStrategyType {
-		return acted
-	}
-	if w.gate {
-		return w.updateAfterInvariantEstablished(replicas) || acted
-	}
-	// Gate off: delete the highest-ordinal pod not at the update revision, then wait for it.
-	for target := len(replicas) - 1; target >= w.partition(); target-- {
-		p := replicas[target]
-		if p.revision != w.updateRev && !p.deleted {
-			w.remove(p)
-			return true
-		}
-		if p.unavailable(w.clock.Now()) {
-			w.noteWaiting(p)
-			return acted
-		}
-	}
-	return acted
-}
-
-// runForAll mirrors runForAll (stateful_set_control.go): OrderedReady runs fn over the pods
-// in order and stops at the first that says to exit; Parallel runs it over all of them (upstream
-// in slow-start batches of goroutines, whose calls are one batch here). It returns whether to
-// exit the sync and whether any pod was created or deleted.
-func runForAll(pods []*pod, fn func(*pod) (exit, acted bool), monotonic bool) (bool, bool) {
-	actedAny := false
-	for _, p := range pods {
-		exit, acted := fn(p)
-		actedAny = actedAny || acted
-		if exit && monotonic {
-			return true, actedAny
-		}
-	}
-	return false, actedAny
-}
-
-// processReplica mirrors processReplica (stateful_set_control.go) for one replica: a failed pod
-// is deleted (and recreated once gone); a missing one is created, and OrderedReady then exits
-// the sync; OrderedReady also exits on a pod that is terminating, not Running and Ready, or not
-// available (minReadySeconds), which is where a rollout waits.
-func (w *world) processReplica(p *pod, monotonic bool) (exit, acted bool) {
-	if p.failed {
-		if !p.deleted {
-			w.remove(p)
-			acted = true
-		}
-		return monotonic, acted
-	}
-	if !p.created {
-		w.create(p)
-		if monotonic {
-			return true, true
-		}
-		acted = true
-	}
-	if !monotonic {
-		return false, acted
-	}
-	switch {
-	case p.deleted:
-		w.block("waiting for pod %s to terminate", p.name)
-		return true, acted
-	case !p.runningAndReady(w.clock.Now()):
-		w.block("waiting for pod %s to be Running and Ready", p.name)
-		if p.neverReady {
-			w.stuckPod = p.name
-		}
-		return true, acted
-	case !p.available(w.clock.Now()):
-		w.block("waiting for pod %s to be available (minReadySeconds %d)", p.name, w.set.Spec.MinReadySeconds)
-		return true, acted
-	}
-	return false, acted
-}
-
-// processCondemned mirrors processCondemned (stateful_set_control.go) for one pod beyond the
-// replicas, highest ordinal first: OrderedReady waits for a terminating pod, and deletes only
-// while every pod is healthy (firstUnavailable being this pod itself or none), one per sync;
-// Parallel deletes them all at once.
-func (w *world) processCondemned(p *pod, firstUnavailable *pod, monotonic bool) (exit, acted bool) {
-	if p.deleted {
-		if monotonic {
-			w.block("waiting for pod %s to terminate before scaling down", p.name)
-			return true, false
-		}
-		return false, false
-	}
-	if monotonic && p != firstUnavailable && !p.available(w.clock.Now()) {
-		w.block("waiting for pod %s to be Running and available before scaling down", firstUnavailable.name)
-		return true, false
-	}
-	w.remove(p)
-	return monotonic, true
-}
-
-func (w *world) noteWaiting(p *pod) {
-	w.block("waiting for pod %s to update", p.name)
-	if p.neverReady {
-		w.stuckPod = p.name
-	}
-}
-
-// maxUnavailable mirrors getStatefulSetMaxUnavailable: the field (default 1) scaled against
-// replicas rounding down, at least 1. An invalid value resolves to 1.
-//
-// Example: "25%" of 5 replicas is 1.25 → 1; "10%" of 5 is 0.5 → 0 → 1.
-func maxUnavailable(set *apps.StatefulSet) int {
-	ru := set.Spec.UpdateStrategy.RollingUpdate
-	if ru == nil {
-		return 1
-	}
-	n, _, err := scaleMaxUnavailable(ru.MaxUnavailable, int(*set.Spec.Replicas))
-	if err != nil {
-		return 1
-	}
-	return n
-}
-
-// updateAfterInvariantEstablished mirrors updateStatefulSetAfterInvariantEstablished (v1.37,
-// MaxUnavailableStatefulSet on): count unavailable replicas (all ordinals, below the partition
-// too); stop when the budget is used and, for Parallel, no old unavailable pod waits; Parallel
-// then deletes in two phases (old pods that are already unavailable, then available old pods
-// up to the remaining budget), OrderedReady in one pass of maxUnavailable − unavailable pods,
-// highest ordinal first, down to the partition.
-//
-// Example (upstream TestStatefulSetControlRollingUpdateWithMaxUnavailable): Parallel, 6
-// replicas, partition 3, maxUnavailable 2: pods 5 and 4 are deleted together; once 4 is back
-// and available while 5 is not, pod 3 is deleted.
-func (w *world) updateAfterInvariantEstablished(replicas []*pod) bool {
-	maxUnavail := maxUnavailable(w.set)
-	parallel := w.set.Spec.PodManagementPolicy == apps.ParallelPodManagement
-	unavailablePods, needingUpdate := 0, 0
-	for _, p := range replicas {
-		if p.unavailable(w.clock.Now()) {
-			unavailablePods++
-			if parallel && p.revision != w.updateRev && !p.deleted {
-				needingUpdate++
-			}
-		}
-	}
-	if unavailablePods >= maxUnavail && needingUpdate == 0 {
-		for target := len(replicas) - 1; target >= w.partition(); target-- {
-			if p := replicas[target]; p.unavailable(w.clock.Now()) {
-				w.noteWaiting(p)
-				break
-			}
-		}
-		return false
-	}
-	acted := false
-	updateMin := w.partition()
-	if parallel {
-		for target := len(replicas) - 1; target >= updateMin; target-- {
-			p := replicas[target]
-			if p.revision != w.updateRev && !p.available(w.clock.Now()) && !p.deleted {
-				w.remove(p)
-				acted = true
-			}
-		}
-		budget := maxUnavail - unavailablePods
-		for target := len(replicas) - 1; target >= updateMin && budget > 0; target-- {
-			p := replicas[target]
-			if p.revision != w.updateRev && !p.unavailable(w.clock.Now()) {
-				w.remove(p)
-				acted = true
-				budget--
-			}
-		}
-		return acted
-	}
-	toDelete := maxUnavail - unavailablePods
-	for target := len(replicas) - 1; target >= updateMin && toDelete > 0; target-- {
-		p := replicas[target]
-		if p.revision != w.updateRev && !p.deleted {
-			w.remove(p)
-			acted = true
-			toDelete--
-		}
-	}
-	return acted
-}
-
 // ordinals lists the existing pods' ordinals in ascending order.
 func (w *world) ordinals() []int {
 	ords := make([]int, 0, len(w.pods))
@@ -588,12 +281,12 @@ func (w *world) ordinals() []int {
 }
 
 // Settle runs the controller at the current instant until it has nothing left to do, as pod
-// events would requeue it, then applies completeUpdate and checks completion.
+// events would requeue it, then applies completeRollingUpdate and checks completion.
 func (w *world) Settle() error {
-	if err := kernel.UntilFixedPoint("statefulset "+w.set.Name, w.clock.Elapsed(), func() (bool, error) { return w.sync(), nil }); err != nil {
+	if err := kernel.UntilFixedPoint("statefulset "+w.set.Name, w.clock.Elapsed(), func() (bool, error) { return w.updateStatefulSet(), nil }); err != nil {
 		return err
 	}
-	w.completeUpdate()
+	w.completeRollingUpdate()
 	w.observe()
 	if done := w.complete(); done && !w.done {
 		w.completedAt = w.clock.Elapsed()
@@ -602,34 +295,12 @@ func (w *world) Settle() error {
 	return nil
 }
 
-// completeUpdate mirrors completeUpdate in stateful_set_utils.go: once replicas pods exist, all
-// updated and ready, status.currentRevision becomes the update revision.
-func (w *world) completeUpdate() {
-	replicas := int(*w.set.Spec.Replicas)
-	created, updated, ready := 0, 0, 0
-	for _, p := range w.pods {
-		if !p.created {
-			continue
-		}
-		created++
-		if !p.deleted && p.revision == w.updateRev {
-			updated++
-		}
-		if p.runningAndReady(w.clock.Now()) {
-			ready++
-		}
-	}
-	if created == replicas && updated == replicas && ready == replicas {
-		w.currentRev = w.updateRev
-	}
-}
-
 // complete reports whether the controller has nothing left to do: every ordinal exists,
 // available and not terminating, nothing condemned, and every pod from the partition up (all
 // pods under OnDelete) at the update revision.
 func (w *world) complete() bool {
 	replicas := int(*w.set.Spec.Replicas)
-	first := startOrdinal(w.set)
+	first := getStartOrdinal(w.set)
 	if len(w.pods) != replicas {
 		return false
 	}
