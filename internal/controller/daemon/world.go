@@ -337,12 +337,7 @@ func (w *world) recordActions(reason string, n int, what func(int) string) {
 		l.perSync = max(l.perSync, l.current)
 		step := &w.plan.Steps[len(w.plan.Steps)-1]
 		step.Message = fmt.Sprintf("%s %d %s (%s at a time)", verb(reason), l.count, what(l.count), nodesText(l.perSync))
-		step.Revisions = w.sizes()
-		step.Pods, step.Available = 0, 0
-		for _, s := range step.Revisions {
-			step.Pods += s.Pods
-			step.Available += s.Available
-		}
+		step.SetRevisions(w.sizes())
 		w.observe()
 		return
 	}
@@ -366,11 +361,8 @@ func nodesText(n int) string {
 
 func (w *world) record(reason, message string) {
 	w.seq++
-	step := kernel.Step{At: w.clock.Elapsed(), Seq: w.seq, Reason: reason, Message: message, Revisions: w.sizes()}
-	for _, s := range step.Revisions {
-		step.Pods += s.Pods
-		step.Available += s.Available
-	}
+	step := kernel.Step{At: w.clock.Elapsed(), Seq: w.seq, Reason: reason, Message: message}
+	step.SetRevisions(w.sizes())
 	w.plan.Steps = append(w.plan.Steps, step)
 	w.observe()
 }
@@ -425,9 +417,7 @@ func (w *world) countAvailable() int32 {
 }
 
 func (w *world) observe() {
-	s := &w.plan.Summary
-	s.PeakPods = max(s.PeakPods, w.countPods())
-	s.MinAvailable = min(s.MinAvailable, w.countAvailable())
+	w.plan.Summary.Observe(w.countPods(), w.countAvailable())
 }
 
 // Settle runs the DaemonSet controller at the current instant until it has nothing left to do.
@@ -496,15 +486,7 @@ func (w *world) advance() {
 // Finish writes the summary and notes.
 func (w *world) Finish() {
 	s := &w.plan.Summary
-	s.Completed = w.done
-	if w.done {
-		s.Duration = w.completedAt
-	} else {
-		s.Duration = w.clock.Elapsed()
-		if s.StallReason == "" {
-			s.StallReason = w.blocked
-		}
-	}
+	s.End(w.done, w.completedAt, w.clock.Elapsed(), w.blocked)
 	notes := []string{NoteNodeOrder}
 	if w.surge > 0 {
 		notes = append(notes, NoteSurgeIgnoresUnavailable)

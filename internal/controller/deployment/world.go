@@ -778,9 +778,7 @@ func (w *world) totalAvailable() int32 {
 
 // observe updates the peak and trough.
 func (w *world) observe() {
-	s := &w.plan.Summary
-	s.PeakPods = max(s.PeakPods, w.totalPods())
-	s.MinAvailable = min(s.MinAvailable, w.totalAvailable())
+	w.plan.Summary.Observe(w.totalPods(), w.totalAvailable())
 }
 
 // NextEventTime is the earliest future pod transition, deadline check or change.
@@ -854,22 +852,14 @@ func (w *world) advance() {
 // Finish writes the summary.
 func (w *world) Finish() {
 	s := &w.plan.Summary
-	s.Completed = w.wasComplete
-	if s.Completed {
-		s.Duration = w.completedAt
-	} else {
-		s.Duration = w.clock.Elapsed()
-		if s.StallReason == "" {
-			switch {
-			case s.DeadlineExceeded:
-				s.StallReason = deploymentutil.TimedOutReason
-			case w.d.Spec.Paused:
-				s.StallReason = "Deployment is paused"
-			default:
-				s.StallReason = "no further progress possible"
-			}
-		}
+	stall := "no further progress possible"
+	switch {
+	case s.DeadlineExceeded:
+		stall = deploymentutil.TimedOutReason
+	case w.d.Spec.Paused:
+		stall = "Deployment is paused"
 	}
+	s.End(w.wasComplete, w.completedAt, w.clock.Elapsed(), stall)
 	// The rollout ends on the ReplicaSet matching the final template; without one (a paused
 	// Deployment), on the first one created.
 	if rs := deploymentutil.FindNewReplicaSet(w.d, append([]*apps.ReplicaSet(nil), w.rsList...)); rs != nil {

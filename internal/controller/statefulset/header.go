@@ -134,15 +134,7 @@ func (w *world) belowPartition(p int) string {
 func (w *world) Finish() {
 	s := &w.plan.Summary
 	set := w.set
-	s.Completed = w.done
-	if w.done {
-		s.Duration = w.completedAt
-	} else {
-		s.Duration = w.clock.Elapsed()
-		if s.StallReason == "" {
-			s.StallReason = w.blocked
-		}
-	}
+	s.End(w.done, w.completedAt, w.clock.Elapsed(), w.blocked)
 	notes := []string{}
 	onDelete := set.Spec.UpdateStrategy.Type == apps.OnDeleteStatefulSetStrategyType
 	if *set.Spec.Replicas != w.startReplicas && w.startReplicas > 0 && w.changesTemplate() && !onDelete {

@@ -322,11 +322,7 @@ func (w *world) record(reason, message string) {
 	at := w.clock.Elapsed()
 	w.lastActionAt = at
 	step := kernel.Step{At: at, Seq: w.seq, Reason: reason, Message: message}
-	step.Revisions = w.sizes()
-	for _, s := range step.Revisions {
-		step.Pods += s.Pods
-		step.Available += s.Available
-	}
+	step.SetRevisions(w.sizes())
 	w.plan.Steps = append(w.plan.Steps, step)
 	w.observe()
 }
@@ -368,9 +364,7 @@ func (w *world) countAvailable() int32 {
 }
 
 func (w *world) observe() {
-	s := &w.plan.Summary
-	s.PeakPods = max(s.PeakPods, int32(len(w.pods)))
-	s.MinAvailable = min(s.MinAvailable, w.countAvailable())
+	w.plan.Summary.Observe(int32(len(w.pods)), w.countAvailable())
 }
 
 // NextEventTime is the earliest future readiness, availability or disappearance.
