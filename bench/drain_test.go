@@ -12,14 +12,14 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
-	"github.com/kubectl-workload/kubectl-workload/internal/controller/disruption"
+	"github.com/kubectl-workload/kubectl-workload/internal/kubectl/drain"
 )
 
 // drainWorld is a cluster of nodes nodes, each running podsPerNode pods of Deployments of 10
 // replicas spread over consecutive nodes (one budget of maxUnavailable 1 per Deployment), in
 // 100 namespaces, plus 100 spare nodes: what `predict drain` of many nodes reads.
-func drainWorld(nodes, podsPerNode int) (disruption.World, []string) {
-	var w disruption.World
+func drainWorld(nodes, podsPerNode int) (drain.World, []string) {
+	var w drain.World
 	var drained []string
 	for i := range nodes + 100 {
 		name := fmt.Sprintf("node-%05d", i)
@@ -59,7 +59,7 @@ func ptrTrue() *bool { t := true; return &t }
 func drainOnce(tb testing.TB, nodes int) time.Duration {
 	w, drained := drainWorld(nodes, 2)
 	start := time.Now()
-	p, err := disruption.Drain(w, disruption.Options{Nodes: drained, GracePeriodSeconds: -1,
+	p, err := drain.Drain(w, drain.Options{Nodes: drained, GracePeriodSeconds: -1,
 		ReadyAfter: time.Second, TerminateAfter: time.Second, Timeout: time.Minute})
 	if err != nil {
 		tb.Fatal(err)

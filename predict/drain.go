@@ -23,9 +23,10 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
-	"github.com/kubectl-workload/kubectl-workload/internal/controller/disruption"
+	"github.com/kubectl-workload/kubectl-workload/internal/kubectl/drain"
 	"github.com/kubectl-workload/kubectl-workload/internal/live"
 	"github.com/kubectl-workload/kubectl-workload/internal/manifest"
+	"github.com/kubectl-workload/kubectl-workload/internal/scheduler"
 	"github.com/kubectl-workload/kubectl-workload/predict/report"
 )
 
@@ -76,7 +77,7 @@ type DrainOptions struct {
 	NodeLabels                 string
 	NodeTaints                 []string
 	// RetriesMeet plays the less common outcome of evictions retried at the same moment
-	// (disruption.Options.RetriesMeet).
+	// (drain.Options.RetriesMeet).
 	RetriesMeet bool
 	Output      string
 	// Getter reaches the cluster when there are no files (live mode).
@@ -112,7 +113,7 @@ func Drain(ctx context.Context, o DrainOptions, nodes []string) (failed bool, er
 	if o.Timeout < 0 {
 		return false, fmt.Errorf("--timeout %s: must not be negative", o.Timeout)
 	}
-	var w disruption.World
+	var w drain.World
 	if o.Live() {
 		if o.Getter == nil {
 			return false, errors.New("a live drain prediction needs the cluster")
@@ -167,7 +168,7 @@ func Drain(ctx context.Context, o DrainOptions, nodes []string) (failed bool, er
 		}
 		assumed = fmt.Sprintf("no nodes given (Node objects in -f, --nodes-file or --nodes): the nodes named to drain (%s) are taken as the cluster's nodes, %s", strings.Join(nodes, ", "), o.shapeText())
 	}
-	plan, err := disruption.Drain(w, disruption.Options{Place: !o.Live(), RetriesMeet: o.RetriesMeet,
+	plan, err := drain.Drain(w, drain.Options{Place: !o.Live(), RetriesMeet: o.RetriesMeet,
 		Nodes: nodes, Force: o.Force, IgnoreDaemonSets: o.IgnoreDaemonSets, DeleteEmptyDirData: o.DeleteEmptyDirData,
 		DisableEviction: o.DisableEviction, PodSelector: o.PodSelector, GracePeriodSeconds: o.GracePeriod,
 		Timeout: o.Timeout, ReadyAfter: o.ReadyAfter, TerminateAfter: o.TerminateAfter, Start: drainStart,
@@ -188,11 +189,11 @@ func Drain(ctx context.Context, o DrainOptions, nodes []string) (failed bool, er
 }
 
 // needsPods reports whether a workload of w has no pod in w.
-func needsPods(w disruption.World) bool {
+func needsPods(w drain.World) bool {
 	probe := w
 	probe.Pods = append([]*v1.Pod(nil), w.Pods...)
 	probe.ReplicaSets = append([]*apps.ReplicaSet(nil), w.ReplicaSets...)
-	return len(disruption.Place(&probe)) > 0
+	return len(scheduler.Place(&probe)) > 0
 }
 
 // shapedNodes are the nodes --nodes names or counts, nil without --nodes.
@@ -234,7 +235,7 @@ const maxShapedNodes = 100000
 
 // shape makes nodes of the --node-* shape named names.
 func (o DrainOptions) shape(names []string) ([]*v1.Node, error) {
-	var shape disruption.NodeShape
+	var shape scheduler.NodeShape
 	var err error
 	if o.NodeCPU != "" {
 		if shape.CPU, err = resource.ParseQuantity(o.NodeCPU); err != nil || shape.CPU.Sign() <= 0 {
@@ -270,7 +271,7 @@ func (o DrainOptions) shape(names []string) ([]*v1.Node, error) {
 		}
 		shape.Taints = add
 	}
-	return disruption.ShapedNodes(names, shape), nil
+	return scheduler.ShapedNodes(names, shape), nil
 }
 
 // defaultNodePods is the kubelet's default --max-pods.
@@ -304,8 +305,8 @@ func (o DrainOptions) shapeText() string {
 }
 
 // worldOf decodes the kinds a drain reads from a loaded set; other kinds are ignored.
-func worldOf(set *manifest.Set) (disruption.World, error) {
-	var w disruption.World
+func worldOf(set *manifest.Set) (drain.World, error) {
+	var w drain.World
 	for _, obj := range set.Objects {
 		var target any
 		switch obj.APIVersion + "/" + obj.Kind {
@@ -350,8 +351,8 @@ func add[T any](list *[]*T) *T {
 
 // liveWorld lists, in every namespace, what a drain reads: pods, budgets, nodes and the
 // controllers whose scale the budgets count (list requests only).
-func liveWorld(ctx context.Context, c *live.Client) (disruption.World, error) {
-	var w disruption.World
+func liveWorld(ctx context.Context, c *live.Client) (drain.World, error) {
+	var w drain.World
 	var kinds []live.Kind
 	for _, gk := range [][2]string{{"", "Pod"}, {"policy", "PodDisruptionBudget"}, {"apps", "Deployment"}, {"apps", "ReplicaSet"},
 		{"apps", "StatefulSet"}, {"apps", "DaemonSet"}, {"", "ReplicationController"}, {"batch", "Job"}} {

@@ -7,13 +7,14 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kubectl-workload/kubectl-workload/internal/controller/disruption"
+	"github.com/kubectl-workload/kubectl-workload/internal/kubectl/drain"
 	"github.com/kubectl-workload/kubectl-workload/internal/safetext"
+	"github.com/kubectl-workload/kubectl-workload/internal/scheduler"
 )
 
 // DrainText writes a drain plan as a timeline: each node's evictions and refusals in time
 // order with the budget that decided, the replacements, and how the node's drain ends.
-func DrainText(w io.Writer, p *disruption.Plan) error {
+func DrainText(w io.Writer, p *drain.Plan) error {
 	var b strings.Builder
 	if len(p.Placed) > 0 {
 		fmt.Fprintf(&b, "Pods placed, not read (%d): the input holds no pods for these workloads; their controllers' mirrors made them and the scheduler mirror placed them:\n", len(p.Placed))
@@ -75,19 +76,19 @@ func DrainText(w io.Writer, p *disruption.Plan) error {
 	return err
 }
 
-func drainLine(e disruption.Event) string {
+func drainLine(e drain.Event) string {
 	owner := ""
 	if e.Owner != "" {
 		owner = " (" + e.Owner + ")"
 	}
 	switch e.Kind {
-	case disruption.EventCordon:
+	case drain.EventCordon:
 		return "cordon " + e.Node
-	case disruption.EventWarning:
+	case drain.EventWarning:
 		return "Warning: " + e.Message
-	case disruption.EventFiltered:
+	case drain.EventFiltered:
 		return "cannot drain: " + e.Message
-	case disruption.EventEvict:
+	case drain.EventEvict:
 		s := "evict " + e.Pod + owner + ": approved"
 		if e.Retried {
 			s = "evict " + e.Pod + owner + ": approved on the API server's retry after a conflict"
@@ -100,29 +101,29 @@ func drainLine(e disruption.Event) string {
 			}
 		}
 		return s
-	case disruption.EventDelete:
+	case drain.EventDelete:
 		return "delete " + e.Pod + owner + " (--disable-eviction: no budget)"
-	case disruption.EventRefused:
+	case drain.EventRefused:
 		if e.Retried {
 			return fmt.Sprintf("evict %s: refused %d on the API server's retry after a conflict, by budget %s: %s (retry in 5s)", e.Pod, e.Code, e.Budget, e.Cause)
 		}
 		return fmt.Sprintf("evict %s: refused %d by budget %s: %s (retry in 5s)", e.Pod, e.Code, e.Budget, e.Cause)
-	case disruption.EventFailed:
+	case drain.EventFailed:
 		return fmt.Sprintf("evict %s: refused %d (budgets %s): %s (not retried)", e.Pod, e.Code, e.Budget, e.Message)
-	case disruption.EventEvicted:
+	case drain.EventEvicted:
 		return "pod/" + strings.SplitN(e.Pod, "/", 2)[1] + " evicted"
-	case disruption.EventCreated:
+	case drain.EventCreated:
 		return fmt.Sprintf("%s creates %s on %s", e.Owner, e.Pod, e.Node)
-	case disruption.EventPending:
+	case drain.EventPending:
 		return fmt.Sprintf("%s creates %s: Pending, %s", e.Owner, e.Pod, e.Message)
-	case disruption.EventReady:
+	case drain.EventReady:
 		return fmt.Sprintf("%s Ready on %s", e.Pod, e.Node)
-	case disruption.EventRepeats:
+	case drain.EventRepeats:
 		if e.Count < 0 {
 			return e.Message
 		}
 		return fmt.Sprintf("%s, %d more times", e.Message, e.Count)
-	case disruption.EventTimeout:
+	case drain.EventTimeout:
 		return e.Message
 	}
 	return e.Kind
@@ -132,12 +133,12 @@ func drainLine(e disruption.Event) string {
 func fmtDur(d time.Duration) string { return d.Round(time.Millisecond).String() }
 
 type drainEventDoc struct {
-	disruption.Event
+	drain.Event
 	AtSeconds float64 `json:"at"`
 }
 
 type drainNodeDoc struct {
-	disruption.NodePlan
+	drain.NodePlan
 	StartSeconds float64         `json:"start"`
 	EndSeconds   float64         `json:"end"`
 	Events       []drainEventDoc `json:"events"`
@@ -148,18 +149,18 @@ type drainNodeDoc struct {
 const DrainSchemaVersion = 1
 
 type drainDoc struct {
-	SchemaVersion   int                 `json:"schemaVersion"`
-	Kind            string              `json:"kind"`
-	Nodes           []drainNodeDoc      `json:"nodes"`
-	Completed       bool                `json:"completed"`
-	DurationSeconds float64             `json:"durationSeconds"`
-	Assumptions     []string            `json:"assumptions,omitempty"`
-	Varies          []string            `json:"canVary,omitempty"`
-	Placed          []disruption.Placed `json:"placed,omitempty"`
+	SchemaVersion   int                `json:"schemaVersion"`
+	Kind            string             `json:"kind"`
+	Nodes           []drainNodeDoc     `json:"nodes"`
+	Completed       bool               `json:"completed"`
+	DurationSeconds float64            `json:"durationSeconds"`
+	Assumptions     []string           `json:"assumptions,omitempty"`
+	Varies          []string           `json:"canVary,omitempty"`
+	Placed          []scheduler.Placed `json:"placed,omitempty"`
 }
 
 // DrainJSON writes a drain plan as JSON, times in seconds from the start.
-func DrainJSON(w io.Writer, p *disruption.Plan) error {
+func DrainJSON(w io.Writer, p *drain.Plan) error {
 	d := drainDoc{SchemaVersion: DrainSchemaVersion, Kind: "DrainPlan", Completed: p.Completed, DurationSeconds: p.Duration.Seconds(), Assumptions: p.Assumptions, Varies: p.Varies, Placed: p.Placed, Nodes: []drainNodeDoc{}}
 	for _, np := range p.Nodes {
 		nd := drainNodeDoc{NodePlan: np, StartSeconds: np.Start.Seconds(), EndSeconds: np.End.Seconds(), Events: []drainEventDoc{}}

@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kubectl-workload/kubectl-workload/internal/controller/disruption"
 	"github.com/kubectl-workload/kubectl-workload/internal/controller/garbagecollector"
+	"github.com/kubectl-workload/kubectl-workload/internal/kubectl/drain"
 	"github.com/kubectl-workload/kubectl-workload/internal/manifest"
 	"github.com/kubectl-workload/kubectl-workload/predict/runner"
 )
@@ -48,7 +48,7 @@ func TestNoForgedLines(t *testing.T) {
 	checkForged(t, "predict's text", b.String())
 
 	b.Reset()
-	if err := DrainText(&b, &disruption.Plan{Nodes: []disruption.NodePlan{{Node: "node" + forged, Error: "e" + forged}}}); err != nil {
+	if err := DrainText(&b, &drain.Plan{Nodes: []drain.NodePlan{{Node: "node" + forged, Error: "e" + forged}}}); err != nil {
 		t.Fatal(err)
 	}
 	checkForged(t, "the drain plan", b.String())

@@ -18,6 +18,7 @@ import (
 	deploymentutil "k8s.io/kubernetes/pkg/controller/deployment/util"
 
 	"github.com/kubectl-workload/kubectl-workload/internal/controller/kernel"
+	"github.com/kubectl-workload/kubectl-workload/internal/controller/replicaset"
 )
 
 // podGroup is a number of pods of one ReplicaSet created together, not yet available.
@@ -367,7 +368,7 @@ func (w *world) refreshStatus() {
 // before longer (ActivePodsWithRanks). It reports whether any pod was created or deleted.
 //
 // Creations follow slowStartBatch (pkg/controller/replicaset/replica_set.go): batches of 1, 2,
-// 4, …, each a batch of API calls after the one before (SyncCalls.CreateBatches). Without a
+// 4, …, each a batch of API calls after the one before (replicaset.CreateBatches). Without a
 // ready spread the first batch turns Ready at an instant of its own and the later batches
 // together at the last's (afterTheFirst), and the Deployment controller, which syncs on every
 // ReplicaSet status write, acts in between;
@@ -419,7 +420,7 @@ func (w *world) manageReplicas() bool {
 		case diff > 0 && w.timing.RefuseNew && w.isNewTemplate(rs):
 			// Every create call fails (FailedCreate): no pod, nothing changes.
 		case diff > 0:
-			batches := w.calls.CreateBatches(diff)
+			batches := replicaset.CreateBatches(w.calls, diff)
 			neverReady := w.timing.FailNew && w.isNewTemplate(rs)
 			// Batches are grouped as the controller sees them turn Ready only without a
 			// ready spread (each batch then draws its own time: the envelope covers both) and
@@ -451,7 +452,7 @@ func (w *world) manageReplicas() bool {
 // addTogether adds the pods of a sync's slow-start batches made while pods that turn Ready are
 // being deleted at the same wall-clock time: they join the ReplicaSet's open tail (joinTail),
 // or turn Ready as readyTogether groups them, the last group of a split becoming the tail.
-func (w *world) addTogether(uid types.UID, p *rsPods, batches []kernel.CreationBatch, minReady time.Duration, now time.Time) {
+func (w *world) addTogether(uid types.UID, p *rsPods, batches []replicaset.CreationBatch, minReady time.Duration, now time.Time) {
 	if w.joinTail(uid, p, batches, minReady, now) {
 		return
 	}
@@ -467,7 +468,7 @@ func (w *world) addTogether(uid types.UID, p *rsPods, batches []kernel.CreationB
 // counts then), and their minReadySeconds.
 type looseCreation struct {
 	at       time.Time
-	batches  []kernel.CreationBatch
+	batches  []replicaset.CreationBatch
 	groups   []*podGroup
 	counts   []int32
 	minReady time.Duration
@@ -532,7 +533,7 @@ type tail struct {
 // creates them right after the tail's pods, and its next status write shows them together (25
 // at 8/2: the first sync's 5 and the next sync's 2 seen as 7, old 20→13). It reports whether
 // it did.
-func (w *world) joinTail(uid types.UID, p *rsPods, batches []kernel.CreationBatch, minReady time.Duration, now time.Time) bool {
+func (w *world) joinTail(uid types.UID, p *rsPods, batches []replicaset.CreationBatch, minReady time.Duration, now time.Time) bool {
 	t, ok := w.tails[uid]
 	if !ok || !t.at.Equal(now) || t.group.ready || t.group.count == 0 || !slices.Contains(p.pending, t.group) {
 		return false
@@ -555,16 +556,16 @@ func (w *world) joinTail(uid types.UID, p *rsPods, batches []kernel.CreationBatc
 // its next status write shows them alone.
 //
 // Example: 8 pods, batches 1, 2, 4, 1, turn Ready as 3 and then 5; 5 pods (1, 2, 2) as 5.
-func readyTogether(batches []kernel.CreationBatch) []kernel.CreationBatch {
+func readyTogether(batches []replicaset.CreationBatch) []replicaset.CreationBatch {
 	if len(batches) <= 2 || batches[2].Count < 4 {
-		return []kernel.CreationBatch{joined(batches, batches[0].At)}
+		return []replicaset.CreationBatch{joined(batches, batches[0].At)}
 	}
-	return []kernel.CreationBatch{joined(batches[:2], batches[0].At), joined(batches[2:], batches[len(batches)-1].At)}
+	return []replicaset.CreationBatch{joined(batches[:2], batches[0].At), joined(batches[2:], batches[len(batches)-1].At)}
 }
 
 // joined is batches as one batch of all their pods, created at at.
-func joined(batches []kernel.CreationBatch, at kernel.Instant) kernel.CreationBatch {
-	b := kernel.CreationBatch{At: at}
+func joined(batches []replicaset.CreationBatch, at kernel.Instant) replicaset.CreationBatch {
+	b := replicaset.CreationBatch{At: at}
 	for _, x := range batches {
 		b.Count += x.Count
 	}
@@ -582,18 +583,18 @@ func joined(batches []kernel.CreationBatch, at kernel.Instant) kernel.CreationBa
 // sync of one or two batches (up to 3 pods) is unchanged.
 //
 // Example: batches 1, 2, 2 turn Ready as 1 and then 4.
-func afterTheFirst(batches []kernel.CreationBatch) []kernel.CreationBatch {
+func afterTheFirst(batches []replicaset.CreationBatch) []replicaset.CreationBatch {
 	if len(batches) <= 2 {
 		return batches
 	}
-	return []kernel.CreationBatch{batches[0], joined(batches[1:], batches[len(batches)-1].At)}
+	return []replicaset.CreationBatch{batches[0], joined(batches[1:], batches[len(batches)-1].At)}
 }
 
 // addCreated adds the pods of one sync's slow-start batches: each batch Ready ReadyAfter after
 // its creation (plus, with a ready spread, a draw of its own, never before the batch before,
 // and for each pod of it a further draw of up to half the spread) and available
 // minReady after that.
-func (w *world) addCreated(p *rsPods, batches []kernel.CreationBatch, minReady time.Duration, neverReady bool) {
+func (w *world) addCreated(p *rsPods, batches []replicaset.CreationBatch, minReady time.Duration, neverReady bool) {
 	n := int32(0)
 	for _, b := range batches {
 		n += b.Count
@@ -639,7 +640,7 @@ func (w *world) addPending(p *rsPods, n int32, created kernel.Instant, minReady 
 		p.pending = append(p.pending, &podGroup{count: n, readyAt: readyAt, availableAt: kernel.AvailableAt(readyAt, minReady), neverReady: neverReady})
 		return
 	}
-	for _, b := range w.timing.Spread.Batches(n) {
+	for _, b := range replicaset.SpreadBatches(w.timing.Spread, n) {
 		readyAt := created.Add(w.timing.ReadyAfter + b.Extra)
 		p.pending = append(p.pending, &podGroup{count: b.Count, readyAt: readyAt, availableAt: kernel.AvailableAt(readyAt, minReady)})
 	}
@@ -777,9 +778,7 @@ func (w *world) totalAvailable() int32 {
 
 // observe updates the peak and trough.
 func (w *world) observe() {
-	s := &w.plan.Summary
-	s.PeakPods = max(s.PeakPods, w.totalPods())
-	s.MinAvailable = min(s.MinAvailable, w.totalAvailable())
+	w.plan.Summary.Observe(w.totalPods(), w.totalAvailable())
 }
 
 // NextEventTime is the earliest future pod transition, deadline check or change.
@@ -853,22 +852,14 @@ func (w *world) advance() {
 // Finish writes the summary.
 func (w *world) Finish() {
 	s := &w.plan.Summary
-	s.Completed = w.wasComplete
-	if s.Completed {
-		s.Duration = w.completedAt
-	} else {
-		s.Duration = w.clock.Elapsed()
-		if s.StallReason == "" {
-			switch {
-			case s.DeadlineExceeded:
-				s.StallReason = deploymentutil.TimedOutReason
-			case w.d.Spec.Paused:
-				s.StallReason = "Deployment is paused"
-			default:
-				s.StallReason = "no further progress possible"
-			}
-		}
+	stall := "no further progress possible"
+	switch {
+	case s.DeadlineExceeded:
+		stall = deploymentutil.TimedOutReason
+	case w.d.Spec.Paused:
+		stall = "Deployment is paused"
 	}
+	s.End(w.wasComplete, w.completedAt, w.clock.Elapsed(), stall)
 	// The rollout ends on the ReplicaSet matching the final template; without one (a paused
 	// Deployment), on the first one created.
 	if rs := deploymentutil.FindNewReplicaSet(w.d, append([]*apps.ReplicaSet(nil), w.rsList...)); rs != nil {

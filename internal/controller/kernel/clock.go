@@ -234,7 +234,7 @@ type SyncCalls struct {
 	clock     *Clock
 	creations *Instant
 	deletions *Instant
-	// batches are the instants of the slow-start batches issued so far (CreateBatches).
+	// batches are the instants of the creation batches issued so far (Batch).
 	batches []Instant
 }
 
@@ -260,44 +260,11 @@ func (s *SyncCalls) Delete() Instant {
 	return *s.deletions
 }
 
-// CreationBatch is one slow-start batch of a sync's pod creations: Count pods created at At.
-type CreationBatch struct {
-	Count int32
-	At    Instant
-}
-
-// CreateBatches is the instants of n pod creations of the sync, as slowStartBatch
-// (pkg/controller/replicaset/replica_set.go) issues them: batches of 1, 2, 4, … (SlowStartBatches), each issued once the calls
-// of the one before have returned, so each batch is a batch of API calls of its own, after the
-// one before. The first batch is the sync's Create instant. A sync makes all its creations
-// before its first Delete, as the controllers do.
-//
-// Example: 3 pods are a batch of 1 at the sync's creation instant {t, c} and a batch of 2 at
-// {t, c+1}; without a ready spread the first pod turns Ready before the other two, and the
-// controllers sync in between.
-func (s *SyncCalls) CreateBatches(n int32) []CreationBatch {
-	var out []CreationBatch
-	for i, size := range SlowStartBatches(n) {
-		out = append(out, CreationBatch{Count: size, At: s.batch(i)})
-	}
-	return out
-}
-
-// CreateNth is the instant of the sync's i-th pod creation (from 0), in the slow-start batch
-// slowStartBatch puts it in: for a controller that decides its creations one at a time (the
-// DaemonSet controller's syncNodes creates on a list of nodes with slowStartBatch too).
-//
-// Example: creations 0, 1 and 2 are in batches 0, 1 and 1; creation 3 in batch 2.
-func (s *SyncCalls) CreateNth(i int) Instant {
-	k := 0
-	for end := 1; i >= end; end = 2*end + 1 {
-		k++
-	}
-	return s.batch(k)
-}
-
-// batch is the instant of the sync's k-th slow-start batch, issuing the batches up to it.
-func (s *SyncCalls) batch(k int) Instant {
+// Batch is the instant of the sync's k-th batch of pod creations (from 0), issuing the batches
+// up to it: the first is the sync's Create instant, each later one a batch of API calls after
+// the one before. The ReplicaSet mirror's SlowStartBatch (internal/controller/replicaset) says
+// which batch each creation falls in.
+func (s *SyncCalls) Batch(k int) Instant {
 	for len(s.batches) <= k {
 		if len(s.batches) == 0 {
 			s.batches = append(s.batches, s.Create())
@@ -306,49 +273,6 @@ func (s *SyncCalls) batch(k int) Instant {
 		}
 	}
 	return s.batches[k]
-}
-
-// SlowStartBatches is how the ReplicaSet and DaemonSet controllers split n pod creations
-// (controller.SlowStartInitialBatchSize and slowStartBatch in pkg/controller/replicaset): 1,
-// then twice the previous batch, each batch issued once the calls of the one before return.
-//
-// Example: 7 pods are created as 1, 2, 4; 10 as 1, 2, 4, 3.
-func SlowStartBatches(n int32) []int32 {
-	var out []int32
-	size := int32(1)
-	for n > 0 {
-		b := min(size, n)
-		out = append(out, b)
-		n -= b
-		size *= 2
-	}
-	return out
-}
-
-// SpreadBatch is a number of pods that turn Ready Extra after ReadyAfter.
-type SpreadBatch struct {
-	Count int32
-	Extra time.Duration
-}
-
-// Batches spreads the Ready times of n pods created by one sync: each slow-start batch
-// (SlowStartBatches) draws its own extra time, and a later batch, created after the earlier
-// one's calls returned, is never Ready before it. Without a spread, one batch of n.
-//
-// Example: 7 pods with draws 40ms, 10ms, 70ms are Ready in batches of 1 at +40ms, 2 at +40ms
-// (never before the first) and 4 at +70ms.
-func (s *Spread) Batches(n int32) []SpreadBatch {
-	if !s.Active() {
-		return []SpreadBatch{{Count: n}}
-	}
-	var out []SpreadBatch
-	floor := time.Duration(0)
-	for _, size := range SlowStartBatches(n) {
-		extra := max(s.Draw(), floor)
-		floor = extra
-		out = append(out, SpreadBatch{Count: size, Extra: extra})
-	}
-	return out
 }
 
 // AvailableAt is when a pod Ready at readyAt becomes available with minReadySeconds minReady,

@@ -123,26 +123,18 @@ func (w *world) partitionText(p int) string {
 
 // belowPartition names the pods below partition p: "pod web-0" or "pods web-0 … web-1".
 func (w *world) belowPartition(p int) string {
-	first := startOrdinal(w.set)
+	first := getStartOrdinal(w.set)
 	if p == 1 {
-		return "pod " + podName(w.set, first)
+		return "pod " + getPodName(w.set, first)
 	}
-	return fmt.Sprintf("pods %s … %s", podName(w.set, first), podName(w.set, first+p-1))
+	return fmt.Sprintf("pods %s … %s", getPodName(w.set, first), getPodName(w.set, first+p-1))
 }
 
 // Finish writes the summary and notes.
 func (w *world) Finish() {
 	s := &w.plan.Summary
 	set := w.set
-	s.Completed = w.done
-	if w.done {
-		s.Duration = w.completedAt
-	} else {
-		s.Duration = w.clock.Elapsed()
-		if s.StallReason == "" {
-			s.StallReason = w.blocked
-		}
-	}
+	s.End(w.done, w.completedAt, w.clock.Elapsed(), w.blocked)
 	notes := []string{}
 	onDelete := set.Spec.UpdateStrategy.Type == apps.OnDeleteStatefulSetStrategyType
 	if *set.Spec.Replicas != w.startReplicas && w.startReplicas > 0 && w.changesTemplate() && !onDelete {

@@ -1,4 +1,4 @@
-package disruption
+package scheduler
 
 import (
 	"fmt"
@@ -11,6 +11,7 @@ import (
 	apps "k8s.io/api/apps/v1"
 	batch "k8s.io/api/batch/v1"
 	v1 "k8s.io/api/core/v1"
+	policy "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -18,6 +19,20 @@ import (
 
 	"github.com/kubectl-workload/kubectl-workload/internal/controller/daemon"
 )
+
+// World is the cluster a drain runs in, as the API server stores it: the objects Place makes
+// pods for and the scheduler mirror places them among (internal/kubectl/drain drains it).
+type World struct {
+	Pods                   []*v1.Pod
+	Budgets                []*policy.PodDisruptionBudget
+	Nodes                  []*v1.Node
+	Deployments            []*apps.Deployment
+	ReplicaSets            []*apps.ReplicaSet
+	StatefulSets           []*apps.StatefulSet
+	DaemonSets             []*apps.DaemonSet
+	ReplicationControllers []*v1.ReplicationController
+	Jobs                   []*batch.Job
+}
 
 // Placed is one pod Place made: which workload's controller made it and where the scheduler
 // mirror put it ("" when no node fits it: the pod stays Pending).
@@ -106,7 +121,7 @@ func owns(ref *metav1.OwnerReference, kind string, owner metav1.Object) bool {
 // placer makes pods and places them.
 type placer struct {
 	w      *World
-	sched  *scheduler
+	sched  *Scheduler
 	placed []Placed
 	// has counts the pods already in w by controller (namespace/Kind/name).
 	has map[string]int
@@ -122,9 +137,9 @@ type placer struct {
 // Pending when no node fits them. Names carry stable suffixes in place of the API server's
 // random ones. It returns the pods it made; w gains them (and the ReplicaSets).
 func Place(w *World) []Placed {
-	pl := &placer{w: w, sched: newScheduler(w.Nodes), has: map[string]int{}}
+	pl := &placer{w: w, sched: New(w.Nodes), has: map[string]int{}}
 	for _, p := range w.Pods {
-		pl.sched.add(p, 1)
+		pl.sched.Add(p, 1)
 		if ref := metav1.GetControllerOfNoCopy(p); ref != nil {
 			pl.has[p.Namespace+"/"+ref.Kind+"/"+ref.Name]++
 		}
@@ -263,14 +278,14 @@ func (pl *placer) pod(t *v1.PodTemplateSpec, ns, name string, owner metav1.Owner
 func (pl *placer) bind(pod *v1.Pod, owner string) {
 	ties := 0
 	if pod.Spec.NodeName == "" && len(pl.w.Nodes) > 0 {
-		pod.Spec.NodeName, ties = pl.sched.scheduleTies(pod)
+		pod.Spec.NodeName, ties = pl.sched.ScheduleTies(pod)
 	}
 	if pod.Spec.NodeName == "" {
 		pod.Status = v1.PodStatus{Phase: v1.PodPending, Conditions: []v1.PodCondition{{Type: v1.PodScheduled, Status: v1.ConditionFalse, Reason: v1.PodReasonUnschedulable}}}
 	} else {
 		pod.Status = v1.PodStatus{Phase: v1.PodRunning, Conditions: []v1.PodCondition{
 			{Type: v1.PodScheduled, Status: v1.ConditionTrue}, {Type: v1.PodReady, Status: v1.ConditionTrue}, {Type: v1.ContainersReady, Status: v1.ConditionTrue}}}
-		pl.sched.add(pod, 1)
+		pl.sched.Add(pod, 1)
 	}
 	pl.w.Pods = append(pl.w.Pods, pod)
 	pl.placed = append(pl.placed, Placed{Pod: pod.Namespace + "/" + pod.Name, Owner: owner, Node: pod.Spec.NodeName, Ties: ties})

@@ -1,4 +1,4 @@
-package disruption
+package drain
 
 import (
 	"fmt"
@@ -11,42 +11,11 @@ import (
 	policy "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/kubectl-workload/kubectl-workload/internal/registry/eviction"
+	"github.com/kubectl-workload/kubectl-workload/internal/scheduler"
+	"github.com/kubectl-workload/kubectl-workload/internal/testkit"
 )
-
-func node(name string) *v1.Node { return &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}} }
-
-// deployment returns a Deployment of n replicas, its ReplicaSet and its Ready pods, placed on
-// the nodes in turn.
-func deployment(name string, n int32, nodes ...string) (*apps.Deployment, *apps.ReplicaSet, []*v1.Pod) {
-	d := &apps.Deployment{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default", UID: "d-" + "uid"}, Spec: apps.DeploymentSpec{Replicas: &n}}
-	rs := &apps.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Name: name + "-abc", Namespace: "default", UID: "rs-uid",
-		OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "Deployment", Name: name, UID: d.UID, Controller: ptr(true)}}},
-		Spec: apps.ReplicaSetSpec{Replicas: &n}}
-	var pods []*v1.Pod
-	for i := range int(n) {
-		pods = append(pods, readyPod(fmt.Sprintf("%s-abc-%d", name, i), nodes[i%len(nodes)], map[string]string{"app": name},
-			&metav1.OwnerReference{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: rs.Name, UID: rs.UID, Controller: ptr(true)}))
-	}
-	return d, rs, pods
-}
-
-func ptr[T any](v T) *T { return &v }
-
-func readyPod(name, nodeName string, lbls map[string]string, owner *metav1.OwnerReference) *v1.Pod {
-	p := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default", Labels: lbls},
-		Spec:   v1.PodSpec{NodeName: nodeName, Containers: []v1.Container{{Name: "c", Image: "nginx"}}},
-		Status: v1.PodStatus{Phase: v1.PodRunning, Conditions: []v1.PodCondition{{Type: v1.PodReady, Status: v1.ConditionTrue}}}}
-	if owner != nil {
-		p.OwnerReferences = []metav1.OwnerReference{*owner}
-	}
-	return p
-}
-
-func budget(name string, minAvailable, maxUnavailable *intstr.IntOrString, app string) *policy.PodDisruptionBudget {
-	return &policy.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"},
-		Spec: policy.PodDisruptionBudgetSpec{MinAvailable: minAvailable, MaxUnavailable: maxUnavailable,
-			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": app}}}}
-}
 
 // summary renders a plan's events one a line, for comparison.
 func summary(p *Plan) string {
@@ -82,8 +51,8 @@ func TestDrain(t *testing.T) {
 	hundred := intstr.FromString("100%")
 	zero := intstr.FromInt32(0)
 	one := intstr.FromInt32(1)
-	d, rs, pods := deployment("web", 3, "n1", "n1", "n2")
-	nodes := []*v1.Node{node("n1"), node("n2"), node("n3")}
+	d, rs, pods := testkit.Deployment("web", 3, "n1", "n1", "n2")
+	nodes := []*v1.Node{testkit.Node("n1"), testkit.Node("n2"), testkit.Node("n3")}
 	base := World{Pods: pods, Nodes: nodes, Deployments: []*apps.Deployment{d}, ReplicaSets: []*apps.ReplicaSet{rs}}
 	with := func(mod func(w *World)) World {
 		w := base
@@ -102,7 +71,7 @@ func TestDrain(t *testing.T) {
 	}{
 		{
 			name:  "minAvailable 2 of 3: the second eviction conflicts, is refused on the server's retry, and goes once the replacement is Ready",
-			world: with(func(w *World) { w.Budgets = []*policy.PodDisruptionBudget{budget("web", &two, nil, "web")} }),
+			world: with(func(w *World) { w.Budgets = []*policy.PodDisruptionBudget{testkit.Budget("web", &two, nil, "web")} }),
 			opts:  Options{Nodes: []string{"n1"}, GracePeriodSeconds: -1},
 			want: `0s cordon 
 0s evict default/web-abc-0
@@ -119,7 +88,7 @@ drained=true forever=false end=10.5s error=
 		},
 		{
 			name:  "replacements Ready in 100ms: the server's retry after the conflict approves a second pod in the first round",
-			world: with(func(w *World) { w.Budgets = []*policy.PodDisruptionBudget{budget("web", &two, nil, "web")} }),
+			world: with(func(w *World) { w.Budgets = []*policy.PodDisruptionBudget{testkit.Budget("web", &two, nil, "web")} }),
 			opts:  Options{Nodes: []string{"n1"}, GracePeriodSeconds: -1, ReadyAfter: 100 * time.Millisecond, TerminateAfter: 100 * time.Millisecond},
 			want: `0s cordon 
 0s evict default/web-abc-0
@@ -136,9 +105,9 @@ drained=true forever=false end=1.5s error=
 		{
 			name: "three pods at once, replacements Ready in 100ms (the common outcome): the two that conflict retry, the first wins, the later reads its approval and is refused, and goes at kubectl's 5s retry",
 			world: func() World {
-				d, rs, pods := deployment("web", 3, "n1")
+				d, rs, pods := testkit.Deployment("web", 3, "n1")
 				return World{Pods: pods, Nodes: nodes, Deployments: []*apps.Deployment{d}, ReplicaSets: []*apps.ReplicaSet{rs},
-					Budgets: []*policy.PodDisruptionBudget{budget("web", &two, nil, "web")}}
+					Budgets: []*policy.PodDisruptionBudget{testkit.Budget("web", &two, nil, "web")}}
 			}(),
 			opts:           Options{Nodes: []string{"n1"}, GracePeriodSeconds: -1, ReadyAfter: 100 * time.Millisecond, TerminateAfter: 100 * time.Millisecond},
 			wantAssumption: "evictions sent at the same moment all read the budget",
@@ -163,9 +132,9 @@ drained=true forever=false end=6.5s error=
 		{
 			name: "four pods under maxUnavailable 1, replacements Ready in 100ms (the common outcome): 2 approved and 2 refused, then 1 and 1, then the last",
 			world: func() World {
-				d, rs, pods := deployment("web", 4, "n1")
+				d, rs, pods := testkit.Deployment("web", 4, "n1")
 				return World{Pods: pods, Nodes: nodes, Deployments: []*apps.Deployment{d}, ReplicaSets: []*apps.ReplicaSet{rs},
-					Budgets: []*policy.PodDisruptionBudget{budget("web", nil, &one, "web")}}
+					Budgets: []*policy.PodDisruptionBudget{testkit.Budget("web", nil, &one, "web")}}
 			}(),
 			opts: Options{Nodes: []string{"n1"}, GracePeriodSeconds: -1, ReadyAfter: 100 * time.Millisecond, TerminateAfter: 100 * time.Millisecond},
 			want: `0s cordon 
@@ -194,9 +163,9 @@ drained=true forever=false end=11.5s error=
 		{
 			name: "three pods at once, replacements Ready in 100ms, --retries-meet: the two that conflict retry together, one wins, the other conflicts again and goes at 1s",
 			world: func() World {
-				d, rs, pods := deployment("web", 3, "n1")
+				d, rs, pods := testkit.Deployment("web", 3, "n1")
 				return World{Pods: pods, Nodes: nodes, Deployments: []*apps.Deployment{d}, ReplicaSets: []*apps.ReplicaSet{rs},
-					Budgets: []*policy.PodDisruptionBudget{budget("web", &two, nil, "web")}}
+					Budgets: []*policy.PodDisruptionBudget{testkit.Budget("web", &two, nil, "web")}}
 			}(),
 			opts:       Options{Nodes: []string{"n1"}, GracePeriodSeconds: -1, ReadyAfter: 100 * time.Millisecond, TerminateAfter: 100 * time.Millisecond, RetriesMeet: true},
 			wantVaries: "1 time(s) (first at 500ms, default/web-abc-2) an API server retry of an eviction conflicts again",
@@ -219,9 +188,9 @@ drained=true forever=false end=2s error=
 		{
 			name: "three pods at once, replacements Ready in 2s: both retries read disruptionsAllowed 0 and are refused; in the next round one wins and the other reads its approval and is refused",
 			world: func() World {
-				d, rs, pods := deployment("web", 3, "n1")
+				d, rs, pods := testkit.Deployment("web", 3, "n1")
 				return World{Pods: pods, Nodes: nodes, Deployments: []*apps.Deployment{d}, ReplicaSets: []*apps.ReplicaSet{rs},
-					Budgets: []*policy.PodDisruptionBudget{budget("web", &two, nil, "web")}}
+					Budgets: []*policy.PodDisruptionBudget{testkit.Budget("web", &two, nil, "web")}}
 			}(),
 			opts: Options{Nodes: []string{"n1"}, GracePeriodSeconds: -1},
 			want: `0s cordon 
@@ -248,10 +217,10 @@ drained=true forever=false end=15.5s error=
 			world: func() World {
 				n := int32(2)
 				ss := &apps.StatefulSet{ObjectMeta: metav1.ObjectMeta{Name: "db", Namespace: "default", UID: "ss-uid"}, Spec: apps.StatefulSetSpec{Replicas: &n}}
-				ref := &metav1.OwnerReference{APIVersion: "apps/v1", Kind: "StatefulSet", Name: "db", UID: "ss-uid", Controller: ptr(true)}
+				ref := &metav1.OwnerReference{APIVersion: "apps/v1", Kind: "StatefulSet", Name: "db", UID: "ss-uid", Controller: testkit.Ptr(true)}
 				return World{Nodes: nodes, StatefulSets: []*apps.StatefulSet{ss},
-					Pods:    []*v1.Pod{readyPod("db-0", "n1", map[string]string{"app": "db"}, ref), readyPod("db-1", "n1", map[string]string{"app": "db"}, ref)},
-					Budgets: []*policy.PodDisruptionBudget{budget("db", &one, nil, "db")}}
+					Pods:    []*v1.Pod{testkit.ReadyPod("db-0", "n1", map[string]string{"app": "db"}, ref), testkit.ReadyPod("db-1", "n1", map[string]string{"app": "db"}, ref)},
+					Budgets: []*policy.PodDisruptionBudget{testkit.Budget("db", &one, nil, "db")}}
 			}(),
 			opts: Options{Nodes: []string{"n1"}, GracePeriodSeconds: -1},
 			want: `0s cordon 
@@ -269,7 +238,7 @@ drained=true forever=false end=15.5s error=
 		},
 		{
 			name:  "minAvailable 3 of 3 with --timeout: refused until the timeout",
-			world: with(func(w *World) { w.Budgets = []*policy.PodDisruptionBudget{budget("web", &three, nil, "web")} }),
+			world: with(func(w *World) { w.Budgets = []*policy.PodDisruptionBudget{testkit.Budget("web", &three, nil, "web")} }),
 			opts:  Options{Nodes: []string{"n2"}, GracePeriodSeconds: -1, Timeout: 30 * time.Second},
 			want: `0s cordon 
 0s refused default/web-abc-2 429 The disruption budget web needs 3 healthy pods and has 3 currently
@@ -280,7 +249,7 @@ drained=false forever=false end=30s error=error when evicting pods/"web-abc-2" -
 		},
 		{
 			name:  "maxUnavailable 0 without --timeout blocks forever",
-			world: with(func(w *World) { w.Budgets = []*policy.PodDisruptionBudget{budget("web", nil, &zero, "web")} }),
+			world: with(func(w *World) { w.Budgets = []*policy.PodDisruptionBudget{testkit.Budget("web", nil, &zero, "web")} }),
 			opts:  Options{Nodes: []string{"n2"}, GracePeriodSeconds: -1},
 			want: `0s cordon 
 0s refused default/web-abc-2 429 The disruption budget web needs 3 healthy pods and has 3 currently
@@ -291,7 +260,7 @@ drained=false forever=true end=0s error=
 		{
 			name: "two budgets: 500, not retried",
 			world: with(func(w *World) {
-				w.Budgets = []*policy.PodDisruptionBudget{budget("a", &hundred, nil, "web"), budget("b", nil, &two, "web")}
+				w.Budgets = []*policy.PodDisruptionBudget{testkit.Budget("a", &hundred, nil, "web"), testkit.Budget("b", nil, &two, "web")}
 			}),
 			opts: Options{Nodes: []string{"n2"}, GracePeriodSeconds: -1},
 			want: `0s cordon 
@@ -301,7 +270,7 @@ drained=false forever=false end=0s error=error when evicting pods/"web-abc-2" -n
 		},
 		{
 			name:  "a bare pod without --force: kubectl refuses the node",
-			world: with(func(w *World) { w.Pods = append(w.Pods, readyPod("bare", "n2", nil, nil)) }),
+			world: with(func(w *World) { w.Pods = append(w.Pods, testkit.ReadyPod("bare", "n2", nil, nil)) }),
 			opts:  Options{Nodes: []string{"n2"}, GracePeriodSeconds: -1},
 			want: `0s cordon 
 0s filtered  cannot delete Pods that declare no controller (use --force to override): default/bare
@@ -312,8 +281,8 @@ drained=false forever=false end=0s error=cannot delete Pods that declare no cont
 			name: "DaemonSet pods ignored, bare pod forced",
 			world: with(func(w *World) {
 				w.DaemonSets = []*apps.DaemonSet{{ObjectMeta: metav1.ObjectMeta{Name: "agent", Namespace: "default"}}}
-				w.Pods = append(w.Pods, readyPod("bare", "n2", nil, nil),
-					readyPod("agent-x", "n2", nil, &metav1.OwnerReference{APIVersion: "apps/v1", Kind: "DaemonSet", Name: "agent", Controller: ptr(true)}))
+				w.Pods = append(w.Pods, testkit.ReadyPod("bare", "n2", nil, nil),
+					testkit.ReadyPod("agent-x", "n2", nil, &metav1.OwnerReference{APIVersion: "apps/v1", Kind: "DaemonSet", Name: "agent", Controller: testkit.Ptr(true)}))
 			}),
 			opts: Options{Nodes: []string{"n2"}, GracePeriodSeconds: -1, Force: true, IgnoreDaemonSets: true},
 			want: `0s cordon 
@@ -330,8 +299,8 @@ drained=true forever=false end=5s error=
 		{
 			name: "no schedulable node for the replacement: blocked forever",
 			world: with(func(w *World) {
-				w.Nodes = []*v1.Node{node("n1"), node("n2")}
-				w.Budgets = []*policy.PodDisruptionBudget{budget("web", &two, nil, "web")}
+				w.Nodes = []*v1.Node{testkit.Node("n1"), testkit.Node("n2")}
+				w.Budgets = []*policy.PodDisruptionBudget{testkit.Budget("web", &two, nil, "web")}
 			}),
 			opts: Options{Nodes: []string{"n1", "n2"}, GracePeriodSeconds: -1},
 			want: `0s cordon 
@@ -371,9 +340,9 @@ drained=false forever=false end=0s error=never reached: the drain of n1 never en
 // (409), which kubectl does not retry. That is the path where retries meet (RetriesMeet).
 func TestDrainConflictRetriesRunOut(t *testing.T) {
 	minAvailable := intstr.FromInt32(20)
-	d, rs, pods := deployment("web", 21, "n1")
-	w := World{Pods: pods, Nodes: []*v1.Node{node("n1"), node("n2")}, Deployments: []*apps.Deployment{d}, ReplicaSets: []*apps.ReplicaSet{rs},
-		Budgets: []*policy.PodDisruptionBudget{budget("web", &minAvailable, nil, "web")}}
+	d, rs, pods := testkit.Deployment("web", 21, "n1")
+	w := World{Pods: pods, Nodes: []*v1.Node{testkit.Node("n1"), testkit.Node("n2")}, Deployments: []*apps.Deployment{d}, ReplicaSets: []*apps.ReplicaSet{rs},
+		Budgets: []*policy.PodDisruptionBudget{testkit.Budget("web", &minAvailable, nil, "web")}}
 	p, err := Drain(w, Options{Nodes: []string{"n1"}, GracePeriodSeconds: -1, ReadyAfter: 100 * time.Millisecond, TerminateAfter: 100 * time.Millisecond, RetriesMeet: true})
 	if err != nil {
 		t.Fatal(err)
@@ -388,19 +357,62 @@ func TestDrainConflictRetriesRunOut(t *testing.T) {
 			failed = append(failed, e)
 		}
 	}
-	if len(approved) != EvictionConflictAttempts {
-		t.Fatalf("Drain() approved %d evictions, want %d (one per try)", len(approved), EvictionConflictAttempts)
+	if len(approved) != eviction.ConflictAttempts {
+		t.Fatalf("Drain() approved %d evictions, want %d (one per try)", len(approved), eviction.ConflictAttempts)
 	}
 	for i, at := range approved {
-		if want := time.Duration(i) * EvictionConflictRetry; at != want {
+		if want := time.Duration(i) * eviction.ConflictRetry; at != want {
 			t.Errorf("approval %d at %s, want %s", i, at, want)
 		}
 	}
-	if len(failed) != 1 || failed[0].Code != 409 || failed[0].At != (EvictionConflictAttempts-1)*EvictionConflictRetry ||
+	if len(failed) != 1 || failed[0].Code != 409 || failed[0].At != (eviction.ConflictAttempts-1)*eviction.ConflictRetry ||
 		!strings.Contains(failed[0].Message, `Operation cannot be fulfilled on poddisruptionbudgets.policy "web"`) {
-		t.Fatalf("Drain() refusals = %+v, want one 409 at %s", failed, (EvictionConflictAttempts-1)*EvictionConflictRetry)
+		t.Fatalf("Drain() refusals = %+v, want one 409 at %s", failed, (eviction.ConflictAttempts-1)*eviction.ConflictRetry)
 	}
 	if p.Completed || !strings.Contains(p.Nodes[0].Error, "the object has been modified") {
 		t.Errorf("Drain() completed=%v error=%q, want not completed with the conflict", p.Completed, p.Nodes[0].Error)
+	}
+}
+
+// TestDrainFromManifests: a gatekeeper-like single replica under minAvailable 1, drained
+// from manifests over three nodes: its pod is placed on the first node by name, whose drain is
+// refused forever; the plan says the pods were placed, not read.
+func TestDrainFromManifests(t *testing.T) {
+	one := intstr.FromInt32(1)
+	b := testkit.Budget("gatekeeper", &one, nil, "gatekeeper")
+	w := World{Nodes: scheduler.ShapedNodes([]string{"node-1", "node-2", "node-3"}, scheduler.NodeShape{Pods: 110}),
+		Deployments: []*apps.Deployment{testkit.ManifestDeployment("gatekeeper", 1, "100m")}, Budgets: []*policy.PodDisruptionBudget{b}}
+	p, err := Drain(w, Options{Nodes: []string{"node-1", "node-2", "node-3"}, GracePeriodSeconds: -1, Place: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Placed) != 1 || p.Placed[0].Node != "node-1" {
+		t.Fatalf("Placed = %+v, want the one pod on node-1", p.Placed)
+	}
+	if p.Completed || !p.Nodes[0].Forever || p.Nodes[1].Error == "" {
+		t.Errorf("plan completed=%v, node-1 forever=%v, node-2 error %q: want node-1 blocked forever and node-2 never reached\n%s", p.Completed, p.Nodes[0].Forever, p.Nodes[1].Error, summary(p))
+	}
+	refused := 0
+	for _, e := range p.Nodes[0].Events {
+		if e.Kind == EventRefused && e.Code == 429 {
+			refused++
+		}
+	}
+	if refused == 0 {
+		t.Errorf("no 429 on node-1:\n%s", summary(p))
+	}
+	if !strings.Contains(strings.Join(p.Assumptions, "\n"), "1 pod(s) were placed, not read") {
+		t.Errorf("assumptions %q do not say the pod was placed", p.Assumptions)
+	}
+	if len(w.Pods) != 0 {
+		t.Errorf("Drain changed the caller's world: %d pods", len(w.Pods))
+	}
+	// Without Place (a live cluster's world), nothing is made up.
+	p, err = Drain(w, Options{Nodes: []string{"node-1"}, GracePeriodSeconds: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Placed) != 0 || !p.Completed {
+		t.Errorf("without Place: placed %d, completed %v; want nothing placed and an empty node drained", len(p.Placed), p.Completed)
 	}
 }

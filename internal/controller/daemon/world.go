@@ -16,6 +16,10 @@ import (
 	"github.com/kubectl-workload/kubectl-workload/internal/controller/kernel"
 )
 
+// The simulated cluster the DaemonSet controller (daemon_controller.go, update.go) acts on: the
+// nodes and their pods, pods turning Ready and available and removed in simulated time, and the
+// plan the controller's actions are recorded in.
+
 // Event reasons of the DaemonSet controller's pod control (pkg/controller/controller_utils.go):
 // it records one event per pod, "Created pod: NAME" and "Deleted pod: NAME". Pod names are
 // generated, so a plan step stands for a wave: every pod the controller creates (or deletes)
@@ -114,14 +118,6 @@ type world struct {
 	// batching records the first sync that created or deleted pods on several nodes, which a
 	// real cluster may see change one by one.
 	batching kernel.Batching
-}
-
-// RevisionHash is the hash the DaemonSet controller gives ds's template (snapshot in
-// pkg/controller/daemon/update.go): controller.ComputeHash over the template and
-// status.collisionCount. Its pods carry it in the controller-revision-hash label and its
-// ControllerRevision is named "<ds>-<hash>".
-func RevisionHash(ds *apps.DaemonSet) string {
-	return controller.ComputeHash(&ds.Spec.Template, ds.Status.CollisionCount)
 }
 
 // Simulate predicts how the DaemonSet controller takes in.DaemonSet from the starting state to
@@ -291,275 +287,6 @@ func usesHostPort(spec *v1.PodSpec) bool {
 	return false
 }
 
-// wave collects one sync's pod actions for a single step.
-type wave struct {
-	created, deleted       int
-	createdNew, deletedOld int
-	ineligible             int
-}
-
-// create creates n's new pod. syncNodes issues a sync's creations in slow-start batches of 1,
-// 2, 4, … (slowStartBatch), each after the one before returns, so the pods of different batches
-// turn Ready at different instants, the controller syncing in between: with maxSurge 2, the
-// first of two new pods is Ready alone, and its old pod is deleted before the second is Ready,
-// as the real controller most often did (16 of 20 runs of 3 nodes at maxSurge 50%, kwok, issue
-// 35).
-func (w *world) create(n *node, wv *wave) {
-	created := w.calls.CreateNth(wv.created)
-	p := &pod{name: w.podName(), hash: w.hash, created: created, readyAt: created.Add(w.timing.ReadyAfter + w.timing.Spread.Draw())}
-	p.availableAt = kernel.AvailableAt(p.readyAt, w.minReady)
-	p.neverReady = w.timing.FailNew && len(w.oldHashes) > 0 || !n.ready
-	if w.hostPort && w.surge > 0 && w.hasLiveOldPod(n) {
-		// The scheduler's NodePorts filter rejects the new pod while the old one holds the port.
-		p.neverReady = true
-		w.deadlocked = true
-	}
-	n.pods = append(n.pods, p)
-	wv.created++
-	wv.createdNew++
-}
-
-func (w *world) hasLiveOldPod(n *node) bool {
-	for _, p := range n.pods {
-		if !p.deleted && p.hash != w.hash {
-			return true
-		}
-	}
-	return false
-}
-
-func (w *world) remove(n *node, p *pod, wv *wave) {
-	if p.deleted {
-		return
-	}
-	p.deleted = true
-	p.goneAt = w.calls.Delete().Add(w.timing.TerminateAfter)
-	wv.deleted++
-	if p.hash != w.hash {
-		wv.deletedOld++
-	}
-	if !n.shouldContinue {
-		wv.ineligible++
-	}
-}
-
-// manage mirrors manage and podsShouldBeOnNode (daemon_controller.go): a node that should run
-// the DaemonSet and has no pod (terminating ones included) gets one; surplus running pods are
-// deleted (without surge all but the oldest; with surge the old pod once the new one is
-// available, or at once if the old one is not Ready); pods on nodes that should not keep running
-// it are deleted.
-func (w *world) manage(wv *wave) {
-	surgeAllowed := daemonutil.AllowsSurge(w.ds)
-	for _, n := range w.nodes {
-		exists := len(n.pods) > 0
-		switch {
-		case n.shouldRun && !exists:
-			w.create(n, wv)
-		case n.shouldContinue:
-			var running []*pod
-			for _, p := range n.pods {
-				if !p.deleted {
-					running = append(running, p)
-				}
-			}
-			sort.SliceStable(running, func(i, j int) bool { return running[i].created.Before(running[j].created) })
-			if !surgeAllowed {
-				for _, p := range running[min(1, len(running)):] {
-					w.remove(n, p, wv)
-				}
-				continue
-			}
-			if len(running) == 0 && n.shouldRun {
-				w.create(n, wv)
-				continue
-			}
-			var oldestNew, oldestOld *pod
-			for _, p := range running {
-				switch {
-				case p.hash == w.hash && oldestNew == nil:
-					oldestNew = p
-				case p.hash != w.hash && oldestOld == nil:
-					oldestOld = p
-				default:
-					w.remove(n, p, wv)
-				}
-			}
-			if oldestNew != nil && oldestOld != nil && (!oldestOld.ready(w.clock.Now()) || oldestNew.available(w.clock.Now())) {
-				w.remove(n, oldestOld, wv)
-			}
-		case exists:
-			for _, p := range n.pods {
-				w.remove(n, p, wv)
-			}
-		}
-	}
-}
-
-// podsOnNode mirrors findUpdatedPodsOnNode: the node's one new and one old pod, ignoring
-// deleted pods; ok is false when there are several of either.
-func (w *world) podsOnNode(n *node) (newPod, oldPod *pod, ok bool) {
-	for _, p := range n.pods {
-		if p.deleted {
-			continue
-		}
-		if p.hash == w.hash {
-			if newPod != nil {
-				return nil, nil, false
-			}
-			newPod = p
-		} else {
-			if oldPod != nil {
-				return nil, nil, false
-			}
-			oldPod = p
-		}
-	}
-	return newPod, oldPod, true
-}
-
-// rollingUpdate mirrors rollingUpdate (pkg/controller/daemon/update.go) over the nodes that
-// should run the DaemonSet or have its pods.
-//
-// Without surge: every node with no pod, both pods, or an unavailable new pod counts as
-// unavailable; an unavailable old pod is replaced regardless of the budget; then up to
-// maxUnavailable − unavailable available old pods are deleted (the core loop recreates them
-// once they are gone). Example: 5 nodes at maxUnavailable 25% → ⌈1.25⌉ = 2 old pods deleted per
-// wave.
-//
-// With surge (maxUnavailable ignored): a node whose old pod is unavailable gets its new pod at
-// once; up to maxSurge − (nodes with a new pod not yet available) more nodes get a new pod
-// beside the old one; an old pod is deleted once the new pod on its node is available.
-func (w *world) rollingUpdate(wv *wave) {
-	if w.surge == 0 {
-		numUnavailable := 0
-		var allowed, candidates []*pod
-		var allowedNodes, candidateNodes []*node
-		for _, n := range w.nodes {
-			if !n.shouldRun && len(n.pods) == 0 {
-				continue
-			}
-			newPod, oldPod, ok := w.podsOnNode(n)
-			if !ok {
-				numUnavailable++
-				continue
-			}
-			switch {
-			case oldPod == nil && newPod == nil, oldPod != nil && newPod != nil:
-				numUnavailable++
-			case newPod != nil:
-				if !newPod.available(w.clock.Now()) {
-					numUnavailable++
-				}
-			default:
-				switch {
-				case !oldPod.available(w.clock.Now()):
-					allowed = append(allowed, oldPod)
-					allowedNodes = append(allowedNodes, n)
-					numUnavailable++
-				case numUnavailable >= w.unavailable:
-				default:
-					candidates = append(candidates, oldPod)
-					candidateNodes = append(candidateNodes, n)
-				}
-			}
-		}
-		remaining := min(max(w.unavailable-numUnavailable, 0), len(candidates))
-		for i, p := range allowed {
-			w.remove(allowedNodes[i], p, wv)
-		}
-		for i, p := range candidates[:remaining] {
-			w.remove(candidateNodes[i], p, wv)
-		}
-		if len(allowed)+remaining == 0 && numUnavailable > 0 {
-			w.blocked = fmt.Sprintf("waiting: %d of %d nodes unavailable (maxUnavailable %d)", numUnavailable, w.desired, w.unavailable)
-		}
-		return
-	}
-
-	var oldToDelete []*pod
-	var oldToDeleteNodes []*node
-	var shouldNotRun []*pod
-	var shouldNotRunNodes []*node
-	var candidateNodes, allowedNodes []*node
-	numSurge, numAvailable := 0, 0
-	for _, n := range w.nodes {
-		if !n.shouldRun && len(n.pods) == 0 {
-			continue
-		}
-		newPod, oldPod, ok := w.podsOnNode(n)
-		if !ok {
-			numSurge++
-			continue
-		}
-		if oldPod != nil {
-			if oldPod.available(w.clock.Now()) {
-				numAvailable++
-			}
-		} else if newPod != nil && newPod.available(w.clock.Now()) {
-			numAvailable++
-		}
-		switch {
-		case oldPod == nil:
-		case newPod == nil:
-			switch {
-			case !oldPod.available(w.clock.Now()):
-				if !n.shouldRun {
-					oldToDelete = append(oldToDelete, oldPod)
-					oldToDeleteNodes = append(oldToDeleteNodes, n)
-					continue
-				}
-				allowedNodes = append(allowedNodes, n)
-			default:
-				if !n.shouldRun {
-					shouldNotRun = append(shouldNotRun, oldPod)
-					shouldNotRunNodes = append(shouldNotRunNodes, n)
-					continue
-				}
-				if numSurge >= w.surge {
-					continue
-				}
-				candidateNodes = append(candidateNodes, n)
-			}
-		default:
-			if !newPod.available(w.clock.Now()) {
-				numSurge++
-				continue
-			}
-			oldToDelete = append(oldToDelete, oldPod)
-			oldToDeleteNodes = append(oldToDeleteNodes, n)
-		}
-	}
-	if deletable := numAvailable - w.desired; deletable > 0 {
-		deletable = min(deletable, len(shouldNotRun))
-		oldToDelete = append(oldToDelete, shouldNotRun[:deletable]...)
-		oldToDeleteNodes = append(oldToDeleteNodes, shouldNotRunNodes[:deletable]...)
-	}
-	remaining := min(max(w.surge-numSurge, 0), len(candidateNodes))
-	for i, p := range oldToDelete {
-		w.remove(oldToDeleteNodes[i], p, wv)
-	}
-	for _, n := range append(allowedNodes, candidateNodes[:remaining]...) {
-		w.create(n, wv)
-	}
-	if len(oldToDelete)+len(allowedNodes)+remaining == 0 && numSurge > 0 {
-		w.blocked = fmt.Sprintf("waiting: %d new pods not yet available (maxSurge %d)", numSurge, w.surge)
-	}
-}
-
-// sync is one syncDaemonSet: manage, then, once the controller's expectations are met (here:
-// when manage did nothing, since the informer sees its actions at once), the rolling update.
-func (w *world) sync() bool {
-	wv := &wave{}
-	w.calls = w.clock.NewSync()
-	w.manage(wv)
-	if wv.created+wv.deleted == 0 && w.ds.Spec.UpdateStrategy.Type == apps.RollingUpdateDaemonSetStrategyType {
-		w.rollingUpdate(wv)
-	}
-	w.recordWave(wv)
-	w.batching.Saw(max(wv.created, wv.deleted), w.clock.Elapsed())
-	return wv.created+wv.deleted > 0
-}
-
 // recordWave records one sync's pod actions in the order syncNodes (daemon_controller.go)
 // issues its calls: creations first, then deletions.
 func (w *world) recordWave(wv *wave) {
@@ -610,12 +337,7 @@ func (w *world) recordActions(reason string, n int, what func(int) string) {
 		l.perSync = max(l.perSync, l.current)
 		step := &w.plan.Steps[len(w.plan.Steps)-1]
 		step.Message = fmt.Sprintf("%s %d %s (%s at a time)", verb(reason), l.count, what(l.count), nodesText(l.perSync))
-		step.Revisions = w.sizes()
-		step.Pods, step.Available = 0, 0
-		for _, s := range step.Revisions {
-			step.Pods += s.Pods
-			step.Available += s.Available
-		}
+		step.SetRevisions(w.sizes())
 		w.observe()
 		return
 	}
@@ -639,11 +361,8 @@ func nodesText(n int) string {
 
 func (w *world) record(reason, message string) {
 	w.seq++
-	step := kernel.Step{At: w.clock.Elapsed(), Seq: w.seq, Reason: reason, Message: message, Revisions: w.sizes()}
-	for _, s := range step.Revisions {
-		step.Pods += s.Pods
-		step.Available += s.Available
-	}
+	step := kernel.Step{At: w.clock.Elapsed(), Seq: w.seq, Reason: reason, Message: message}
+	step.SetRevisions(w.sizes())
 	w.plan.Steps = append(w.plan.Steps, step)
 	w.observe()
 }
@@ -698,14 +417,12 @@ func (w *world) countAvailable() int32 {
 }
 
 func (w *world) observe() {
-	s := &w.plan.Summary
-	s.PeakPods = max(s.PeakPods, w.countPods())
-	s.MinAvailable = min(s.MinAvailable, w.countAvailable())
+	w.plan.Summary.Observe(w.countPods(), w.countAvailable())
 }
 
 // Settle runs the DaemonSet controller at the current instant until it has nothing left to do.
 func (w *world) Settle() error {
-	if err := kernel.UntilFixedPoint("daemonset "+w.ds.Name, w.clock.Elapsed(), func() (bool, error) { return w.sync(), nil }); err != nil {
+	if err := kernel.UntilFixedPoint("daemonset "+w.ds.Name, w.clock.Elapsed(), func() (bool, error) { return w.syncDaemonSet(), nil }); err != nil {
 		return err
 	}
 	w.observe()
@@ -769,15 +486,7 @@ func (w *world) advance() {
 // Finish writes the summary and notes.
 func (w *world) Finish() {
 	s := &w.plan.Summary
-	s.Completed = w.done
-	if w.done {
-		s.Duration = w.completedAt
-	} else {
-		s.Duration = w.clock.Elapsed()
-		if s.StallReason == "" {
-			s.StallReason = w.blocked
-		}
-	}
+	s.End(w.done, w.completedAt, w.clock.Elapsed(), w.blocked)
 	notes := []string{NoteNodeOrder}
 	if w.surge > 0 {
 		notes = append(notes, NoteSurgeIgnoresUnavailable)

@@ -1,7 +1,13 @@
-package disruption
+// Package drain predicts kubectl drain NODE... (k8s.io/kubectl/pkg/cmd/drain and pkg/drain,
+// whose exported filters and messages it calls): drain.go is kubectl's loop (cordon, then per
+// node its filters, evictions, 5s retries of a 429 and the poll for deleted pods); apiserver.go
+// the API server's side of an eviction request, whose verdict internal/registry/eviction
+// decides; world.go the simulated cluster (pods Ready and removed, owners replacing evicted
+// pods, the disruption controller's status after every change); client.go the client kubectl's
+// Helper lists pods through.
+package drain
 
 import (
-	"container/heap"
 	"context"
 	"fmt"
 	"math"
@@ -10,45 +16,29 @@ import (
 	"strings"
 	"time"
 
-	apps "k8s.io/api/apps/v1"
-	batch "k8s.io/api/batch/v1"
 	v1 "k8s.io/api/core/v1"
 	policy "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	kubectldrain "k8s.io/kubectl/pkg/drain"
 
-	"github.com/kubectl-workload/kubectl-workload/internal/controller/kernel"
+	"github.com/kubectl-workload/kubectl-workload/internal/controller/disruption"
+	"github.com/kubectl-workload/kubectl-workload/internal/registry/eviction"
+	"github.com/kubectl-workload/kubectl-workload/internal/scheduler"
 )
 
 // kubectl drain's constants (k8s.io/kubectl/pkg/cmd/drain and pkg/drain).
 const (
 	// EvictRetryDelay is kubectl drain's EvictErrorRetryDelay: a 429 is retried after 5s.
 	EvictRetryDelay = 5 * time.Second
-	// EvictionConflictRetry is EvictionsRetry.Duration in pkg/registry/core/pod/storage: an
-	// eviction whose budget update conflicts with another eviction's is retried by the API
-	// server after 500ms (plus up to 10% jitter: 500-550ms), re-reading the budget.
-	EvictionConflictRetry = 500 * time.Millisecond
-	// EvictionConflictAttempts is EvictionsRetry.Steps: after this many conflicting tries the
-	// API server gives up and returns the last conflict (409) to the client.
-	EvictionConflictAttempts = 20
 	// DeletePollInterval is how often kubectl drain looks for an evicted pod to be gone
 	// (waitForDelete's interval).
 	DeletePollInterval = time.Second
 )
 
-// World is the cluster a drain runs in, as the API server stores it.
-type World struct {
-	Pods                   []*v1.Pod
-	Budgets                []*policy.PodDisruptionBudget
-	Nodes                  []*v1.Node
-	Deployments            []*apps.Deployment
-	ReplicaSets            []*apps.ReplicaSet
-	StatefulSets           []*apps.StatefulSet
-	DaemonSets             []*apps.DaemonSet
-	ReplicationControllers []*v1.ReplicationController
-	Jobs                   []*batch.Job
-}
+// World is the cluster a drain runs in, as the API server stores it (scheduler.World, which
+// scheduler.Place fills from manifests).
+type World = scheduler.World
 
 // Options are kubectl drain's options, and the simulated world's timing.
 type Options struct {
@@ -111,7 +101,7 @@ type Event struct {
 	// Count is how many times a repeated refusal round happens (EventRepeats).
 	Count int `json:"count,omitempty"`
 	// Retried: the eviction lost a budget update to another one at the same instant, and
-	// this is the API server's retry (EvictionConflictRetry later), which kubectl does not see.
+	// this is the API server's retry (eviction.ConflictRetry later), which kubectl does not see.
 	Retried bool `json:"serverRetried,omitempty"`
 }
 
@@ -146,54 +136,7 @@ type Plan struct {
 	Varies []string `json:"canVary,omitempty"`
 	// Placed are the pods made from workloads that had none in the input (Options.Place), and
 	// where the scheduler mirror put them: placed, not read.
-	Placed []Placed `json:"placed,omitempty"`
-}
-
-// simPod is a pod of the simulated cluster and its future.
-type simPod struct {
-	pod            *v1.Pod
-	readyAt        time.Duration // when it becomes Ready; -1: never, or already
-	goneAt         time.Duration // when it is removed; -1: not deleting
-	replacementFor string
-	seq            int // creation order
-	budgets        []*policy.PodDisruptionBudget
-}
-
-type sim struct {
-	w        World
-	o        Options
-	pods     []*simPod
-	cordoned map[string]bool
-	scales   Scales
-	// Indexes, so that a drain of many nodes costs about the same per node: the pods not
-	// removed by key and by node, the last deleted pod of each key, the budgets by namespace
-	// and by key, the budgets whose pods changed since their last sync and those holding
-	// disrupted pods, the times pods become Ready or are removed, and the nodes by name.
-	live        map[string]*simPod
-	onNode      map[string][]*simPod
-	deleted     map[string]*simPod
-	budgetsIn   map[string][]*policy.PodDisruptionBudget
-	budgetByKey map[string]*policy.PodDisruptionBudget
-	budgetPods  map[*policy.PodDisruptionBudget][]*simPod
-	dirty       map[*policy.PodDisruptionBudget]bool
-	holding     map[*policy.PodDisruptionBudget]bool
-	selectors   map[*policy.PodDisruptionBudget]labels.Selector
-	synced      bool
-	transitions transitionHeap
-	nodeByName  map[string]*v1.Node
-	sched       *scheduler
-	now         time.Duration
-	seq         map[string]int
-	events      *[]Event
-	notes       map[string]bool
-	// reconflicts counts the API server's retries that conflict again with another retry due
-	// at the same moment; reconflictFirst names the first.
-	reconflicts     int
-	reconflictFirst string
-	// serialRefusals counts the requests refused with 429 because they read another request's
-	// approval of the same instant (the default outcome); serialFirst names the first.
-	serialRefusals int
-	serialFirst    string
+	Placed []scheduler.Placed `json:"placed,omitempty"`
 }
 
 // Drain predicts kubectl drain o.Nodes... on w. w's objects are not changed.
@@ -201,10 +144,10 @@ func Drain(w World, o Options) (*Plan, error) {
 	if len(o.Nodes) == 0 {
 		return nil, fmt.Errorf("no node to drain")
 	}
-	var placed []Placed
+	var placed []scheduler.Placed
 	if o.Place {
 		w.Pods, w.ReplicaSets = slices.Clone(w.Pods), slices.Clone(w.ReplicaSets)
-		placed = Place(&w)
+		placed = scheduler.Place(&w)
 	}
 	s := &sim{o: o, cordoned: map[string]bool{}, seq: map[string]int{}, notes: map[string]bool{},
 		live: map[string]*simPod{}, onNode: map[string][]*simPod{}, deleted: map[string]*simPod{},
@@ -220,11 +163,11 @@ func Drain(w World, o Options) (*Plan, error) {
 			s.budgetByKey[k] = b
 		}
 	}
-	s.sched = newScheduler(w.Nodes)
+	s.sched = scheduler.New(w.Nodes)
 	for _, p := range w.Pods {
 		s.add(&simPod{pod: p.DeepCopy(), readyAt: -1, goneAt: -1})
 	}
-	s.scales = StateScales{Deployments: w.Deployments, ReplicaSets: w.ReplicaSets, StatefulSets: w.StatefulSets, ReplicationControllers: w.ReplicationControllers}.Indexed()
+	s.scales = disruption.StateScales{Deployments: w.Deployments, ReplicaSets: w.ReplicaSets, StatefulSets: w.StatefulSets, ReplicationControllers: w.ReplicationControllers}.Indexed()
 	for _, n := range w.Nodes {
 		if n.Spec.Unschedulable {
 			s.cordoned[n.Name] = true
@@ -235,7 +178,7 @@ func Drain(w World, o Options) (*Plan, error) {
 	}
 	plan := &Plan{Completed: true, Placed: placed}
 	if len(placed) > 0 {
-		plan.Assumptions = append(plan.Assumptions, fmt.Sprintf("%d pod(s) were placed, not read: the input holds workloads without their pods, so each workload's controller mirror made them (a Deployment's ReplicaSet, StatefulSet ordinals, a DaemonSet's pod per eligible node, a Job's parallelism; name suffixes are stand-ins for the API server's random ones) and the scheduler mirror placed them as the cluster would have (cordons, taints, node affinity, cpu/memory/pod-count fit; a workload spread over nodes, then the least allocated node; ties go to the first node by name, where the real scheduler picks at random, so another cluster can hold them elsewhere): %s", len(placed), PlacedSummary(placed)))
+		plan.Assumptions = append(plan.Assumptions, fmt.Sprintf("%d pod(s) were placed, not read: the input holds workloads without their pods, so each workload's controller mirror made them (a Deployment's ReplicaSet, StatefulSet ordinals, a DaemonSet's pod per eligible node, a Job's parallelism; name suffixes are stand-ins for the API server's random ones) and the scheduler mirror placed them as the cluster would have (cordons, taints, node affinity, cpu/memory/pod-count fit; a workload spread over nodes, then the least allocated node; ties go to the first node by name, where the real scheduler picks at random, so another cluster can hold them elsewhere): %s", len(placed), scheduler.PlacedSummary(placed)))
 	}
 	if len(w.Nodes) == 0 {
 		plan.Assumptions = append(plan.Assumptions, "no nodes given (--nodes-file or Node objects in the state): replacement pods are assumed to fit on some schedulable node")
@@ -250,7 +193,7 @@ func Drain(w World, o Options) (*Plan, error) {
 	cordon := Event{At: 0, Kind: EventCordon, Node: strings.Join(o.Nodes, ", ")}
 	for _, n := range o.Nodes {
 		s.cordoned[n] = true
-		s.sched.cordon(n)
+		s.sched.Cordon(n)
 	}
 	s.syncBudgets()
 	forever := ""
@@ -300,149 +243,6 @@ func Drain(w World, o Options) (*Plan, error) {
 	}
 	sort.Strings(plan.Assumptions)
 	return plan, nil
-}
-
-// readBudgets is what an eviction request for p reads now: a copy of each budget that
-// selects it (the others do not decide its eviction). A copy already in shared (the budgets
-// as the requests of one instant read them together) is reused; nil shares nothing.
-func (s *sim) readBudgets(p *simPod, shared map[*policy.PodDisruptionBudget]*policy.PodDisruptionBudget) []*policy.PodDisruptionBudget {
-	read := make([]*policy.PodDisruptionBudget, 0, len(p.budgets))
-	for _, b := range p.budgets {
-		c := shared[b]
-		if c == nil {
-			c = b.DeepCopy()
-			if shared != nil {
-				shared[b] = c
-			}
-		}
-		read = append(read, c)
-	}
-	return read
-}
-
-func (s *sim) node(name string) *v1.Node { return s.nodeByName[name] }
-
-// add puts p in the cluster and its indexes.
-func (s *sim) add(p *simPod) {
-	p.seq = len(s.pods)
-	s.pods = append(s.pods, p)
-	s.live[podKey(p.pod)] = p
-	s.onNode[p.pod.Spec.NodeName] = append(s.onNode[p.pod.Spec.NodeName], p)
-	s.sched.add(p.pod, 1)
-	for _, b := range s.budgetsIn[p.pod.Namespace] {
-		sel, ok := s.selectors[b]
-		if !ok {
-			var err error
-			if sel, err = metav1.LabelSelectorAsSelector(b.Spec.Selector); err != nil {
-				sel = nil // PodsForBudget: an invalid selector matches none
-			}
-			s.selectors[b] = sel
-		}
-		if sel != nil && sel.Matches(labels.Set(p.pod.Labels)) {
-			p.budgets = append(p.budgets, b)
-			s.budgetPods[b] = append(s.budgetPods[b], p)
-		}
-	}
-	s.touch(p)
-	if p.readyAt >= 0 {
-		heap.Push(&s.transitions, transition{at: p.readyAt, pod: p})
-	}
-}
-
-// touch marks p's budgets for the next sync.
-func (s *sim) touch(p *simPod) {
-	for _, b := range p.budgets {
-		s.dirty[b] = true
-	}
-}
-
-// gone removes p from the indexes of the pods not removed.
-func (s *sim) gone(p *simPod) {
-	k := podKey(p.pod)
-	if s.live[k] == p {
-		delete(s.live, k)
-	}
-	list := s.onNode[p.pod.Spec.NodeName]
-	if i := slices.Index(list, p); i >= 0 {
-		s.onNode[p.pod.Spec.NodeName] = slices.Delete(list, i, i+1)
-	}
-	s.sched.add(p.pod, -1)
-	for _, b := range p.budgets {
-		list := s.budgetPods[b]
-		if i := slices.Index(list, p); i >= 0 {
-			s.budgetPods[b] = slices.Delete(list, i, i+1)
-		}
-	}
-	s.touch(p)
-}
-
-// podsOn lists the pods not removed on node, or on every node when node is "", in creation order.
-func (s *sim) podsOn(node string, all bool) []*v1.Pod {
-	var out []*v1.Pod
-	if all {
-		for _, p := range s.pods {
-			if p.goneAt < 0 || p.goneAt > s.now {
-				out = append(out, p.pod)
-			}
-		}
-		return out
-	}
-	for _, p := range s.onNode[node] {
-		if p.alive(s.now) {
-			out = append(out, p.pod)
-		}
-	}
-	return out
-}
-
-func (s *sim) find(key string) *simPod {
-	if p := s.live[key]; p != nil && p.alive(s.now) {
-		return p
-	}
-	return nil
-}
-
-// alive: not removed at now.
-func (p *simPod) alive(now time.Duration) bool { return p.goneAt < 0 || p.goneAt > now }
-
-func podKey(p *v1.Pod) string { return p.Namespace + "/" + p.Name }
-
-func (s *sim) wall(d time.Duration) time.Time { return s.o.Start.Add(d) }
-
-// syncBudgets is the disruption controller reacting to every pod change at once: each budget
-// whose pods changed since its last sync, or that holds disrupted pods (whose entries expire),
-// is synced from its pods.
-func (s *sim) syncBudgets() {
-	sync := func(b *policy.PodDisruptionBudget) {
-		pods := make([]*v1.Pod, 0, len(s.budgetPods[b]))
-		for _, p := range s.budgetPods[b] {
-			if p.alive(s.now) {
-				pods = append(pods, p.pod)
-			}
-		}
-		Sync(b, pods, s.scales, s.wall(s.now))
-		if len(b.Status.DisruptedPods) > 0 {
-			s.holding[b] = true
-		} else {
-			delete(s.holding, b)
-		}
-	}
-	if !s.synced {
-		for _, b := range s.w.Budgets {
-			sync(b)
-		}
-	} else {
-		for b := range s.dirty {
-			sync(b)
-		}
-		for b := range s.holding {
-			if !s.dirty[b] {
-				sync(b)
-			}
-		}
-	}
-	clear(s.dirty)
-	s.synced = true
 }
 
 func (s *sim) emit(e Event) {
@@ -598,7 +398,7 @@ func (s *sim) drainNode(np *NodePlan) {
 			}
 			attempt := serverAttempts[k] + 1
 			together := s.o.RetriesMeet || (attempt == 1 && s.now == start)
-			var v Verdict
+			var v eviction.Verdict
 			var conflict bool
 			if together {
 				v, conflict = s.serverEvict(p.pod, s.readBudgets(p, read), written)
@@ -614,10 +414,10 @@ func (s *sim) drainNode(np *NodePlan) {
 			if v.Approved() && v.Budget != "" {
 				approvedBy[v.Budget] = k
 			}
-			if conflict && attempt < EvictionConflictAttempts {
+			if conflict && attempt < eviction.ConflictAttempts {
 				serverAttempts[k], changed = attempt, true
-				attemptAt[k] = s.now + EvictionConflictRetry
-				s.notes[fmt.Sprintf("evictions sent at the same moment all read the budget and only the first update is written: the API server retries the others %s later (EvictionsRetry; 500-550ms in a real run, jittered), re-reading the budget (real requests sent together can also reach the server one after another, the later ones then refused with 429 at once)", EvictionConflictRetry)] = true
+				attemptAt[k] = s.now + eviction.ConflictRetry
+				s.notes[fmt.Sprintf("evictions sent at the same moment all read the budget and only the first update is written: the API server retries the others %s later (EvictionsRetry; 500-550ms in a real run, jittered), re-reading the budget (real requests sent together can also reach the server one after another, the later ones then refused with 429 at once)", eviction.ConflictRetry)] = true
 				if attempt > 1 {
 					// Where real runs vary most: the retries' jitter decides.
 					s.reconflicts++
@@ -695,47 +495,6 @@ func (s *sim) drainNode(np *NodePlan) {
 	}
 }
 
-// serverEvict mirrors the budget part of EvictionREST.Create for one eviction request at
-// s.now: its retry.RetryOnConflict(EvictionsRetry, ...) loop around checkAndDecrement, one
-// try of it. read are the budgets as every request of this instant read them
-// (getPodDisruptionBudgets, before any of them wrote); written are the budgets another
-// request of this instant has already updated. A request whose verdict needs a budget update
-// (checkAndDecrement's UpdateStatus) on a budget already written conflicts: it gets the
-// resourceVersion it read rejected and the API server tries again EvictionConflictRetry
-// later, re-reading the budget; conflict is true and v is the 409 the client gets once
-// EvictionsRetry.Steps tries are spent. Otherwise its verdict, taken on what it read,
-// stands, and an approval's decrement is written to the live budget.
-//
-// Example: three Ready pods under minAvailable 2 (disruptionsAllowed 1), evicted at once:
-// all three read allowed 1; the first writes allowed 0 and is approved; the other two
-// conflict and retry 500ms later, when the replacement of the first is Ready and the
-// disruption controller has written allowed 1 again: one is approved, the other conflicts
-// again and goes through at 1s, once the second replacement is Ready.
-func (s *sim) serverEvict(pod *v1.Pod, read []*policy.PodDisruptionBudget, written map[*policy.PodDisruptionBudget]bool) (v Verdict, conflict bool) {
-	var mine []*policy.PodDisruptionBudget
-	for _, b := range read {
-		if b.Namespace == pod.Namespace {
-			mine = append(mine, b.DeepCopy()) // Evict decrements what it is given
-		}
-	}
-	sort.Slice(mine, func(i, j int) bool { return mine[i].Name < mine[j].Name })
-	v = Evict(pod, mine, s.wall(s.now))
-	if !v.Decremented {
-		return v, false
-	}
-	live := s.budget(pod.Namespace, v.Budget)
-	if written[live] {
-		return Verdict{Code: 409, Budget: v.Budget, Budgets: v.Budgets,
-			Message: fmt.Sprintf("Operation cannot be fulfilled on poddisruptionbudgets.policy %q: the object has been modified; please apply your changes to the latest version and try again", v.Budget)}, true
-	}
-	written[live] = true
-	s.dirty[live] = true
-	// What the request read is what the budget holds: no other request of this instant
-	// wrote it, and the disruption controller reacts after them (drainNode).
-	*live = *mine[slices.IndexFunc(mine, func(b *policy.PodDisruptionBudget) bool { return b.Name == v.Budget })]
-	return v, false
-}
-
 // pollAfter is when waitForDelete, polling every second from since, first finds a pod gone at
 // gone: PollUntilContextTimeout polls at once, then each interval.
 func pollAfter(since, gone time.Duration) time.Duration {
@@ -753,183 +512,6 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-// findAny finds the last pod of key that was deleted (evicted), gone or not.
-func (s *sim) findAny(key string) *simPod { return s.deleted[key] }
-
-func (s *sim) budget(ns, name string) *policy.PodDisruptionBudget { return s.budgetByKey[ns+"/"+name] }
-
-// transition is a time a pod becomes Ready or is removed.
-type transition struct {
-	at  time.Duration
-	pod *simPod
-}
-
-// transitionHeap orders transitions by time, then by the pods' creation order.
-type transitionHeap []transition
-
-func (h transitionHeap) Len() int { return len(h) }
-func (h transitionHeap) Less(i, j int) bool {
-	if h[i].at != h[j].at {
-		return h[i].at < h[j].at
-	}
-	return h[i].pod.seq < h[j].pod.seq
-}
-func (h transitionHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *transitionHeap) Push(x any)   { *h = append(*h, x.(transition)) }
-func (h *transitionHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
-}
-
-// current reports whether t still stands: its pod becomes Ready or is removed at t.at.
-func (t transition) current() bool { return t.pod.readyAt == t.at || t.pod.goneAt == t.at }
-
-// nextTransition is the next time a pod becomes Ready or is removed.
-func (s *sim) nextTransition() time.Duration {
-	for s.transitions.Len() > 0 {
-		t := s.transitions[0]
-		if t.at > s.now && t.current() {
-			return t.at
-		}
-		heap.Pop(&s.transitions)
-		if t.at <= s.now && t.pod.goneAt == t.at {
-			// Deleted with no grace at an instant already played: gone, and nothing follows.
-			s.gone(t.pod)
-		}
-	}
-	return time.Duration(math.MaxInt64)
-}
-
-// advanceWorld applies what happens at s.now: pods become Ready, deleted pods are removed and
-// their owners (a StatefulSet) recreate them.
-func (s *sim) advanceWorld() bool {
-	changed := false
-	var due []*simPod
-	for s.transitions.Len() > 0 && s.transitions[0].at <= s.now {
-		t := heap.Pop(&s.transitions).(transition)
-		if t.at == s.now && t.current() && (len(due) == 0 || due[len(due)-1] != t.pod) {
-			due = append(due, t.pod)
-		}
-	}
-	// In creation order, as the pods' list is.
-	sort.SliceStable(due, func(i, j int) bool { return due[i].seq < due[j].seq })
-	due = slices.Compact(due)
-	for _, p := range due {
-		if p.readyAt == s.now {
-			setReady(p.pod, s.wall(s.now))
-			p.readyAt = -1
-			s.touch(p)
-			s.emit(Event{Kind: EventReady, Pod: podKey(p.pod), Node: p.pod.Spec.NodeName})
-			changed = true
-		}
-		if p.goneAt == s.now {
-			changed = true
-			s.gone(p)
-			if ref := metav1.GetControllerOf(p.pod); ref != nil && ref.Kind == "StatefulSet" {
-				// The StatefulSet controller recreates the ordinal once the old pod is gone.
-				s.replace(p, p.pod.Name)
-			}
-		}
-	}
-	if changed {
-		s.syncBudgets()
-	}
-	return changed
-}
-
-// deletePod marks p deleted now (the Eviction API's or kubectl's delete), and has its owner
-// replace it: the ReplicaSet, ReplicationController and Job controllers do not count a
-// terminating pod, so they create its replacement at once.
-func (s *sim) deletePod(p *simPod, kind string, e Event) {
-	now := metav1.NewTime(s.wall(s.now))
-	p.pod.DeletionTimestamp = &now
-	p.goneAt = s.now + s.terminateAfter(p.pod)
-	s.deleted[podKey(p.pod)] = p
-	s.touch(p)
-	heap.Push(&s.transitions, transition{at: p.goneAt, pod: p})
-	e.Kind, e.Pod, e.Node = kind, podKey(p.pod), p.pod.Spec.NodeName
-	if ref := metav1.GetControllerOf(p.pod); ref != nil {
-		e.Owner = strings.ToLower(ref.Kind) + "/" + ref.Name
-	}
-	s.emit(e)
-	if ref := metav1.GetControllerOf(p.pod); ref != nil {
-		switch ref.Kind {
-		case "ReplicaSet", "ReplicationController", "Job":
-			base := ref.Name
-			s.seq[base]++
-			s.replace(p, fmt.Sprintf("%s-new%d", base, s.seq[base]))
-		}
-	}
-}
-
-// replace creates old's replacement, named name, on a node the scheduler would pick.
-func (s *sim) replace(old *simPod, name string) {
-	pod := old.pod.DeepCopy()
-	pod.Name, pod.UID, pod.DeletionTimestamp, pod.ResourceVersion = name, "", nil, ""
-	pod.CreationTimestamp = metav1.NewTime(s.wall(s.now))
-	pod.Status = v1.PodStatus{Phase: v1.PodPending}
-	pod.Spec.NodeName = s.schedule(pod)
-	np := &simPod{pod: pod, readyAt: -1, goneAt: -1, replacementFor: podKey(old.pod)}
-	ev := Event{Kind: EventCreated, Pod: podKey(pod), Node: pod.Spec.NodeName}
-	if ref := metav1.GetControllerOf(pod); ref != nil {
-		ev.Owner = strings.ToLower(ref.Kind) + "/" + ref.Name
-	}
-	if pod.Spec.NodeName == "" {
-		ev.Kind = EventPending
-		ev.Message = "no schedulable node fits the pod (cordoned, untolerated taints, node selector or affinity)"
-	} else {
-		pod.Status.Phase = v1.PodRunning
-		np.readyAt = s.now + s.readyAfter(pod)
-	}
-	s.add(np)
-	s.emit(ev)
-}
-
-// schedule places pod with the scheduler mirror (scheduler.schedule), "(any node)" when no
-// nodes are known.
-func (s *sim) schedule(pod *v1.Pod) string {
-	if len(s.w.Nodes) == 0 {
-		return "(any node)"
-	}
-	return s.sched.schedule(pod)
-}
-
-func (s *sim) readyAfter(pod *v1.Pod) time.Duration {
-	if s.o.ReadyAfter > 0 {
-		return s.o.ReadyAfter
-	}
-	d, why := kernel.DeriveReadyAfter(&v1.PodTemplateSpec{Spec: pod.Spec})
-	s.notes[fmt.Sprintf("replacement pods become Ready %s after creation (%s; --ready-after to change)", d, why)] = true
-	return d
-}
-
-func (s *sim) terminateAfter(pod *v1.Pod) time.Duration {
-	tpl := &v1.PodTemplateSpec{Spec: pod.Spec}
-	if s.o.GracePeriodSeconds >= 0 {
-		g := int64(s.o.GracePeriodSeconds)
-		tpl.Spec.TerminationGracePeriodSeconds = &g
-	}
-	if s.o.TerminateAfter > 0 {
-		d, _ := kernel.BoundTerminateAfter(tpl, s.o.TerminateAfter)
-		return d
-	}
-	d, why := kernel.DeriveTerminateAfter(tpl)
-	s.notes[fmt.Sprintf("deleted pods run %s before they are removed (%s; --grace-period bounds it)", d, why)] = true
-	return d
-}
-
-func setReady(pod *v1.Pod, at time.Time) {
-	for i, c := range pod.Status.Conditions {
-		if c.Type == v1.PodReady {
-			pod.Status.Conditions[i].Status = v1.ConditionTrue
-			return
-		}
-	}
-	pod.Status.Conditions = append(pod.Status.Conditions, v1.PodCondition{Type: v1.PodReady, Status: v1.ConditionTrue, LastTransitionTime: metav1.NewTime(at)})
 }
 
 // fixes names, for each budget or cause that holds a pod at the end, the first change that
@@ -976,7 +558,7 @@ func (s *sim) budgetFix(b *policy.PodDisruptionBudget, pod *v1.Pod) string {
 		}
 	}
 	for _, p := range s.pods {
-		if p.pod.Namespace == b.Namespace && p.pod.Spec.NodeName == "" && p.goneAt < 0 && len(PodsForBudget(b, []*v1.Pod{p.pod})) == 1 {
+		if p.pod.Namespace == b.Namespace && p.pod.Spec.NodeName == "" && p.goneAt < 0 && len(disruption.PodsForBudget(b, []*v1.Pod{p.pod})) == 1 {
 			return fmt.Sprintf("%s waits for replacement pod %s, which no schedulable node fits: add a node that fits it, or relax its node selector, affinity or tolerations", name, podKey(p.pod))
 		}
 	}

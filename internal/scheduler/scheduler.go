@@ -1,4 +1,8 @@
-package disruption
+// Package scheduler mirrors what puts pods on nodes in a drain's simulated cluster: a small
+// kube-scheduler (Scheduler: its default profile's filters and scores, one pod at a time,
+// pkg/scheduler) and, for an input of manifests, the controllers' pods placed on the nodes
+// (Place).
+package scheduler
 
 import (
 	"sort"
@@ -26,7 +30,7 @@ type usage struct {
 	milliCPU, memory, scoreCPU, scoreMemory int64
 }
 
-// scheduler is a small mirror of kube-scheduler's default profile for one pod at a time: the
+// Scheduler is a small mirror of kube-scheduler's default profile for one pod at a time: the
 // filters NodeUnschedulable, TaintToleration (NoSchedule, NoExecute), NodeAffinity (node
 // selector and required affinity) and NodeResourcesFit (cpu, memory and pod count against the
 // node's allocatable), then, among the nodes left, the one with the fewest pods of the same
@@ -36,7 +40,7 @@ type usage struct {
 // node lists neither), then the first by name. The real scheduler weighs its scores together
 // and breaks ties at random; the counts are kept as pods come and go, so each placement costs
 // one pass over the schedulable nodes.
-type scheduler struct {
+type Scheduler struct {
 	nodes    []*v1.Node // sorted by name
 	byName   map[string]*v1.Node
 	cordoned map[string]bool
@@ -48,8 +52,9 @@ type scheduler struct {
 	owned map[string]map[string]int
 }
 
-func newScheduler(nodes []*v1.Node) *scheduler {
-	sc := &scheduler{byName: map[string]*v1.Node{}, cordoned: map[string]bool{}, used: map[string]*usage{}, owned: map[string]map[string]int{}}
+// New is a Scheduler over nodes; those marked unschedulable are cordoned.
+func New(nodes []*v1.Node) *Scheduler {
+	sc := &Scheduler{byName: map[string]*v1.Node{}, cordoned: map[string]bool{}, used: map[string]*usage{}, owned: map[string]map[string]int{}}
 	sc.nodes = append(sc.nodes, nodes...)
 	sort.SliceStable(sc.nodes, func(i, j int) bool { return sc.nodes[i].Name < sc.nodes[j].Name })
 	for _, n := range nodes {
@@ -62,8 +67,8 @@ func newScheduler(nodes []*v1.Node) *scheduler {
 	return sc
 }
 
-// cordon marks a node unschedulable.
-func (sc *scheduler) cordon(name string) {
+// Cordon marks a node unschedulable.
+func (sc *Scheduler) Cordon(name string) {
 	if !sc.cordoned[name] {
 		sc.cordoned[name], sc.stale = true, true
 	}
@@ -90,8 +95,8 @@ func podUsage(p *v1.Pod) usage {
 	return u
 }
 
-// add counts p on its node (sign 1) or takes it off (sign -1).
-func (sc *scheduler) add(p *v1.Pod, sign int) {
+// Add counts p on its node (sign 1) or takes it off (sign -1).
+func (sc *Scheduler) Add(p *v1.Pod, sign int) {
 	node := p.Spec.NodeName
 	if node == "" {
 		return
@@ -119,7 +124,7 @@ func (sc *scheduler) add(p *v1.Pod, sign int) {
 }
 
 // fits is the Fit filter: the pod's requests within what the node's allocatable leaves.
-func (sc *scheduler) fits(n *v1.Node, pu usage) bool {
+func (sc *Scheduler) fits(n *v1.Node, pu usage) bool {
 	u := sc.used[n.Name]
 	if u == nil {
 		u = &usage{}
@@ -139,7 +144,7 @@ func (sc *scheduler) fits(n *v1.Node, pu usage) bool {
 
 // allocated is the node's share in use once the pod is on it, for LeastAllocated: the mean of
 // cpu and memory over allocatable, or the pod count when the node lists neither.
-func (sc *scheduler) allocated(n *v1.Node, pu usage) float64 {
+func (sc *Scheduler) allocated(n *v1.Node, pu usage) float64 {
 	u := sc.used[n.Name]
 	if u == nil {
 		u = &usage{}
@@ -153,15 +158,15 @@ func (sc *scheduler) allocated(n *v1.Node, pu usage) float64 {
 	return (float64(u.scoreCPU+pu.scoreCPU)/float64(cpu.MilliValue()) + float64(u.scoreMemory+pu.scoreMemory)/float64(mem.Value())) / 2
 }
 
-// schedule picks pod's node, "" when none fits.
-func (sc *scheduler) schedule(pod *v1.Pod) string {
-	node, _ := sc.scheduleTies(pod)
+// Schedule picks pod's node, "" when none fits.
+func (sc *Scheduler) Schedule(pod *v1.Pod) string {
+	node, _ := sc.ScheduleTies(pod)
 	return node
 }
 
-// scheduleTies picks pod's node and counts the other nodes that scored the same (a tie the
+// ScheduleTies picks pod's node and counts the other nodes that scored the same (a tie the
 // real scheduler breaks at random).
-func (sc *scheduler) scheduleTies(pod *v1.Pod) (string, int) {
+func (sc *Scheduler) ScheduleTies(pod *v1.Pod) (string, int) {
 	ties := 0
 	affinity := nodeaffinity.GetRequiredNodeAffinity(pod)
 	pu := podUsage(pod)

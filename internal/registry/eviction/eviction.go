@@ -1,4 +1,8 @@
-package disruption
+// Package eviction mirrors the API server's eviction subresource
+// (pkg/registry/core/pod/storage/eviction.go, EvictionREST.Create and checkAndDecrement): the
+// verdict on one eviction request against the PodDisruptionBudgets that select the pod, as the
+// disruption controller (internal/controller/disruption) last wrote their status.
+package eviction
 
 import (
 	"fmt"
@@ -10,6 +14,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	pdbhelper "k8s.io/component-helpers/apps/poddisruptionbudget"
 	podutil "k8s.io/kubernetes/pkg/api/v1/pod"
+
+	"github.com/kubectl-workload/kubectl-workload/internal/controller/disruption"
 )
 
 // The messages of the Eviction API (pkg/registry/core/pod/storage/eviction.go).
@@ -20,6 +26,18 @@ const (
 	MsgSeveralBudgets = "This pod has more than one PodDisruptionBudget, which the eviction subresource does not support."
 	// MaxDisruptedPodSize is upstream's bound on status.disruptedPods.
 	MaxDisruptedPodSize = 2000
+)
+
+// The API server's retry of an eviction whose budget update conflicts with another's
+// (EvictionsRetry, around checkAndDecrement).
+const (
+	// ConflictRetry is EvictionsRetry.Duration: an eviction whose budget update conflicts with
+	// another eviction's is retried by the API server after 500ms (plus up to 10% jitter:
+	// 500-550ms), re-reading the budget.
+	ConflictRetry = 500 * time.Millisecond
+	// ConflictAttempts is EvictionsRetry.Steps: after this many conflicting tries the API
+	// server gives up and returns the last conflict (409) to the client.
+	ConflictAttempts = 20
 )
 
 // Verdict is the Eviction API's answer to one eviction.
@@ -58,7 +76,7 @@ func Evict(pod *v1.Pod, budgets []*policy.PodDisruptionBudget, now time.Time) Ve
 	var pdbs []*policy.PodDisruptionBudget
 	var names []string
 	for _, b := range budgets {
-		if len(PodsForBudget(b, []*v1.Pod{pod})) == 1 {
+		if len(disruption.PodsForBudget(b, []*v1.Pod{pod})) == 1 {
 			pdbs = append(pdbs, b)
 			names = append(names, b.Name)
 		}

@@ -1,16 +1,18 @@
-package kernel
+package replicaset
 
 import (
 	"testing"
 	"time"
+
+	"github.com/kubectl-workload/kubectl-workload/internal/controller/kernel"
 )
 
 // TestCreateBatches: a sync's creations are slow-start batches of 1, 2, 4, …, each a batch of
 // API calls after the one before, and its deletions come after all of them.
 func TestCreateBatches(t *testing.T) {
-	c := NewClock(time.Unix(0, 0))
+	c := kernel.NewClock(time.Unix(0, 0))
 	s := c.NewSync()
-	got := s.CreateBatches(7)
+	got := CreateBatches(s, 7)
 	if len(got) != 3 || got[0].Count != 1 || got[1].Count != 2 || got[2].Count != 4 {
 		t.Fatalf("CreateBatches(7) = %+v, want batches of 1, 2, 4", got)
 	}

@@ -1,8 +1,7 @@
-// Package disruption mirrors what decides a node drain: the disruption controller's status of
-// a PodDisruptionBudget (pkg/controller/disruption/disruption.go), the Eviction API's verdict
-// (pkg/registry/core/pod/storage/eviction.go), and kubectl drain's client loop
-// (k8s.io/kubectl/pkg/drain, whose exported filters and messages it calls), on a simulated
-// cluster whose owners recreate evicted pods on the remaining schedulable nodes.
+// Package disruption mirrors the disruption controller (pkg/controller/disruption,
+// disruption.go): the status of a PodDisruptionBudget (expected pods from the controllers'
+// scale, healthy pods, disruptions allowed) that the Eviction API (internal/registry/eviction)
+// decides on. kubectl drain's loop over a simulated cluster is internal/kubectl/drain.
 package disruption
 
 import (
