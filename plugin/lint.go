@@ -59,8 +59,8 @@ func NewCmdLint(configFlags *genericclioptions.ConfigFlags, streams genericioopt
 	cmd := &cobra.Command{
 		Use:     "lint [PATH | -]... | lint --live [TYPE/NAME | TYPE NAME...]",
 		Short:   "Check workload manifests for what the API server would reject, and more",
-		Long:    lint.Help,
-		Example: lint.Example,
+		Long:    help("lint"),
+		Example: help("lint-example"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.Complete(cmd, args); err != nil {
 				return err

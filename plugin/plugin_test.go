@@ -201,10 +201,13 @@ func TestOnlyPoliciesCompileRego(t *testing.T) {
 	}
 }
 
-// TestPluginStaysThin: the plugin wires flags to library calls and prints. It stays under 800
-// lines of non-test Go, and reaches the API tier, git and the predictors only through the
+// TestPluginStaysThin: the plugin wires flags to library calls and prints. It stays under 1400
+// lines of non-test Go (800 until issue 39 moved every command's options, their checks and
+// the printing of predict, predict drain and predict delete out of the libraries into plugin,
+// as kubectl's pkg/cmd holds them; the help texts went to help/*.txt), and reaches the API tier, git and the predictors only through the
 // libraries (lint, predict), never by importing internal/apicheck, internal/gitref, a
-// controller mirror (internal/controller/...) or predict's own subpackages.
+// controller mirror (internal/controller/...) or predict's own subpackages but its report
+// package, which renders the plans the plugin prints.
 func TestPluginStaysThin(t *testing.T) {
 	files, err := filepath.Glob("*.go")
 	if err != nil {
@@ -222,10 +225,13 @@ func TestPluginStaysThin(t *testing.T) {
 		}
 		lines += strings.Count(string(src), "\n")
 		for _, m := range forbidden.FindAllString(string(src), -1) {
+			if m == `"github.com/kubectl-workload/kubectl-workload/predict/report"` {
+				continue
+			}
 			t.Errorf("%s imports %s", f, m)
 		}
 	}
-	if lines == 0 || lines >= 800 {
-		t.Errorf("plugin/ holds %d lines of non-test Go, want fewer than 800", lines)
+	if lines == 0 || lines >= 1400 {
+		t.Errorf("plugin/ holds %d lines of non-test Go, want fewer than 1400", lines)
 	}
 }
