@@ -11,7 +11,7 @@ import (
 
 	"github.com/kubectl-workload/kubectl-workload/internal/live"
 	"github.com/kubectl-workload/kubectl-workload/predict"
-	"github.com/kubectl-workload/kubectl-workload/predict/report"
+	"github.com/kubectl-workload/kubectl-workload/predict/planreport"
 )
 
 // DeleteOptions are the flags and arguments of `kubectl workload predict delete`.
@@ -78,7 +78,7 @@ func (o *DeleteOptions) Run(ctx context.Context) error {
 		return err
 	}
 	if o.Output == "json" {
-		return report.DeleteJSON(o.Out, res.Plans...)
+		return planreport.DeleteJSON(o.Out, res.Plans...)
 	}
 	for i, plan := range res.Plans {
 		if i > 0 {
@@ -86,7 +86,7 @@ func (o *DeleteOptions) Run(ctx context.Context) error {
 				return err
 			}
 		}
-		if err := report.DeleteText(o.Out, plan); err != nil {
+		if err := planreport.DeleteText(o.Out, plan); err != nil {
 			return err
 		}
 	}

@@ -18,7 +18,7 @@ import (
 
 	"github.com/kubectl-workload/kubectl-workload/internal/live"
 	"github.com/kubectl-workload/kubectl-workload/predict"
-	"github.com/kubectl-workload/kubectl-workload/predict/report"
+	"github.com/kubectl-workload/kubectl-workload/predict/planreport"
 )
 
 // DrainOptions are the flags and arguments of `kubectl workload predict drain`.
@@ -115,9 +115,9 @@ func (o *DrainOptions) Run(ctx context.Context) error {
 		return err
 	}
 	if o.Output == "json" {
-		err = report.DrainJSON(o.Out, plan)
+		err = planreport.DrainJSON(o.Out, plan)
 	} else {
-		err = report.DrainText(o.Out, plan)
+		err = planreport.DrainText(o.Out, plan)
 	}
 	if err != nil || plan.Completed {
 		return err

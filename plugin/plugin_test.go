@@ -225,7 +225,7 @@ func TestPluginStaysThin(t *testing.T) {
 		}
 		lines += strings.Count(string(src), "\n")
 		for _, m := range forbidden.FindAllString(string(src), -1) {
-			if m == `"github.com/kubectl-workload/kubectl-workload/predict/report"` {
+			if m == `"github.com/kubectl-workload/kubectl-workload/predict/planreport"` {
 				continue
 			}
 			t.Errorf("%s imports %s", f, m)

@@ -21,7 +21,7 @@ import (
 	"github.com/kubectl-workload/kubectl-workload/internal/safetext"
 	"github.com/kubectl-workload/kubectl-workload/internal/version"
 	"github.com/kubectl-workload/kubectl-workload/predict"
-	"github.com/kubectl-workload/kubectl-workload/predict/report"
+	"github.com/kubectl-workload/kubectl-workload/predict/planreport"
 )
 
 // PredictOptions are the flags and inputs of `kubectl workload predict`.
@@ -86,7 +86,7 @@ func NewCmdPredict(configFlags *genericclioptions.ConfigFlags, streams genericio
 	f.DurationVar(&o.ReadyAfter, "ready-after", 0, "time from pod creation to Ready (default: derived from the probes)")
 	f.DurationVar(&o.TerminateAfter, "terminate-after", 0, "time a deleted pod keeps running (default: 5s or the preStop sleep, bounded by the grace period)")
 	f.BoolVar(&o.FailNew, "fail-new", false, "the new pods never become Ready: show where the rollout stalls")
-	f.StringVarP(&o.Output, "output", "o", "text", "output format: "+strings.Join(report.Formats, ", "))
+	f.StringVarP(&o.Output, "output", "o", "text", "output format: "+strings.Join(planreport.Formats, ", "))
 	f.BoolVar(&o.Chart, "chart", false, "with -o text: draw the pods over time in the terminal")
 	f.IntVar(&o.Nodes, "nodes", 0, "DaemonSets: assume N Ready nodes without taints (default: the state's or the cluster's nodes, else 3)")
 	f.StringVar(&o.NodesFile, "nodes-file", "", "DaemonSets: the nodes, from kubectl get nodes -o yaml")
@@ -247,8 +247,8 @@ func (o *PredictOptions) Validate() error {
 	if len(o.fromValues)+len(o.fromSet) > 0 && len(o.From) == 0 {
 		return errors.New("--from-values and --from-set give the charts of --from their values, and there is no --from")
 	}
-	if !slices.Contains(report.Formats, o.Output) {
-		return fmt.Errorf("--output %q: want one of %s", o.Output, strings.Join(report.Formats, ", "))
+	if !slices.Contains(planreport.Formats, o.Output) {
+		return fmt.Errorf("--output %q: want one of %s", o.Output, strings.Join(planreport.Formats, ", "))
 	}
 	starts := 0
 	for _, set := range []bool{len(o.From) > 0, len(o.StateFiles) > 0, o.BaseRef != ""} {
@@ -362,7 +362,7 @@ func (o *PredictOptions) Run(ctx context.Context) error {
 	if err := o.checkFlagsApply(plan); err != nil {
 		return err
 	}
-	if err := report.Write(o.Out, o.Output, plan.Result, version.Get().Kubernetes, o.Chart); err != nil {
+	if err := planreport.Write(o.Out, o.Output, plan.Result, version.Get().Kubernetes, o.Chart); err != nil {
 		return err
 	}
 	for _, w := range plan.Warnings {

@@ -20,7 +20,7 @@ import (
 
 	"github.com/kubectl-workload/kubectl-workload/internal/live"
 	"github.com/kubectl-workload/kubectl-workload/predict"
-	planreport "github.com/kubectl-workload/kubectl-workload/predict/report"
+	"github.com/kubectl-workload/kubectl-workload/predict/planreport"
 )
 
 // deleteObject is one object of a delete scenario as the test sees it: its id as the plan

@@ -28,7 +28,7 @@ import (
 
 	"github.com/kubectl-workload/kubectl-workload/internal/live"
 	"github.com/kubectl-workload/kubectl-workload/predict"
-	planreport "github.com/kubectl-workload/kubectl-workload/predict/report"
+	"github.com/kubectl-workload/kubectl-workload/predict/planreport"
 )
 
 // drainScenario is one real kubectl drain against budgets, compared with predict drain.

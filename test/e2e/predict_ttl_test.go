@@ -18,7 +18,7 @@ import (
 
 	"github.com/kubectl-workload/kubectl-workload/internal/version"
 	"github.com/kubectl-workload/kubectl-workload/predict"
-	planreport "github.com/kubectl-workload/kubectl-workload/predict/report"
+	"github.com/kubectl-workload/kubectl-workload/predict/planreport"
 )
 
 // TestPredictJobTTLDifferential runs real Jobs with ttlSecondsAfterFinished 0 and 5 to the end
