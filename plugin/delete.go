@@ -9,7 +9,6 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
-	"github.com/kubectl-workload/kubectl-workload/internal/live"
 	"github.com/kubectl-workload/kubectl-workload/predict"
 	"github.com/kubectl-workload/kubectl-workload/predict/planreport"
 )
@@ -61,12 +60,9 @@ func (o *DeleteOptions) Complete(args []string) error {
 
 // Run predicts the deletions and prints one plan per object.
 func (o *DeleteOptions) Run(ctx context.Context) error {
-	var c *live.Client
-	if len(o.Filenames) == 0 {
-		var err error
-		if c, err = liveClient(ctx, o.configFlags, o.ErrOut); err != nil {
-			return err
-		}
+	c, err := clusterWithoutFiles(ctx, o.configFlags, o.ErrOut, o.Filenames)
+	if err != nil {
+		return err
 	}
 	res, err := predict.Delete(ctx, o.request, c)
 	if res != nil {

@@ -16,7 +16,6 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/kubernetes/pkg/util/taints"
 
-	"github.com/kubectl-workload/kubectl-workload/internal/live"
 	"github.com/kubectl-workload/kubectl-workload/predict"
 	"github.com/kubectl-workload/kubectl-workload/predict/planreport"
 )
@@ -103,12 +102,9 @@ func (o *DrainOptions) Complete(nodes []string) error {
 
 // Run predicts the drain, prints the plan and exits 1 when a node is not drained.
 func (o *DrainOptions) Run(ctx context.Context) error {
-	var c *live.Client
-	if len(o.Filenames) == 0 {
-		var err error
-		if c, err = liveClient(ctx, o.configFlags, o.ErrOut); err != nil {
-			return err
-		}
+	c, err := clusterWithoutFiles(ctx, o.configFlags, o.ErrOut, o.Filenames)
+	if err != nil {
+		return err
 	}
 	plan, err := predict.Drain(ctx, o.request, c)
 	if err != nil {
