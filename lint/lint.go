@@ -110,6 +110,11 @@ type Result struct {
 	Warnings []string `json:"-"`
 	// Timings say where the run's wall time went, for -v and benchmarks.
 	Timings Timings `json:"-"`
+	// Notes name, in the order met, each kind a run with a baseline (Lint)
+	// went on without because the user may not read it.
+	Notes []string `json:"-"`
+	// Scope names what a --live run read (Baseline.Scope); empty otherwise.
+	Scope string `json:"-"`
 }
 
 // Exclusion is a file an exclude glob of the configuration left out.

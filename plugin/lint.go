@@ -1,9 +1,7 @@
 package plugin
 
 import (
-	"bytes"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 	"time"
@@ -59,8 +57,8 @@ func NewCmdLint(configFlags *genericclioptions.ConfigFlags, streams genericioopt
 	cmd := &cobra.Command{
 		Use:     "lint [PATH | -]... | lint --live [TYPE/NAME | TYPE NAME...]",
 		Short:   "Check workload manifests for what the API server would reject, and more",
-		Long:    lint.Help,
-		Example: lint.Example,
+		Long:    help("lint"),
+		Example: help("lint-example"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.Complete(cmd, args); err != nil {
 				return err
@@ -177,56 +175,36 @@ func (o *LintOptions) Run(cmd *cobra.Command) error {
 	for _, w := range warnings {
 		fmt.Fprintf(o.ErrOut, "warning: %s\n", safetext.Escape(w))
 	}
-	stdin := o.In
 	prog := progress.New(o.ErrOut, o.Output)
-	var baseline *lint.Baseline
-	namespace := o.namespace
-	if o.Live || o.AgainstLive || o.BaseRef != "" {
-		// Standard input is read once: the baseline needs the objects first.
-		var data []byte
-		if slices.Contains(o.paths, "-") {
-			if data, err = io.ReadAll(o.In); err != nil {
-				return fmt.Errorf("read standard input: %w", err)
-			}
-		}
-		src := lint.Source{Live: o.Live, Resources: o.resourceArgs, AllNamespaces: o.AllNamespaces, AgainstLive: o.AgainstLive,
-			BaseRef: o.BaseRef, Paths: o.paths, Stdin: data, Namespace: o.namespace,
-			Notes: func(msg string) { fmt.Fprintf(o.ErrOut, "note: %s\n", safetext.Escape(msg)) }}
-		if o.Live || o.AgainstLive {
-			if src.Cluster, err = liveClient(cmd.Context(), o.configFlags, o.ErrOut); err != nil {
-				return err
-			}
-			src.Cluster.Progress = prog.Listing
-			// Charts render as helm install renders them on this cluster.
-			if o.renderFlags.opts.ClusterAPIVersions, err = src.Cluster.APIVersions(cmd.Context()); err != nil {
-				fmt.Fprintf(o.ErrOut, "note: charts are rendered for the API versions of a v1.37 cluster: %v\n", err)
-			}
-		}
-		baseRenderer, err := o.renderFlags.renderer(o.namespace)
-		if err != nil {
+	req := lint.Request{Paths: o.paths, Stdin: o.In, Namespace: o.namespace, Settings: o.settings, NoIgnoreAnnotations: o.NoIgnore,
+		CRDPaths: o.CRDs, PolicyPaths: o.PoliciesFrom, Live: o.Live, Resources: o.resourceArgs, AllNamespaces: o.AllNamespaces,
+		AgainstLive: o.AgainstLive, BaseRef: o.BaseRef, Progress: prog.Files}
+	if o.Live || o.AgainstLive {
+		if req.Cluster, err = liveClient(cmd.Context(), o.configFlags, o.ErrOut); err != nil {
 			return err
 		}
-		defer baseRenderer.Close()
-		src.Renderer = baseRenderer
-		if baseline, namespace, err = lint.ReadBaseline(cmd.Context(), src); err != nil {
-			return err
+		req.Cluster.Progress = prog.Listing
+		// Charts render as helm install renders them on this cluster.
+		if o.renderFlags.opts.ClusterAPIVersions, err = req.Cluster.APIVersions(cmd.Context()); err != nil {
+			fmt.Fprintf(o.ErrOut, "note: charts are rendered for the API versions of a v1.37 cluster: %v\n", err)
 		}
-		stdin = bytes.NewReader(data)
 	}
-	renderer, err := o.renderFlags.renderer(namespace)
+	req.Render = o.renderFlags.opts
+	res, err := linter.Lint(cmd.Context(), req)
+	prog.Done()
+	if res != nil {
+		for _, msg := range res.Notes {
+			fmt.Fprintf(o.ErrOut, "note: %s\n", safetext.Escape(msg))
+		}
+	}
 	if err != nil {
 		return err
 	}
-	defer renderer.Close()
-	res := linter.Run(cmd.Context(), lint.Options{Paths: o.paths, Stdin: stdin, Namespace: namespace, Renderer: renderer,
-		Settings: o.settings, NoIgnoreAnnotations: o.NoIgnore, Baseline: baseline, CRDPaths: o.CRDs, PolicyPaths: o.PoliciesFrom,
-		Progress: prog.Files})
-	prog.Done()
 	for _, w := range res.Warnings {
 		fmt.Fprintf(o.ErrOut, "warning: %s\n", safetext.Escape(w))
 	}
 	if o.Live && res.Objects == 0 && o.Output == "text" {
-		fmt.Fprintf(o.Out, "no workloads found (%s)\n", baseline.Scope)
+		fmt.Fprintf(o.Out, "no workloads found (%s)\n", res.Scope)
 		return nil
 	}
 	// The rules compiled while the inputs loaded; an engine that failed to

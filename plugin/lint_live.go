@@ -44,3 +44,12 @@ func (f *liveFlags) validate(paths []string) error {
 func liveClient(ctx context.Context, getter genericclioptions.RESTClientGetter, errOut io.Writer) (*live.Client, error) {
 	return live.Connect(ctx, getter, func(w string) { fmt.Fprintf(errOut, "warning: %s\n", safetext.Escape(w)) })
 }
+
+// clusterWithoutFiles connects to the cluster (liveClient) when there are no files: predict
+// drain and predict delete then read it. With files it returns nil.
+func clusterWithoutFiles(ctx context.Context, getter genericclioptions.RESTClientGetter, errOut io.Writer, files []string) (*live.Client, error) {
+	if len(files) > 0 {
+		return nil, nil
+	}
+	return liveClient(ctx, getter, errOut)
+}

@@ -5,6 +5,7 @@ package plugin
 import (
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
@@ -63,7 +64,7 @@ step by step, how a rollout will proceed, with the controllers' own arithmetic.`
 	cmd.SetOut(streams.Out)
 	cmd.SetErr(streams.ErrOut)
 	configFlags.AddFlags(cmd.PersistentFlags())
-	loglevel.AddFlag(cmd, streams.ErrOut)
+	addLogLevelFlag(cmd, streams.ErrOut)
 	cmd.AddCommand(NewCmdLint(configFlags, streams))
 	cmd.AddCommand(NewCmdPredict(configFlags, streams))
 	cmd.AddCommand(NewCmdVersion(streams))
@@ -81,4 +82,17 @@ func ErrorMessage(err error) string {
 	// An error may name a file or quote the input: one line, no control
 	// characters (safetext).
 	return safetext.Escape(err.Error())
+}
+
+// addLogLevelFlag adds -v/--v (loglevel.Level) to cmd's persistent flags and applies it, to
+// errOut, before any subcommand runs; without -v klog keeps its defaults and logs nothing.
+func addLogLevelFlag(cmd *cobra.Command, errOut io.Writer) {
+	var level loglevel.Level
+	cmd.PersistentFlags().VarP(&level, loglevel.Flag, loglevel.Flag, loglevel.Usage)
+	cmd.PersistentPreRunE = func(c *cobra.Command, _ []string) error {
+		if f := c.Flags().Lookup(loglevel.Flag); f != nil && f.Changed {
+			return level.Apply(errOut)
+		}
+		return nil
+	}
 }

@@ -12,60 +12,38 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/cli-runtime/pkg/genericclioptions"
-	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-workload/kubectl-workload/internal/controller/garbagecollector"
 	"github.com/kubectl-workload/kubectl-workload/internal/live"
 	"github.com/kubectl-workload/kubectl-workload/internal/manifest"
-	"github.com/kubectl-workload/kubectl-workload/predict/report"
 )
 
-// DeleteShort is the one-line help of `kubectl workload predict delete`.
-const DeleteShort = "Show what kubectl delete TYPE/NAME --cascade takes with it, in what order, and what comes back"
-
-// DeleteHelp is the long help of `kubectl workload predict delete`.
-const DeleteHelp = `Predict kubectl delete TYPE/NAME --cascade=background|foreground|orphan: the
-garbage collector's walk over ownerReferences (pkg/controller/garbagecollector).
-
-  background  the object goes at once, then its dependents, level by level
-  foreground  the dependents go first; the owner waits with the foregroundDeletion
-              finalizer for every dependent whose reference has blockOwnerDeletion
-  orphan      the dependents lose their ownerReference to the object and stay
-
-A dependent with another owner still there only loses its reference; an object
-with a finalizer of its own waits for it (and, under background, so do its
-dependents). What the remaining owners' controllers recreate is listed: a
-ReplicaSet deleted under its Deployment comes back under the same name (and
-adopts the pods it orphaned), pods deleted under a live ReplicaSet, StatefulSet,
-DaemonSet or Job are replaced. A StatefulSet's PersistentVolumeClaims go or stay
-as its persistentVolumeClaimRetentionPolicy.whenDeleted says.
-
-The objects come from -f (manifests or a dump: kubectl get
-deploy,rs,sts,ds,rc,jobs,cronjobs,pods,pvc -o yaml); without -f, from the
-cluster, read-only (list requests in the object's namespace). Only these kinds'
-dependents are followed.
-
-Exit status: 0 with a plan; 2 for usage or tool errors.`
-
-// DeleteExample is the example of `kubectl workload predict delete`.
-const DeleteExample = `  # What does deleting the Deployment take with it, dependents first?
-  kubectl workload predict delete deployment/web --cascade foreground -f plugin/testdata/predict/delete-cluster.yaml
-
-  # The same from the cluster (read-only)
-  kubectl workload predict delete replicaset/web-7d4b9c5f6d --cascade orphan`
-
-// DeleteOptions are the flags of `kubectl workload predict delete`.
-type DeleteOptions struct {
-	// Filenames are -f: files, directories, dumps.
-	Filenames []string
-	Cascade   string
-	Output    string
-	// Namespace is -n; empty: the kubeconfig's namespace live, default from files.
+// DeleteRequest is what a delete prediction needs, as plain values.
+type DeleteRequest struct {
+	// Files are the objects: manifests or dumps ("-" is Stdin). Without files, the cluster is
+	// read through the client Delete is given (list requests in the namespace only).
+	Files []string
+	Stdin io.Reader
+	// Targets are the objects deleted (ParseDeleteTargets), each predicted from the objects
+	// as they are before the command.
+	Targets []DeleteTarget
+	// Cascade is kubectl delete's --cascade: background (when empty), foreground or orphan.
+	Cascade string
+	// Namespace is -n; empty: the client's namespace live, default from files.
 	Namespace string
-	// Getter reaches the cluster when there are no files (live mode).
-	Getter genericclioptions.RESTClientGetter
-	genericiooptions.IOStreams
+}
+
+// DeleteTarget is an object named to delete.
+type DeleteTarget struct {
+	GVK  schema.GroupVersionKind
+	Name string
+}
+
+// DeletePlan is a delete prediction: one garbage collector plan per target, and what the
+// prediction went on without.
+type DeletePlan struct {
+	Plans    []*garbagecollector.Plan
+	Warnings []string
 }
 
 // deleteKinds are the kinds a delete prediction reads, by the names kubectl accepts.
@@ -86,8 +64,18 @@ var deleteResources = map[string]string{"Deployment": "deployments", "ReplicaSet
 	"DaemonSet": "daemonsets", "Job": "jobs", "CronJob": "cronjobs", "ReplicationController": "replicationcontrollers",
 	"Pod": "pods", "PersistentVolumeClaim": "persistentvolumeclaims"}
 
-// deleteTargets reads kubectl delete's forms: TYPE/NAME..., or TYPE NAME... (one type, several
-// names), into kinds and names.
+// ParseDeleteTargets reads kubectl delete's forms: TYPE/NAME..., or TYPE NAME... (one type,
+// several names).
+func ParseDeleteTargets(args []string) ([]DeleteTarget, error) {
+	kinds, names, err := deleteTargets(args)
+	targets := make([]DeleteTarget, len(kinds))
+	for i := range kinds {
+		targets[i] = DeleteTarget{GVK: kinds[i], Name: names[i]}
+	}
+	return targets, err
+}
+
+// deleteTargets reads ParseDeleteTargets' forms into kinds and names.
 func deleteTargets(args []string) ([]schema.GroupVersionKind, []string, error) {
 	if len(args) == 0 {
 		return nil, nil, errors.New("name an object: TYPE/NAME, TYPE NAME, or several names")
@@ -130,29 +118,21 @@ func deleteTargets(args []string) ([]schema.GroupVersionKind, []string, error) {
 	return kinds, names, nil
 }
 
-// Delete predicts kubectl delete of the objects named by args (TYPE/NAME..., TYPE NAME...) as
-// o asks, reading the cluster (list only) when there are no files, and writes one plan per
-// object, each from the objects as they are before the command.
-func Delete(ctx context.Context, o DeleteOptions, args []string) error {
-	kinds, names, err := deleteTargets(args)
-	if err != nil {
-		return err
-	}
-	if o.Output != "text" && o.Output != "json" && o.Output != "" {
-		return fmt.Errorf("-o %s: want text or json", o.Output)
-	}
-	if o.Cascade == "" {
-		o.Cascade = garbagecollector.Background
+// Delete predicts kubectl delete of req.Targets: one plan per target, each from the objects
+// as they are before the command. Without req.Files it reads the cluster through c (list
+// requests only). With an error, the DeletePlan, when not nil, holds the warnings taken
+// before it.
+func Delete(ctx context.Context, req DeleteRequest, c *live.Client) (*DeletePlan, error) {
+	cascade := req.Cascade
+	if cascade == "" {
+		cascade = garbagecollector.Background
 	}
 	var objs []*unstructured.Unstructured
-	ns := o.Namespace
-	if len(o.Filenames) == 0 {
-		if o.Getter == nil {
-			return errors.New("a live delete prediction needs the cluster")
-		}
-		c, err := live.Connect(ctx, o.Getter, func(msg string) { fmt.Fprintf(o.ErrOut, "warning: %s\n", msg) })
-		if err != nil {
-			return err
+	ns := req.Namespace
+	res := &DeletePlan{}
+	if len(req.Files) == 0 {
+		if c == nil {
+			return nil, errors.New("a live delete prediction needs the cluster")
 		}
 		if ns == "" {
 			ns = c.Namespace
@@ -162,33 +142,34 @@ func Delete(ctx context.Context, o DeleteOptions, args []string) error {
 			gvk := deleteKinds[k]
 			kinds = append(kinds, live.Kind{GVK: gvk, GVR: gvk.GroupVersion().WithResource(deleteResources[gvk.Kind])})
 		}
+		var err error
 		if objs, err = c.List(ctx, ns, kinds); err != nil {
-			return err
+			return nil, err
 		}
 		// Claims are not among the kinds lint's read-only role grants: without them the
 		// StatefulSets' claims are derived from their templates.
 		pvc := deleteKinds["pvc"]
 		claims, err := c.List(ctx, ns, []live.Kind{{GVK: pvc, GVR: pvc.GroupVersion().WithResource("persistentvolumeclaims")}})
 		if err != nil {
-			fmt.Fprintf(o.ErrOut, "warning: claims not read, derived from the StatefulSets' templates: %v\n", err)
+			res.Warnings = append(res.Warnings, fmt.Sprintf("claims not read, derived from the StatefulSets' templates: %v", err))
 		}
 		objs = append(objs, claims...)
 	} else {
 		if ns == "" {
 			ns = "default"
 		}
-		set := manifest.Load(o.Filenames, o.In)
+		set := manifest.Load(req.Files, req.Stdin)
 		if len(set.Problems) > 0 {
 			var errs []error
 			for _, p := range set.Problems {
 				errs = append(errs, fmt.Errorf("%s:%d:%d: %s", p.File, p.Pos.Line, p.Pos.Column, p.Message))
 			}
-			return errors.Join(errs...)
+			return nil, errors.Join(errs...)
 		}
 		for _, obj := range set.Objects {
 			u := &unstructured.Unstructured{}
 			if err := json.Unmarshal(obj.JSON, &u.Object); err != nil {
-				return fmt.Errorf("%s: document %d: decode %s %s: %w", obj.File, obj.Document, obj.Kind, obj.Name, err)
+				return nil, fmt.Errorf("%s: document %d: decode %s %s: %w", obj.File, obj.Document, obj.Kind, obj.Name, err)
 			}
 			if _, known := deleteResources[u.GetKind()]; !known {
 				continue
@@ -199,29 +180,14 @@ func Delete(ctx context.Context, o DeleteOptions, args []string) error {
 			objs = append(objs, u)
 		}
 	}
-	var plans []*garbagecollector.Plan
-	for i, gvk := range kinds {
-		target := gvk.Kind + "/" + ns + "/" + names[i]
-		plan, err := garbagecollector.Delete(objs, target, o.Cascade)
+	for _, t := range req.Targets {
+		plan, err := garbagecollector.Delete(objs, t.GVK.Kind+"/"+ns+"/"+t.Name, cascade)
 		if err != nil {
-			return withNamespaceHint(err, objs, gvk.Kind, ns, names[i])
+			return res, withNamespaceHint(err, objs, t.GVK.Kind, ns, t.Name)
 		}
-		plans = append(plans, plan)
+		res.Plans = append(res.Plans, plan)
 	}
-	if o.Output == "json" {
-		return report.DeleteJSON(o.Out, plans...)
-	}
-	for i, plan := range plans {
-		if i > 0 {
-			if _, err := io.WriteString(o.Out, "\n"); err != nil {
-				return err
-			}
-		}
-		if err := report.DeleteText(o.Out, plan); err != nil {
-			return err
-		}
-	}
-	return nil
+	return res, nil
 }
 
 // withNamespaceHint adds to a not-found error the namespaces of the input that hold an object

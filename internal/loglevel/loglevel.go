@@ -1,7 +1,7 @@
-// Package loglevel is kubectl's -v/--v flag: the log verbosity of the
-// Kubernetes client libraries (klog), so that `kubectl workload lint --live
+// Package loglevel is the value of kubectl's -v/--v flag: the log verbosity of
+// the Kubernetes client libraries (klog), so that `kubectl workload lint --live
 // -v=6` logs the API requests as `kubectl get -v=6` does. It is a level, as
-// in kubectl, not a switch.
+// in kubectl, not a switch. The plugin binds the flag (plugin/root.go).
 package loglevel
 
 import (
@@ -10,7 +10,6 @@ import (
 	"io"
 	"strconv"
 
-	"github.com/spf13/cobra"
 	"k8s.io/klog/v2"
 )
 
@@ -53,17 +52,4 @@ func (l Level) Apply(errOut io.Writer) error {
 	}
 	klog.SetOutput(errOut)
 	return nil
-}
-
-// AddFlag adds -v/--v to cmd's persistent flags and applies it, to errOut, before any
-// subcommand runs; without -v klog keeps its defaults and logs nothing.
-func AddFlag(cmd *cobra.Command, errOut io.Writer) {
-	var level Level
-	cmd.PersistentFlags().VarP(&level, Flag, Flag, Usage)
-	cmd.PersistentPreRunE = func(c *cobra.Command, _ []string) error {
-		if f := c.Flags().Lookup(Flag); f != nil && f.Changed {
-			return level.Apply(errOut)
-		}
-		return nil
-	}
 }

@@ -16,10 +16,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
-	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/kubectl-workload/kubectl-workload/internal/live"
 	"github.com/kubectl-workload/kubectl-workload/predict"
+	"github.com/kubectl-workload/kubectl-workload/predict/planreport"
 )
 
 // deleteObject is one object of a delete scenario as the test sees it: its id as the plan
@@ -103,19 +104,32 @@ spec:
 				t.Fatal(err)
 			}
 			var out bytes.Buffer
-			o := predict.DeleteOptions{Filenames: []string{statePath}, Cascade: cascade, Output: "json", Namespace: ns,
-				IOStreams: genericiooptions.IOStreams{Out: &out, ErrOut: &bytes.Buffer{}}}
-			if err := predict.Delete(ctx, o, []string{target}); err != nil {
-				t.Fatalf("predict delete: %v", err)
+			targets, err := predict.ParseDeleteTargets([]string{target})
+			if err != nil {
+				t.Fatal(err)
 			}
+			o := predict.DeleteRequest{Files: []string{statePath}, Cascade: cascade, Namespace: ns, Targets: targets}
+			predictDelete := func(c *live.Client) {
+				t.Helper()
+				res, err := predict.Delete(ctx, o, c)
+				if err != nil {
+					t.Fatalf("predict delete: %v", err)
+				}
+				out.Reset()
+				if err := planreport.DeleteJSON(&out, res.Plans...); err != nil {
+					t.Fatal(err)
+				}
+			}
+			predictDelete(nil)
 			plan := deletePlanSets(t, out.Bytes())
-			live := genericclioptions.NewConfigFlags(false)
-			live.KubeConfig = &c.Kubeconfig
-			out.Reset()
-			o.Filenames, o.Getter = nil, live
-			if err := predict.Delete(ctx, o, []string{target}); err != nil {
-				t.Fatalf("predict delete from the cluster: %v", err)
+			getter := genericclioptions.NewConfigFlags(false)
+			getter.KubeConfig = &c.Kubeconfig
+			client, err := live.Connect(ctx, getter, func(string) {})
+			if err != nil {
+				t.Fatalf("connect: %v", err)
 			}
+			o.Files = nil
+			predictDelete(client)
 			if livePlan := deletePlanSets(t, out.Bytes()); !reflect.DeepEqual(livePlan, plan) {
 				t.Errorf("predict delete from the cluster = %v, from the dump %v", livePlan, plan)
 			}

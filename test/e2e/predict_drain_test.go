@@ -24,10 +24,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
-	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/kubectl-workload/kubectl-workload/internal/live"
 	"github.com/kubectl-workload/kubectl-workload/predict"
+	"github.com/kubectl-workload/kubectl-workload/predict/planreport"
 )
 
 // drainScenario is one real kubectl drain against budgets, compared with predict drain.
@@ -234,15 +235,24 @@ func runDrainScenario(t *testing.T, c *Cluster, cs kubernetes.Interface, sc drai
 	var out bytes.Buffer
 	// kwok readies a bound pod and removes a deleted one within milliseconds (its quantized
 	// stages date only the Ready condition's lastTransitionTime, which budgets do not read).
-	o := predict.DrainOptions{Filenames: []string{statePath}, NodesFile: nodesPath, IgnoreDaemonSets: true, DeleteEmptyDirData: true,
-		GracePeriod: -1, Timeout: sc.timeout, ReadyAfter: 100 * time.Millisecond, TerminateAfter: 100 * time.Millisecond, Output: "json",
-		IOStreams: genericiooptions.IOStreams{Out: &out, ErrOut: io.Discard}}
+	o := predict.DrainRequest{Files: []string{statePath}, NodesFile: nodesPath, IgnoreDaemonSets: true, DeleteEmptyDirData: true,
+		GracePeriod: -1, Timeout: sc.timeout, ReadyAfter: 100 * time.Millisecond, TerminateAfter: 100 * time.Millisecond,
+		Drain: []string{nodeA}}
 	if sc.fromManifests {
-		o.Filenames = []string{filepath.Join(dir, "app.yaml")}
+		o.Files = []string{filepath.Join(dir, "app.yaml")}
 	}
-	if _, err := predict.Drain(ctx, o, []string{nodeA}); err != nil {
-		t.Fatalf("predict drain: %v", err)
+	drain := func(c *live.Client) {
+		t.Helper()
+		p, err := predict.Drain(ctx, o, c)
+		if err != nil {
+			t.Fatalf("predict drain: %v", err)
+		}
+		out.Reset()
+		if err := planreport.DrainJSON(&out, p); err != nil {
+			t.Fatal(err)
+		}
 	}
+	drain(nil)
 	plan = planRounds(t, out.Bytes())
 	if sc.fromManifests {
 		if placed := planPlaced(t, out.Bytes()); placed != sc.replicas {
@@ -254,13 +264,14 @@ func runDrainScenario(t *testing.T, c *Cluster, cs kubernetes.Interface, sc drai
 		return real, plan
 	}
 	// The same prediction from the cluster itself (list requests only) sees the same world.
-	live := genericclioptions.NewConfigFlags(false)
-	live.KubeConfig = &c.Kubeconfig
-	out.Reset()
-	o.Filenames, o.NodesFile, o.Getter = nil, "", live
-	if _, err := predict.Drain(ctx, o, []string{nodeA}); err != nil {
-		t.Fatalf("predict drain from the cluster: %v", err)
+	getter := genericclioptions.NewConfigFlags(false)
+	getter.KubeConfig = &c.Kubeconfig
+	client, err := live.Connect(ctx, getter, func(string) {})
+	if err != nil {
+		t.Fatalf("connect: %v", err)
 	}
+	o.Files, o.NodesFile = nil, ""
+	drain(client)
 	if livePlan := planRounds(t, out.Bytes()); livePlan != plan {
 		t.Errorf("predict drain from the cluster = %s, from the dump %s", livePlan, plan)
 	}

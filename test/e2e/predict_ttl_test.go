@@ -16,7 +16,9 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/kubectl-workload/kubectl-workload/internal/version"
 	"github.com/kubectl-workload/kubectl-workload/predict"
+	"github.com/kubectl-workload/kubectl-workload/predict/planreport"
 )
 
 // TestPredictJobTTLDifferential runs real Jobs with ttlSecondsAfterFinished 0 and 5 to the end
@@ -117,12 +119,12 @@ spec:
 func plannedTTL(t *testing.T, ctx context.Context, path string) time.Duration {
 	t.Helper()
 	var out bytes.Buffer
-	p, err := predict.New(ctx, predict.Options{Filenames: []string{path}, Output: "json", Namespace: "default", Next: predict.DefaultNext,
-		Clock: time.Now, Changed: map[string]bool{}, FlagValues: map[string]string{}})
+	plan, err := predict.Predict(ctx, predict.Request{Files: []string{path}, Namespace: "default", Next: predict.DefaultNext,
+		Clock: time.Now}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p.Run(ctx, nil, &out); err != nil {
+	if err := planreport.JSON(&out, plan.Result, version.Get().Kubernetes); err != nil {
 		t.Fatal(err)
 	}
 	var doc struct {

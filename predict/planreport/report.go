@@ -1,7 +1,7 @@
-// Package report renders predictions: text, a terminal chart, JSON and YAML (schema in
+// Package planreport renders predictions (plans): text, a terminal chart, JSON and YAML (schema in
 // docs/predict-output.md), and SVG or HTML timelines. It never decides anything: every number
 // comes from the runner.Result.
-package report
+package planreport
 
 import (
 	"encoding/json"
