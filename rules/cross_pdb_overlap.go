@@ -34,10 +34,6 @@ n².`,
 	Cross: pdbOverlap,
 }
 
-// maxRelatedNamed is how many related objects a bounded message names,
-// beyond which one finding counts them (maxRelated in bounded.go).
-const maxRelatedNamed = maxRelated
-
 // pdbOverlap reports the workloads a budget shares with other budgets: one
 // finding per workload, naming up to five others, or, beyond five
 // workloads, one finding that counts them.
