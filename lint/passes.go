@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/kubectl-workload/kubectl-workload/internal/manifest"
+	"github.com/kubectl-workload/kubectl-workload/lint/userpolicy"
 	"github.com/kubectl-workload/kubectl-workload/rules"
 )
 
@@ -111,11 +112,11 @@ type localRules struct {
 	// policies is set when the run has user policies to evaluate.
 	policies bool
 	once     sync.Once
-	run      *rules.Run
+	run      *userpolicy.Run
 	err      error
 }
 
-func (lr *localRules) get(ctx context.Context, e *rules.Engine) (*rules.Run, error) {
+func (lr *localRules) get(ctx context.Context, e *userpolicy.Engine) (*userpolicy.Run, error) {
 	lr.once.Do(func() { lr.run, lr.err = e.Prepare(ctx) })
 	return lr.run, lr.err
 }
@@ -128,7 +129,7 @@ func (l *Linter) firstPass(ctx context.Context, c *checked, local *localRules, o
 	if local.policies {
 		// A policy the sandbox stopped is an error; the other rules'
 		// findings on the object still count. The policies evaluate alone
-		// (rules.Engine.Hold): this goroutine holds nothing meanwhile.
+		// (userpolicy.Engine.Hold): this goroutine holds nothing meanwhile.
 		run, err := local.get(ctx, l.rules)
 		if err == nil {
 			var found []rules.Finding

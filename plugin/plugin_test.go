@@ -14,7 +14,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-workload/kubectl-workload/internal/testkit"
-	"github.com/kubectl-workload/kubectl-workload/rules"
+	"github.com/kubectl-workload/kubectl-workload/lint/userpolicy"
 )
 
 // run executes the root command as main would, returning stdout, stderr and
@@ -173,7 +173,7 @@ func TestHelpShowsKubectlPrefix(t *testing.T) {
 func TestOnlyPoliciesCompileRego(t *testing.T) {
 	if args := os.Getenv("KUBECTL_WORKLOAD_COMPILE_PROBE"); args != "" {
 		_, stderr, code := run(t, "", strings.Fields(args)...)
-		fmt.Printf("compiles=%d exit=%d %s\n", rules.Compiles(), code, stderr)
+		fmt.Printf("compiles=%d exit=%d %s\n", userpolicy.Compiles(), code, stderr)
 		return
 	}
 	for _, tt := range []struct {

@@ -1,4 +1,4 @@
-package rules
+package userpolicy
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kubectl-workload/kubectl-workload/rules"
 )
 
 // builtinsPolicy calls the bounded built-ins on the object's fields.
@@ -74,7 +76,7 @@ func FuzzBoundedBuiltins(f *testing.F) {
 			return
 		}
 		start := time.Now()
-		_, _ = run.Eval(context.Background(), Object{Namespace: "default", JSON: js})
+		_, _ = run.Eval(context.Background(), rules.Object{Namespace: "default", JSON: js})
 		if d := time.Since(start); d > 10*time.Second {
 			t.Fatalf("Eval(%q, %q) took %s", a, b, d)
 		}

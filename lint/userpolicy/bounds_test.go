@@ -1,11 +1,11 @@
-package rules_test
+package userpolicy_test
 
 import (
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/kubectl-workload/kubectl-workload/rules"
+	"github.com/kubectl-workload/kubectl-workload/lint/userpolicy"
 )
 
 // TestUnboundedBuiltinsAreBounded: each policy's deny rule calls a built-in
@@ -25,7 +25,7 @@ func TestUnboundedBuiltinsAreBounded(t *testing.T) {
 	} {
 		t.Run(tt.policy, func(t *testing.T) {
 			start := time.Now()
-			first, _, err, _ := evalPolicy(t, rules.Options{Policies: []string{hostilePolicies + tt.policy},
+			first, _, err, _ := evalPolicy(t, userpolicy.Options{Policies: []string{hostilePolicies + tt.policy},
 				PolicyTimeout: time.Minute, PolicyMemory: 256 << 20})
 			if d := time.Since(start); d > 30*time.Second {
 				t.Errorf("evaluating %s took %s", tt.policy, d)
@@ -46,8 +46,8 @@ func TestUnboundedBuiltinsAreBounded(t *testing.T) {
 // TestReachablePathsRefused: graph.reachable_paths, whose result may be
 // exponentially large, is a compile error naming the file and row.
 func TestReachablePathsRefused(t *testing.T) {
-	_, err := rules.New(rules.Options{Policies: []string{hostilePolicies + "reachable-paths.rego"}})
+	_, err := userpolicy.New(userpolicy.Options{Policies: []string{hostilePolicies + "reachable-paths.rego"}})
 	if want := "reachable-paths.rego:6: graph.reachable_paths is not allowed"; err == nil || !strings.Contains(err.Error(), want) {
-		t.Fatalf("rules.New(reachable-paths.rego) error = %v, want it to contain %q", err, want)
+		t.Fatalf("userpolicy.New(reachable-paths.rego) error = %v, want it to contain %q", err, want)
 	}
 }

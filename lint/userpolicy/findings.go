@@ -1,33 +1,19 @@
-package rules
+package userpolicy
 
 import (
 	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
-)
 
-// Finding is one result of a built-in rule or a user policy.
-type Finding struct {
-	// RuleID is the built-in rule's id, or policy/<namespace>/<rule> for a
-	// user policy.
-	RuleID   string
-	Severity string
-	Message  string
-	// Path is the field the finding is about, in the API server's notation,
-	// or "" for the object as a whole.
-	Path string
-	// Related is, for a cross-resource finding that names a few of many
-	// related objects ("and N more"), how many there are in all; 0
-	// otherwise.
-	Related int
-}
+	"github.com/kubectl-workload/kubectl-workload/rules"
+)
 
 // readFindings reads a policy rule's results: strings, or objects with
 // "msg" and an optional "path" (a string in field-path notation, or an
 // array of segments), and returns apart, left out of the findings, the
 // results that are neither a string nor an object with a string "msg".
-func readFindings(v any) ([]Finding, []any) {
+func readFindings(v any) ([]rules.Finding, []any) {
 	var items []any
 	switch t := v.(type) {
 	case []any:
@@ -37,14 +23,14 @@ func readFindings(v any) ([]Finding, []any) {
 	case string:
 		items = []any{t}
 	}
-	var out []Finding
+	var out []rules.Finding
 	var bad []any
 	for _, it := range items {
 		switch t := it.(type) {
 		case string:
-			out = append(out, Finding{Message: t})
+			out = append(out, rules.Finding{Message: t})
 		case map[string]any:
-			f := Finding{}
+			f := rules.Finding{}
 			f.Message, _ = t["msg"].(string)
 			f.Severity, _ = t["severity"].(string)
 			switch n := t["related_count"].(type) {

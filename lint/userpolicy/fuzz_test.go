@@ -1,4 +1,4 @@
-package rules
+package userpolicy
 
 import (
 	"os"
@@ -16,7 +16,7 @@ import (
 //
 //	go test ./rules -run '^$' -fuzz FuzzUserCompile -fuzztime 60s
 func FuzzUserCompile(f *testing.F) {
-	seeds, _ := filepath.Glob("../testdata/hostile/policies/*.rego")
+	seeds, _ := filepath.Glob("../../testdata/hostile/policies/*.rego")
 	for _, s := range seeds {
 		src, err := os.ReadFile(s)
 		if err != nil {

@@ -1,4 +1,4 @@
-package rules_test
+package userpolicy_test
 
 import (
 	"context"
@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/kubectl-workload/kubectl-workload/lint"
-	"github.com/kubectl-workload/kubectl-workload/rules"
+	"github.com/kubectl-workload/kubectl-workload/lint/userpolicy"
 )
 
 func policyFindings(t *testing.T, cfg lint.Config) []string {
@@ -16,7 +16,7 @@ func policyFindings(t *testing.T, cfg lint.Config) []string {
 	if err != nil {
 		t.Fatalf("lint.New(%+v): %v", cfg, err)
 	}
-	res := l.Run(context.Background(), lint.Options{Paths: []string{"testdata/policies/input.yaml"}})
+	res := l.Run(context.Background(), lint.Options{Paths: []string{"../../rules/testdata/policies/input.yaml"}})
 	var got []string
 	for _, f := range res.Findings {
 		if strings.HasPrefix(f.Rule, "policy/") {
@@ -67,9 +67,9 @@ func TestPolicyErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := rules.New(rules.Options{Policies: []string{tt.policy}})
+			_, err := userpolicy.New(userpolicy.Options{Policies: []string{tt.policy}})
 			if err == nil {
-				t.Fatalf("rules.New(%s) succeeded, want an error", tt.policy)
+				t.Fatalf("userpolicy.New(%s) succeeded, want an error", tt.policy)
 			}
 			for _, w := range tt.want {
 				if !strings.Contains(err.Error(), w) {

@@ -1,4 +1,4 @@
-package rules
+package userpolicy
 
 import (
 	"bytes"
@@ -18,6 +18,8 @@ import (
 	"github.com/open-policy-agent/opa/v1/rego"
 
 	"github.com/open-policy-agent/opa/v1/storage/inmem"
+
+	"github.com/kubectl-workload/kubectl-workload/rules"
 )
 
 // The sandbox user policies run in. Built-in rules are part of the program
@@ -221,7 +223,7 @@ func (e *Engine) Prepare(ctx context.Context) (*Run, error) {
 // conftest gives it, each rule in the sandbox. A policy the sandbox stops
 // is an error, and the findings of every other rule are still returned. The
 // caller must not hold the engine (Hold): each user policy evaluates alone.
-func (r *Run) Eval(ctx context.Context, o Object) ([]Finding, error) {
+func (r *Run) Eval(ctx context.Context, o rules.Object) ([]rules.Finding, error) {
 	if len(r.users) == 0 {
 		return nil, nil
 	}
@@ -260,8 +262,8 @@ func (r *Run) prepareUser(ctx context.Context) error {
 // A rule the sandbox stops is reported once, by an error naming it, and
 // skipped for the objects that follow; the other rules' findings are
 // returned all the same.
-func (r *Run) evalUser(ctx context.Context, input ast.Value) ([]Finding, error) {
-	var out []Finding
+func (r *Run) evalUser(ctx context.Context, input ast.Value) ([]rules.Finding, error) {
+	var out []rules.Finding
 	var errs []error
 	for _, q := range r.users {
 		if q.stopped.Load() {
@@ -297,9 +299,9 @@ func (r *Run) evalUser(ctx context.Context, input ast.Value) ([]Finding, error) 
 		if len(rs) == 0 {
 			continue
 		}
-		sev := SeverityError
+		sev := rules.SeverityError
 		if strings.HasPrefix(q.key.rule, "warn") {
-			sev = SeverityWarning
+			sev = rules.SeverityWarning
 		}
 		found, bad := readFindings(rs[0].Bindings["out"])
 		for _, f := range found {

@@ -1,4 +1,4 @@
-package rules_test
+package userpolicy_test
 
 import (
 	"context"
@@ -9,11 +9,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubectl-workload/kubectl-workload/lint/userpolicy"
 	"github.com/kubectl-workload/kubectl-workload/rules"
 )
 
 // hostilePolicies holds the policies the sandbox must contain.
-const hostilePolicies = "../testdata/hostile/policies/"
+const hostilePolicies = "../../testdata/hostile/policies/"
 
 var sandboxObject = rules.Object{Namespace: "default", JSON: []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"}}`)}
 
@@ -26,9 +27,9 @@ func TestSandboxRefusesCapabilities(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := rules.New(rules.Options{Policies: []string{hostilePolicies + tt.policy}})
+			_, err := userpolicy.New(userpolicy.Options{Policies: []string{hostilePolicies + tt.policy}})
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
-				t.Fatalf("rules.New(%s) error = %v, want it to contain %q", tt.policy, err, tt.want)
+				t.Fatalf("userpolicy.New(%s) error = %v, want it to contain %q", tt.policy, err, tt.want)
 			}
 		})
 	}
@@ -36,11 +37,11 @@ func TestSandboxRefusesCapabilities(t *testing.T) {
 
 // evalPolicy evaluates one policy file on sandboxObject, twice, as lint
 // would on two objects.
-func evalPolicy(t *testing.T, opts rules.Options) (first, second []rules.Finding, errFirst, errSecond error) {
+func evalPolicy(t *testing.T, opts userpolicy.Options) (first, second []rules.Finding, errFirst, errSecond error) {
 	t.Helper()
-	e, err := rules.New(opts)
+	e, err := userpolicy.New(opts)
 	if err != nil {
-		t.Fatalf("rules.New(%+v): %v", opts, err)
+		t.Fatalf("userpolicy.New(%+v): %v", opts, err)
 	}
 	run, err := e.Prepare(context.Background())
 	if err != nil {
@@ -70,10 +71,10 @@ func TestSandboxMemoryGuard(t *testing.T) {
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 	// The timeout is far beyond what the guard needs: only memory may stop it.
-	first, second, err, err2 := evalPolicy(t, rules.Options{Policies: []string{hostilePolicies + "unbounded.rego"},
+	first, second, err, err2 := evalPolicy(t, userpolicy.Options{Policies: []string{hostilePolicies + "unbounded.rego"},
 		PolicyMemory: budget, PolicyTimeout: time.Hour})
-	if !errors.Is(err, rules.ErrPolicyMemory) {
-		t.Fatalf("Eval() error = %v, want %v", err, rules.ErrPolicyMemory)
+	if !errors.Is(err, userpolicy.ErrPolicyMemory) {
+		t.Fatalf("Eval() error = %v, want %v", err, userpolicy.ErrPolicyMemory)
 	}
 	for _, w := range []string{"policy policy/main/deny", "unbounded.rego:7", "used too much memory (over 64 MiB)"} {
 		if !strings.Contains(err.Error(), w) {
@@ -102,10 +103,10 @@ func TestSandboxMemoryGuard(t *testing.T) {
 
 // TestSandboxTimeout runs a policy that burns CPU without holding memory.
 func TestSandboxTimeout(t *testing.T) {
-	_, _, err, err2 := evalPolicy(t, rules.Options{Policies: []string{hostilePolicies + "spin.rego"},
+	_, _, err, err2 := evalPolicy(t, userpolicy.Options{Policies: []string{hostilePolicies + "spin.rego"},
 		PolicyTimeout: 200 * time.Millisecond})
-	if !errors.Is(err, rules.ErrPolicyTimeout) {
-		t.Fatalf("Eval() error = %v, want %v", err, rules.ErrPolicyTimeout)
+	if !errors.Is(err, userpolicy.ErrPolicyTimeout) {
+		t.Fatalf("Eval() error = %v, want %v", err, userpolicy.ErrPolicyTimeout)
 	}
 	for _, w := range []string{"policy policy/main/deny", "spin.rego:7", "timed out (after 200ms)"} {
 		if !strings.Contains(err.Error(), w) {
@@ -126,9 +127,9 @@ func TestSandboxChargesNoOtherWorker(t *testing.T) {
 	const budget = 16 << 20
 	ctx := context.Background()
 	eval := func(policy string, objects int) (found int, err error) {
-		e, err := rules.New(rules.Options{Policies: []string{policy}, PolicyMemory: budget, PolicyTimeout: time.Hour})
+		e, err := userpolicy.New(userpolicy.Options{Policies: []string{policy}, PolicyMemory: budget, PolicyTimeout: time.Hour})
 		if err != nil {
-			t.Fatalf("rules.New(%s): %v", policy, err)
+			t.Fatalf("userpolicy.New(%s): %v", policy, err)
 		}
 		run, err := e.Prepare(ctx)
 		if err != nil {
@@ -172,7 +173,7 @@ func TestSandboxChargesNoOtherWorker(t *testing.T) {
 	if found, err := eval("testdata/policies/busy.rego", 8); err != nil || found != 8 {
 		t.Errorf("correct policy on 8 objects while others allocate: %d findings, error %v; want 8 findings, no error", found, err)
 	}
-	if _, err := eval(hostilePolicies+"unbounded.rego", 1); !errors.Is(err, rules.ErrPolicyMemory) {
-		t.Errorf("unbounded policy while others allocate: error %v, want %v", err, rules.ErrPolicyMemory)
+	if _, err := eval(hostilePolicies+"unbounded.rego", 1); !errors.Is(err, userpolicy.ErrPolicyMemory) {
+		t.Errorf("unbounded policy while others allocate: error %v, want %v", err, userpolicy.ErrPolicyMemory)
 	}
 }

@@ -1,4 +1,4 @@
-package rules_test
+package userpolicy_test
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kubectl-workload/kubectl-workload/rules"
+	"github.com/kubectl-workload/kubectl-workload/lint/userpolicy"
 )
 
 // TestUserPoliciesRefused: policies that reach for built-in state, the
@@ -33,17 +33,17 @@ func TestUserPoliciesRefused(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.policy, func(t *testing.T) {
-			_, err := rules.New(rules.Options{Policies: []string{hostilePolicies + tt.policy}})
+			_, err := userpolicy.New(userpolicy.Options{Policies: []string{hostilePolicies + tt.policy}})
 			if err == nil {
-				t.Fatalf("rules.New(%s) error = nil, want %q", tt.policy, tt.want)
+				t.Fatalf("userpolicy.New(%s) error = nil, want %q", tt.policy, tt.want)
 			}
 			for _, w := range tt.want {
 				if !strings.Contains(err.Error(), w) {
-					t.Errorf("rules.New(%s) error = %q, want it to contain %q", tt.policy, err, w)
+					t.Errorf("userpolicy.New(%s) error = %q, want it to contain %q", tt.policy, err, w)
 				}
 			}
 			if strings.Contains(err.Error(), "kubectl_workload_bounded") {
-				t.Errorf("rules.New(%s) error = %q names the bounded built-ins' internal name", tt.policy, err)
+				t.Errorf("userpolicy.New(%s) error = %q names the bounded built-ins' internal name", tt.policy, err)
 			}
 		})
 	}
@@ -66,8 +66,8 @@ func TestUserPolicySchemaRefsNoNetwork(t *testing.T) {
 		if err := os.WriteFile(p, []byte(src), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := rules.New(rules.Options{Policies: []string{p}}); err == nil || !strings.Contains(err.Error(), "is not allowed") {
-			t.Errorf("rules.New(%s) error = %v, want the schema built-in refused", name, err)
+		if _, err := userpolicy.New(userpolicy.Options{Policies: []string{p}}); err == nil || !strings.Contains(err.Error(), "is not allowed") {
+			t.Errorf("userpolicy.New(%s) error = %v, want the schema built-in refused", name, err)
 		}
 	}
 	if n := hits.Load(); n != 0 {
@@ -92,7 +92,7 @@ func TestUserPolicyBoundedBuiltins(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.policy, func(t *testing.T) {
 			start := time.Now()
-			first, _, err, _ := evalPolicy(t, rules.Options{Policies: []string{hostilePolicies + tt.policy}, PolicyTimeout: time.Minute})
+			first, _, err, _ := evalPolicy(t, userpolicy.Options{Policies: []string{hostilePolicies + tt.policy}, PolicyTimeout: time.Minute})
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("Eval(%s) error = %v, want it to contain %q", tt.policy, err, tt.want)
 			}
@@ -139,7 +139,7 @@ deny contains "never" if {
 	if err := os.WriteFile(p, []byte(src), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	first, _, err, _ := evalPolicy(t, rules.Options{Policies: []string{p}})
+	first, _, err, _ := evalPolicy(t, userpolicy.Options{Policies: []string{p}})
 	if err != nil {
 		t.Fatalf("Eval(ok.rego) error = %v", err)
 	}
@@ -166,7 +166,7 @@ func TestUserPolicyFiles(t *testing.T) {
 		}
 	}
 	big := filepath.Join(t.TempDir(), "big.rego")
-	if err := os.WriteFile(big, []byte("package main\n"+strings.Repeat("#\n", rules.MaxPolicyFileSize/2)), 0o600); err != nil {
+	if err := os.WriteFile(big, []byte("package main\n"+strings.Repeat("#\n", userpolicy.MaxPolicyFileSize/2)), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	tests := []struct {
@@ -182,21 +182,21 @@ func TestUserPolicyFiles(t *testing.T) {
 	for _, tt := range tests {
 		done := make(chan error, 1)
 		go func() {
-			_, err := rules.New(rules.Options{Policies: []string{tt.path}})
+			_, err := userpolicy.New(userpolicy.Options{Policies: []string{tt.path}})
 			done <- err
 		}()
 		select {
 		case err := <-done:
 			for _, w := range tt.want {
 				if err == nil || !strings.Contains(err.Error(), w) {
-					t.Errorf("rules.New(%s) error = %v, want it to contain %q", tt.path, err, w)
+					t.Errorf("userpolicy.New(%s) error = %v, want it to contain %q", tt.path, err, w)
 				}
 			}
 			if err != nil && strings.Contains(err.Error(), "root:x") {
-				t.Errorf("rules.New(%s) error = %q shows the content of a file outside the policies", tt.path, err)
+				t.Errorf("userpolicy.New(%s) error = %q shows the content of a file outside the policies", tt.path, err)
 			}
 		case <-time.After(10 * time.Second):
-			t.Fatalf("rules.New(%s) still running after 10s", tt.path)
+			t.Fatalf("userpolicy.New(%s) still running after 10s", tt.path)
 		}
 	}
 }
@@ -217,9 +217,9 @@ deny contains "sees data" if {
 	if err := os.WriteFile(p, []byte(src), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	e, err := rules.New(rules.Options{Policies: []string{p}})
+	e, err := userpolicy.New(userpolicy.Options{Policies: []string{p}})
 	if err != nil {
-		t.Fatalf("rules.New: %v", err)
+		t.Fatalf("userpolicy.New: %v", err)
 	}
 	run, err := e.Prepare(context.Background())
 	if err != nil {
