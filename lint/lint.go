@@ -294,7 +294,7 @@ func (l *Linter) Run(ctx context.Context, opts Options) *Result {
 	// The rule ids are needed only for ignore annotations.
 	known := sync.OnceValue(l.knownRules)
 	off := func(id string) bool { return l.off(opts, id) } // the rules this run leaves out
-	goRules := rules.NewGoRunner(off)
+	goRules := rules.NewRunner(off)
 	local := &localRules{goRules: goRules, policies: l.policies}
 	keep := rules.NewKeep() // what each object keeps for the second pass
 	sets := make([]*manifest.Set, len(inputs))

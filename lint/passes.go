@@ -108,7 +108,7 @@ func (s *shallowIndex) exact(path string) (manifest.Pos, bool) {
 // use (a run without objects prepares nothing).
 type localRules struct {
 	// goRules are the run's built-in rules.
-	goRules *rules.GoRunner
+	goRules *rules.Runner
 	// policies is set when the run has user policies to evaluate.
 	policies bool
 	once     sync.Once
@@ -158,7 +158,7 @@ func (l *Linter) firstPass(ctx context.Context, c *checked, local *localRules, o
 
 // goFirstPass runs the per-object built-in rules on c's object, and reads
 // its inventory entry.
-func (l *Linter) goFirstPass(c *checked, run *rules.GoRunner) []rules.Finding {
+func (l *Linter) goFirstPass(c *checked, run *rules.Runner) []rules.Finding {
 	c.entry = rules.NewEntry(*c.input)
 	if c.input.Rejected || c.input.Versioned == nil {
 		return nil
@@ -194,7 +194,7 @@ func (c *checked) addRuleFindings(found []rules.Finding) {
 // objects (or one namespace, if larger): what the second pass holds is the
 // inventory of a batch, not of the run's, and that is what each collection
 // marks. A run of up to batchObjects objects is one batch.
-func (l *Linter) secondPass(ctx context.Context, all []*checked, extra []rules.Object, goRules *rules.GoRunner, timings *Timings) error {
+func (l *Linter) secondPass(ctx context.Context, all []*checked, extra []rules.Object, goRules *rules.Runner, timings *Timings) error {
 	if len(all) == 0 {
 		return nil
 	}
@@ -285,7 +285,7 @@ var batchObjects = 1024
 
 // crossBatch runs the cross-resource rules on objects, against index, the
 // inventory of their namespaces' objects.
-func (l *Linter) crossBatch(ctx context.Context, objects []*checked, index *rules.Index, goRules *rules.GoRunner, timings *Timings) error {
+func (l *Linter) crossBatch(ctx context.Context, objects []*checked, index *rules.Index, goRules *rules.Runner, timings *Timings) error {
 	start := time.Now()
 	defer func() { timings.Rules += time.Since(start) }()
 	// The objects are handed to the workers crossChunk at a time: most

@@ -9,19 +9,16 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
-// The Go rule framework. A built-in rule written in Go is one GoRule: its
+// The built-in rule framework. A built-in rule is one BuiltinRule: its
 // metadata as data (Meta) and one check, Check for a per-object rule (it
 // sees one object: ObjectContext) or Cross for a cross-resource rule (it
-// sees one object and the Go inventory of its namespace: CrossContext).
+// sees one object and the inventory of its namespace: CrossContext).
 // The catalogue is objectRules (catalogue_object.go) and crossRules
-// (catalogue_cross.go); GoRules lists both, sorted by id.
-//
-// While the Rego rules still exist, a rule id in the Go catalogue is
-// evaluated in Go and its Rego rule is left out of the run (lint's
-// differential test compares both on every corpus).
+// (catalogue_cross.go); BuiltinRules lists both, sorted by id. The rules
+// that lint's tiers raise have their metadata in catalogue_tier.go.
 
-// GoRule is one built-in rule written in Go.
-type GoRule struct {
+// BuiltinRule is one built-in rule: its metadata and its check.
+type BuiltinRule struct {
 	// Meta is the rule's metadata: id, title, severity, description,
 	// remediation, kinds (the kinds it reports on; required for a
 	// cross-resource rule, which is evaluated only on those), and whether it
@@ -34,7 +31,7 @@ type GoRule struct {
 	Cross func(*CrossContext) []Finding
 }
 
-// ObjectContext is what a per-object Go rule sees of one object.
+// ObjectContext is what a per-object rule sees of one object.
 type ObjectContext struct {
 	// Object is the typed object after the API server's decoding and
 	// defaulting (apicheck's Result.Versioned): *appsv1.Deployment, ...
@@ -90,28 +87,28 @@ func decodeLike(typed runtime.Object, js []byte) runtime.Object {
 	return obj
 }
 
-// CrossContext is what a cross-resource Go rule sees: the object (as its
+// CrossContext is what a cross-resource rule sees: the object (as its
 // inventory entry, pod specs left out) and its namespace's inventory.
 type CrossContext struct {
 	Self *Entry
 	NS   *Namespace
 }
 
-// GoRules is the Go catalogue, sorted by id.
-func GoRules() []GoRule { return goCatalogue() }
+// BuiltinRules is the catalogue, sorted by id.
+func BuiltinRules() []BuiltinRule { return builtinCatalogue() }
 
-var goCatalogue = sync.OnceValue(func() []GoRule {
-	out := make([]GoRule, 0, len(objectRules)+len(crossRules))
+var builtinCatalogue = sync.OnceValue(func() []BuiltinRule {
+	out := make([]BuiltinRule, 0, len(objectRules)+len(crossRules))
 	out = append(out, objectRules...)
 	out = append(out, crossRules...)
 	sort.Slice(out, func(i, j int) bool { return out[i].Meta.ID < out[j].Meta.ID })
 	return out
 })
 
-// goRuleByID indexes the Go catalogue by id.
-var goRuleByID = sync.OnceValue(func() map[string]*GoRule {
-	m := map[string]*GoRule{}
-	rs := goCatalogue()
+// builtinByID indexes the catalogue by id.
+var builtinByID = sync.OnceValue(func() map[string]*BuiltinRule {
+	m := map[string]*BuiltinRule{}
+	rs := builtinCatalogue()
 	for i := range rs {
 		m[rs[i].Meta.ID] = &rs[i]
 	}
@@ -120,25 +117,25 @@ var goRuleByID = sync.OnceValue(func() map[string]*GoRule {
 
 // IsBuiltin reports whether id is a built-in rule's.
 func IsBuiltin(id string) bool {
-	_, ok := goRuleByID()[id]
+	_, ok := builtinByID()[id]
 	return ok
 }
 
-// GoRunner evaluates the Go catalogue in one lint run.
-type GoRunner struct {
+// Runner evaluates the catalogue in one lint run.
+type Runner struct {
 	// off names the rules the run leaves out.
 	off func(id string) bool
 	// object are the per-object rules that run; cross the cross-resource
 	// rules that run, by the kinds they report on.
-	object []*GoRule
-	cross  map[string][]*GoRule
+	object []*BuiltinRule
+	cross  map[string][]*BuiltinRule
 }
 
-// NewGoRunner readies the Go rules for one run, without those off names
+// NewRunner readies the built-in rules for one run, without those off names
 // (nil: none).
-func NewGoRunner(off func(id string) bool) *GoRunner {
-	r := &GoRunner{off: off, cross: map[string][]*GoRule{}}
-	rs := goCatalogue()
+func NewRunner(off func(id string) bool) *Runner {
+	r := &Runner{off: off, cross: map[string][]*BuiltinRule{}}
+	rs := builtinCatalogue()
 	for i := range rs {
 		g := &rs[i]
 		if off != nil && off(g.Meta.ID) {
@@ -156,13 +153,13 @@ func NewGoRunner(off func(id string) bool) *GoRunner {
 	return r
 }
 
-// ReportsAcross reports whether a cross-resource Go rule of the run reports
+// ReportsAcross reports whether a cross-resource rule of the run reports
 // on objects of kind.
-func (r *GoRunner) ReportsAcross(kind string) bool { return len(r.cross[kind]) > 0 }
+func (r *Runner) ReportsAcross(kind string) bool { return len(r.cross[kind]) > 0 }
 
-// Eval runs the per-object Go rules on one object. Kinds outside a rule's
+// Eval runs the per-object rules on one object. Kinds outside a rule's
 // Meta.Kinds (when it names any) are passed over.
-func (r *GoRunner) Eval(c *ObjectContext) []Finding {
+func (r *Runner) Eval(c *ObjectContext) []Finding {
 	var out []Finding
 	for _, g := range r.object {
 		if len(g.Meta.Kinds) > 0 && !contains(g.Meta.Kinds, c.Kind) {
@@ -173,9 +170,9 @@ func (r *GoRunner) Eval(c *ObjectContext) []Finding {
 	return out
 }
 
-// EvalCross runs the cross-resource Go rules that report on the entry's
+// EvalCross runs the cross-resource rules that report on the entry's
 // kind.
-func (r *GoRunner) EvalCross(c *CrossContext) []Finding {
+func (r *Runner) EvalCross(c *CrossContext) []Finding {
 	var out []Finding
 	for _, g := range r.cross[c.Self.Kind] {
 		out = append(out, ruleFindings(g, g.Cross(c))...)
@@ -185,7 +182,7 @@ func (r *GoRunner) EvalCross(c *CrossContext) []Finding {
 
 // ruleFindings stamps a rule's findings with its id and severity (a
 // finding may lower it to info, never raise it), sorted by path and message.
-func ruleFindings(g *GoRule, fs []Finding) []Finding {
+func ruleFindings(g *BuiltinRule, fs []Finding) []Finding {
 	for i := range fs {
 		fs[i].RuleID = g.Meta.ID
 		if fs[i].Severity != SeverityInfo {

@@ -7,7 +7,7 @@ import (
 )
 
 // availabilityNoPdbRule is availability/no-pdb.
-var availabilityNoPdbRule = GoRule{
+var availabilityNoPdbRule = BuiltinRule{
 	Meta: Rule{
 		ID:       "availability/no-pdb",
 		Title:    "Several replicas and no PodDisruptionBudget",

@@ -7,7 +7,7 @@ import (
 )
 
 // availabilityNoSpreadRule is availability/no-spread.
-var availabilityNoSpreadRule = GoRule{
+var availabilityNoSpreadRule = BuiltinRule{
 	Meta: Rule{
 		ID:       "availability/no-spread",
 		Title:    "Several replicas without anti-affinity or topology spread",

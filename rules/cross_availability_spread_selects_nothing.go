@@ -5,7 +5,7 @@ import (
 )
 
 // availabilitySpreadSelectsNothingRule is availability/spread-selects-nothing.
-var availabilitySpreadSelectsNothingRule = GoRule{
+var availabilitySpreadSelectsNothingRule = BuiltinRule{
 	Meta: Rule{
 		ID:       "availability/spread-selects-nothing",
 		Title:    "Anti-affinity or spread constraint that selects none of the workload's own pods",

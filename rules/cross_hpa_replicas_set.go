@@ -12,7 +12,7 @@ import (
 )
 
 // hpaReplicasSetRule is hpa/replicas-set.
-var hpaReplicasSetRule = GoRule{
+var hpaReplicasSetRule = BuiltinRule{
 	Meta: Rule{
 		ID:       "hpa/replicas-set",
 		Title:    "Autoscaled workload sets spec.replicas",

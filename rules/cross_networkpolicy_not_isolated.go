@@ -8,7 +8,7 @@ import (
 )
 
 // networkpolicyNotIsolatedRule is networkpolicy/not-isolated.
-var networkpolicyNotIsolatedRule = GoRule{
+var networkpolicyNotIsolatedRule = BuiltinRule{
 	Meta: Rule{
 		ID:       "networkpolicy/not-isolated",
 		Title:    "Pods that no NetworkPolicy isolates (opt-in)",

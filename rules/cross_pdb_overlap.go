@@ -10,7 +10,7 @@ import (
 )
 
 // pdbOverlapRule is pdb/overlap.
-var pdbOverlapRule = GoRule{
+var pdbOverlapRule = BuiltinRule{
 	Meta: Rule{
 		ID:       "pdb/overlap",
 		Title:    "Pods covered by two PodDisruptionBudgets",

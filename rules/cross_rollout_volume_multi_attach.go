@@ -9,7 +9,7 @@ import (
 )
 
 // rolloutVolumeMultiAttachRule is rollout/volume-multi-attach.
-var rolloutVolumeMultiAttachRule = GoRule{
+var rolloutVolumeMultiAttachRule = BuiltinRule{
 	Meta: Rule{
 		ID:       "rollout/volume-multi-attach",
 		Title:    "Rolling update surges a pod that needs a ReadWriteOnce volume the old pod holds",

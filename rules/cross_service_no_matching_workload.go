@@ -10,7 +10,7 @@ import (
 )
 
 // serviceNoMatchingWorkloadRule is service/no-matching-workload.
-var serviceNoMatchingWorkloadRule = GoRule{
+var serviceNoMatchingWorkloadRule = BuiltinRule{
 	Meta: Rule{
 		ID:       "service/no-matching-workload",
 		Title:    "Service selects no workload",

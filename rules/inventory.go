@@ -21,13 +21,13 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
-// The Go inventory: every object of a run, per namespace, as typed objects
-// indexed by kind and by label, for the cross-resource Go rules. It holds
-// what the Rego inventory (inventory.go) holds, read from the same source:
-// an object's defaulted JSON for the workload kinds, else its JSON as
+// The inventory: every object of a run, per namespace, as typed objects
+// indexed by kind and by label, for the cross-resource rules. It holds
+// what the Rego rules' inventory held, read from the same source: an
+// object's defaulted JSON for the workload kinds, else its JSON as
 // written; a context object of a baseline is as written.
 
-// Entry is one object of the Go inventory.
+// Entry is one object of the inventory.
 type Entry struct {
 	// Key is Kind/name.
 	Key, Kind, APIVersion, Name, Namespace string
@@ -530,7 +530,7 @@ func withoutPodSpec(obj runtime.Object) runtime.Object {
 	return obj
 }
 
-// Namespace is the Go inventory of one namespace.
+// Namespace is the inventory of one namespace.
 type Namespace struct {
 	Name    string
 	objects map[string]*Entry
@@ -664,7 +664,7 @@ func writeSelectorKey(b *strings.Builder, sel *metav1.LabelSelector) {
 	b.WriteByte(']')
 }
 
-// Index is the Go inventory of a run (or of a batch of its namespaces).
+// Index is the inventory of a run (or of a batch of its namespaces).
 type Index struct {
 	namespaces map[string]*Namespace
 }

@@ -12,7 +12,7 @@ import (
 const RuleInjected = "injection/replaced-at-admission"
 
 // injectionReplacedAtAdmissionRule is injection/replaced-at-admission.
-var injectionReplacedAtAdmissionRule = GoRule{
+var injectionReplacedAtAdmissionRule = BuiltinRule{
 	Meta: Rule{
 		ID:       RuleInjected,
 		Title:    "Container that a sidecar injector replaces at admission; not judged as written",

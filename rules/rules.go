@@ -1,5 +1,5 @@
 // Package rules is what lint checks: the built-in rule catalogue, written
-// in Go on the typed, defaulted objects (one GoRule per rule, its metadata
+// in Go on the typed, defaulted objects (one BuiltinRule per rule, its metadata
 // as data: catalogue_object.go, catalogue_cross.go), and the metadata of
 // the rules lint's tiers raise (catalogue_tier.go). User policies, in
 // Rego, are lint/userpolicy's. Rules return findings as data; the package
@@ -40,7 +40,7 @@ type Rule struct {
 // Builtin returns the built-in rules' metadata, sorted by id. The caller
 // may modify the slice, not the rules' Kinds.
 func Builtin() []Rule {
-	rs := goCatalogue()
+	rs := builtinCatalogue()
 	out := make([]Rule, len(rs))
 	for i := range rs {
 		out[i] = rs[i].Meta
@@ -50,7 +50,7 @@ func Builtin() []Rule {
 
 // Lookup returns the built-in rule with the given id.
 func Lookup(id string) (Rule, bool) {
-	g, ok := goRuleByID()[id]
+	g, ok := builtinByID()[id]
 	if !ok {
 		return Rule{}, false
 	}

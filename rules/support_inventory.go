@@ -1,4 +1,4 @@
-// What the inventory (goinventory.go) computes of a pod template, for
+// What the inventory (inventory.go) computes of a pod template, for
 // the cross-resource rules to read from an Entry: whether it spreads its
 // pods, its stray spread terms, its claims and how it is pinned to nodes.
 

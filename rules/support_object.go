@@ -154,10 +154,11 @@ func (w *rawJSON) get(path ...any) (any, bool) {
 	return v, true
 }
 
-// regoText formats a written value as Rego's sprintf %v does: integers as
-// integers, numbers with a fraction or an exponent as float64, strings as
-// they are.
-func regoText(v any) string {
+// writtenText formats a value as the manifest writes it, for a message, in
+// the form the Rego rules' sprintf %v gave (kept when they moved to Go):
+// integers as integers, numbers with a fraction or an exponent as float64,
+// strings as they are.
+func writtenText(v any) string {
 	switch x := v.(type) {
 	case json.Number:
 		s := string(x)
