@@ -183,7 +183,7 @@ func TestOnlyPoliciesCompileRego(t *testing.T) {
 		{"version", false},
 		{"predict -f ../examples/predict/checkout-v2.yaml --from ../examples/predict/checkout-v1.yaml", false},
 		{"lint ../examples/good", false},
-		{"lint ../examples/good --policy ../rules/testdata/policies/conftest", true},
+		{"lint ../examples/good --policy ../lint/userpolicy/testdata/policies/conftest", true},
 	} {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestOnlyPoliciesCompileRego$")
 		cmd.Env = append(os.Environ(), "KUBECTL_WORKLOAD_COMPILE_PROBE="+tt.args)
