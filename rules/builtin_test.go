@@ -32,17 +32,7 @@ func TestCatalogueWellFormed(t *testing.T) {
 			if !ok || category == "" || name == "" || slices.Contains([]string{"api", "input", "policy"}, category) {
 				t.Errorf("id %q: want category/name, and api/, input/ and policy/ are reserved", m.ID)
 			}
-			if m.Title == "" || m.Description == "" {
-				t.Errorf("needs a title and a description")
-			}
-			switch m.Severity {
-			case rules.SeverityError, rules.SeverityWarning, rules.SeverityInfo:
-			default:
-				t.Errorf("severity %q: want error, warning or info", m.Severity)
-			}
-			if !strings.HasSuffix(m.Remediation, ".") {
-				t.Errorf("remediation %q does not end with a period", m.Remediation)
-			}
+			checkMetadata(t, m)
 			if _, err := os.Stat(filepath.Join("..", "docs", "rules", rules.DocFile(m.ID))); err != nil {
 				t.Errorf("no docs page: %v", err)
 			}
@@ -64,5 +54,23 @@ func TestCatalogueWellFormed(t *testing.T) {
 				t.Errorf("Lookup(%q) = %v, %v", m.ID, r.ID, ok)
 			}
 		})
+	}
+}
+
+// checkMetadata checks what every catalogue entry's metadata holds: a
+// title, a description, a severity, and a remediation ending with a
+// period.
+func checkMetadata(t *testing.T, m rules.Rule) {
+	t.Helper()
+	if m.Title == "" || m.Description == "" {
+		t.Errorf("needs a title and a description")
+	}
+	switch m.Severity {
+	case rules.SeverityError, rules.SeverityWarning, rules.SeverityInfo:
+	default:
+		t.Errorf("severity %q: want error, warning or info", m.Severity)
+	}
+	if !strings.HasSuffix(m.Remediation, ".") {
+		t.Errorf("remediation %q does not end with a period", m.Remediation)
 	}
 }

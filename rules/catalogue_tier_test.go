@@ -159,17 +159,7 @@ func TestTierCatalogueWellFormed(t *testing.T) {
 			if !ruleIDValue.MatchString(m.ID) {
 				t.Errorf("id %q: want category/name", m.ID)
 			}
-			if m.Title == "" || m.Description == "" {
-				t.Errorf("needs a title and a description")
-			}
-			switch m.Severity {
-			case rules.SeverityError, rules.SeverityWarning, rules.SeverityInfo:
-			default:
-				t.Errorf("severity %q: want error, warning or info", m.Severity)
-			}
-			if !strings.HasSuffix(m.Remediation, ".") {
-				t.Errorf("remediation %q does not end with a period", m.Remediation)
-			}
+			checkMetadata(t, m)
 			if info, err := os.Stat(filepath.Join("..", tr.Tier)); err != nil || !info.IsDir() {
 				t.Errorf("Tier %q: want the package that raises the rule: %v", tr.Tier, err)
 			}
