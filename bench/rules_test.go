@@ -121,13 +121,13 @@ func BenchmarkRuleCost(b *testing.B) {
 				pass = "cross"
 			}
 			ids := []string{"all"}
-			for _, g := range rules.GoRules() {
+			for _, g := range rules.BuiltinRules() {
 				if !g.Meta.OptIn && (g.Cross != nil) == cross && (len(g.Meta.Kinds) == 0 || slices.Contains(g.Meta.Kinds, e.Kind)) {
 					ids = append(ids, g.Meta.ID)
 				}
 			}
 			for _, id := range ids {
-				run := rules.NewGoRunner(func(rule string) bool { return rules.OptIn(rule) || (id != "all" && rule != id) })
+				run := rules.NewRunner(func(rule string) bool { return rules.OptIn(rule) || (id != "all" && rule != id) })
 				b.Run(pass+"/"+e.Kind+"/"+strings.ReplaceAll(id, "/", ":"), func(b *testing.B) {
 					var found []rules.Finding
 					for b.Loop() {

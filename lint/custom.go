@@ -127,11 +127,11 @@ func crdPaths(paths []string) []string {
 // sight gets one info, on its first object.
 //
 // Custom workloads the CRD does not reject then get the pod-level checks
-// on their pod templates (customworkload.go), with goRules, the run's Go
-// rules (nil when every rule runs in Rego).
+// on their pod templates (customworkload.go), with goRules, the run's built-in
+// rules (nil: none).
 //
 // It returns the run's CRDs, or nil when the run holds no custom resource.
-func (l *Linter) checkCustomResources(ctx context.Context, all []*checked, opts Options, res *Result, goRules *rules.GoRunner) *apicheck.CRDs {
+func (l *Linter) checkCustomResources(ctx context.Context, all []*checked, opts Options, res *Result, goRules *rules.Runner) *apicheck.CRDs {
 	var customs []*checked
 	for _, c := range all {
 		if c.custom != nil && apicheck.CustomResource(c.custom.APIVersion, c.custom.Kind) {

@@ -123,7 +123,7 @@ func findTemplates(obj any, path string) []podTemplate {
 // every custom workload of the run that its CRD does not reject (rejected
 // holds those it does; a custom resource whose CRD is not in sight is
 // checked too, as its template's schema is known).
-func (l *Linter) checkCustomWorkloads(ctx context.Context, customs []*checked, rejected map[*checked]bool, goRules *rules.GoRunner, opts Options) {
+func (l *Linter) checkCustomWorkloads(ctx context.Context, customs []*checked, rejected map[*checked]bool, goRules *rules.Runner, opts Options) {
 	paths := customWorkloadPaths(opts.Settings)
 	var todo []*checked
 	var todoPaths [][]string
@@ -170,7 +170,7 @@ const templateObjectName = "custom-workload-template"
 // PodTemplate's "template" to the template's path in the custom resource.
 // A template that is no valid PodTemplateSpec gets no findings here: the
 // rules read only what the API server accepts.
-func (l *Linter) checkPodTemplate(ctx context.Context, c *checked, t podTemplate, restricted bool, goRules *rules.GoRunner) {
+func (l *Linter) checkPodTemplate(ctx context.Context, c *checked, t podTemplate, restricted bool, goRules *rules.Runner) {
 	js, err := json.Marshal(map[string]any{"apiVersion": "v1", "kind": "PodTemplate",
 		"metadata": map[string]any{"name": templateObjectName, "namespace": c.ref.Namespace}, "template": t.value})
 	if err != nil {

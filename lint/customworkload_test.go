@@ -154,7 +154,7 @@ func TestCustomWorkloadLikeDeployment(t *testing.T) {
 	deployment := write("deployment.yaml", "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  selector: {matchLabels: {app: web}}\n")
 	rollout := write("rollout.yaml", "apiVersion: argoproj.io/v1alpha1\nkind: Rollout\nmetadata: {name: web}\nspec:\n  selector: {matchLabels: {app: web}}\n")
 	podLevel := map[string]bool{}
-	for _, g := range rules.GoRules() {
+	for _, g := range rules.BuiltinRules() {
 		if slices.Contains(g.Meta.Kinds, "PodTemplate") {
 			podLevel[g.Meta.ID] = true
 		}

@@ -161,7 +161,7 @@ func (c *checked) dropInjected(f Finding) bool {
 
 // off reports whether the run leaves the rule out: disabled by the
 // configuration, or opt-in and not enabled. The built-in rules it names are
-// not even evaluated (rules.NewGoRunner).
+// not even evaluated (rules.NewRunner).
 func (l *Linter) off(opts Options, rule string) bool {
 	return opts.Settings.Disabled(rule) || (l.OptIn(rule) && !opts.Settings.Enabled(rule))
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/kubectl-workload/kubectl-workload/internal/each"
 	"github.com/kubectl-workload/kubectl-workload/internal/manifest"
 	"github.com/kubectl-workload/kubectl-workload/internal/podsecurity"
+	"github.com/kubectl-workload/kubectl-workload/lint/userpolicy"
 	"github.com/kubectl-workload/kubectl-workload/rules"
 )
 
@@ -183,7 +184,7 @@ type Config struct {
 	// read (--namespace); ["main"] when empty.
 	PolicyNamespaces []string
 	// PolicyTimeout bounds one evaluation of one user policy rule on one
-	// object (--policy-timeout); rules.DefaultPolicyTimeout when 0.
+	// object (--policy-timeout); userpolicy.DefaultPolicyTimeout when 0.
 	PolicyTimeout time.Duration
 }
 
@@ -193,14 +194,14 @@ type Linter struct {
 	api *apicheck.Checker
 	// rules holds the user policies (--policy), compiled in Rego; without
 	// any, it holds nothing and nothing of OPA is compiled.
-	rules *rules.Engine
+	rules *userpolicy.Engine
 	// policies is set when there are user policy rules to run.
 	policies bool
 }
 
 // New builds a Linter. It fails when a user policy does not compile.
 func New(cfg Config) (*Linter, error) {
-	engine, err := rules.New(rules.Options{Policies: cfg.Policies, Namespaces: cfg.PolicyNamespaces,
+	engine, err := userpolicy.New(userpolicy.Options{Policies: cfg.Policies, Namespaces: cfg.PolicyNamespaces,
 		PolicyTimeout: cfg.PolicyTimeout})
 	if err != nil {
 		return nil, err
@@ -298,7 +299,7 @@ func (l *Linter) Run(ctx context.Context, opts Options) *Result {
 	// The rule ids are needed only for ignore annotations.
 	known := sync.OnceValue(l.knownRules)
 	off := func(id string) bool { return l.off(opts, id) } // the rules this run leaves out
-	goRules := rules.NewGoRunner(off)
+	goRules := rules.NewRunner(off)
 	local := &localRules{goRules: goRules, policies: l.policies}
 	keep := rules.NewKeep() // what each object keeps for the second pass
 	sets := make([]*manifest.Set, len(inputs))
@@ -317,7 +318,7 @@ func (l *Linter) Run(ctx context.Context, opts Options) *Result {
 	}
 	var inputsDone, objectsDone atomic.Int64
 	stopped := parallel(ctx, len(inputs), func(i int) {
-		release := l.rules.Hold() // see rules.Engine.Hold; released before each wait on the queue
+		release := l.rules.Hold() // see userpolicy.Engine.Hold; released before each wait on the queue
 		set := inputs[i].Load()
 		release()
 		cs := make([]*checked, 0, len(set.Objects))

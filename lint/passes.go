@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/kubectl-workload/kubectl-workload/internal/manifest"
+	"github.com/kubectl-workload/kubectl-workload/lint/userpolicy"
 	"github.com/kubectl-workload/kubectl-workload/rules"
 )
 
@@ -107,15 +108,15 @@ func (s *shallowIndex) exact(path string) (manifest.Pos, bool) {
 // use (a run without objects prepares nothing).
 type localRules struct {
 	// goRules are the run's built-in rules.
-	goRules *rules.GoRunner
+	goRules *rules.Runner
 	// policies is set when the run has user policies to evaluate.
 	policies bool
 	once     sync.Once
-	run      *rules.Run
+	run      *userpolicy.Run
 	err      error
 }
 
-func (lr *localRules) get(ctx context.Context, e *rules.Engine) (*rules.Run, error) {
+func (lr *localRules) get(ctx context.Context, e *userpolicy.Engine) (*userpolicy.Run, error) {
 	lr.once.Do(func() { lr.run, lr.err = e.Prepare(ctx) })
 	return lr.run, lr.err
 }
@@ -128,7 +129,7 @@ func (l *Linter) firstPass(ctx context.Context, c *checked, local *localRules, o
 	if local.policies {
 		// A policy the sandbox stopped is an error; the other rules'
 		// findings on the object still count. The policies evaluate alone
-		// (rules.Engine.Hold): this goroutine holds nothing meanwhile.
+		// (userpolicy.Engine.Hold): this goroutine holds nothing meanwhile.
 		run, err := local.get(ctx, l.rules)
 		if err == nil {
 			var found []rules.Finding
@@ -157,7 +158,7 @@ func (l *Linter) firstPass(ctx context.Context, c *checked, local *localRules, o
 
 // goFirstPass runs the per-object built-in rules on c's object, and reads
 // its inventory entry.
-func (l *Linter) goFirstPass(c *checked, run *rules.GoRunner) []rules.Finding {
+func (l *Linter) goFirstPass(c *checked, run *rules.Runner) []rules.Finding {
 	c.entry = rules.NewEntry(*c.input)
 	if c.input.Rejected || c.input.Versioned == nil {
 		return nil
@@ -193,7 +194,7 @@ func (c *checked) addRuleFindings(found []rules.Finding) {
 // objects (or one namespace, if larger): what the second pass holds is the
 // inventory of a batch, not of the run's, and that is what each collection
 // marks. A run of up to batchObjects objects is one batch.
-func (l *Linter) secondPass(ctx context.Context, all []*checked, extra []rules.Object, goRules *rules.GoRunner, timings *Timings) error {
+func (l *Linter) secondPass(ctx context.Context, all []*checked, extra []rules.Object, goRules *rules.Runner, timings *Timings) error {
 	if len(all) == 0 {
 		return nil
 	}
@@ -284,7 +285,7 @@ var batchObjects = 1024
 
 // crossBatch runs the cross-resource rules on objects, against index, the
 // inventory of their namespaces' objects.
-func (l *Linter) crossBatch(ctx context.Context, objects []*checked, index *rules.Index, goRules *rules.GoRunner, timings *Timings) error {
+func (l *Linter) crossBatch(ctx context.Context, objects []*checked, index *rules.Index, goRules *rules.Runner, timings *Timings) error {
 	start := time.Now()
 	defer func() { timings.Rules += time.Since(start) }()
 	// The objects are handed to the workers crossChunk at a time: most

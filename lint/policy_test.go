@@ -36,7 +36,7 @@ spec:
 	if err := os.WriteFile(path, []byte(manifest), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	l, err := lint.New(lint.Config{Policies: []string{"../rules/testdata/policies/conftest"}})
+	l, err := lint.New(lint.Config{Policies: []string{"userpolicy/testdata/policies/conftest"}})
 	if err != nil {
 		t.Fatal(err)
 	}

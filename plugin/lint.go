@@ -17,7 +17,7 @@ import (
 	"github.com/kubectl-workload/kubectl-workload/internal/version"
 	"github.com/kubectl-workload/kubectl-workload/lint"
 	"github.com/kubectl-workload/kubectl-workload/lint/report"
-	"github.com/kubectl-workload/kubectl-workload/rules"
+	"github.com/kubectl-workload/kubectl-workload/lint/userpolicy"
 )
 
 // LintOptions are the flags and inputs of `kubectl workload lint`.
@@ -76,7 +76,7 @@ func NewCmdLint(configFlags *genericclioptions.ConfigFlags, streams genericioopt
 	cmd.Flags().StringArrayVar(&o.Policies, "policy", nil, "user Rego policy file or directory, conftest style (repeatable)")
 	cmd.Flags().StringArrayVar(&o.PolicyNamespaces, "policy-namespace", nil,
 		"Rego package whose deny/violation/warn rules are read (repeatable; default main; conftest's --namespace, renamed because -n/--namespace is kubectl's)")
-	cmd.Flags().DurationVar(&o.PolicyTimeout, "policy-timeout", rules.DefaultPolicyTimeout,
+	cmd.Flags().DurationVar(&o.PolicyTimeout, "policy-timeout", userpolicy.DefaultPolicyTimeout,
 		"stop a user policy that takes longer than this on one object (the run then exits 2)")
 	cmd.Flags().BoolVar(&o.ListRules, "list-rules", false, "list every rule with its severity and profile (default, or all for the opt-in rules) (-o json: as JSON), then exit")
 	cmd.Flags().StringVar(&o.ConfigFile, "config", "", "configuration file (default: "+config.FileName+" in the current directory or the nearest parent, up to the git root)")

@@ -18,7 +18,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-workload/kubectl-workload/internal/testkit"
-	"github.com/kubectl-workload/kubectl-workload/rules"
+	"github.com/kubectl-workload/kubectl-workload/lint/userpolicy"
 )
 
 // run executes the root command as main would, returning stdout, stderr and
@@ -177,7 +177,7 @@ func TestHelpShowsKubectlPrefix(t *testing.T) {
 func TestOnlyPoliciesCompileRego(t *testing.T) {
 	if args := os.Getenv("KUBECTL_WORKLOAD_COMPILE_PROBE"); args != "" {
 		_, stderr, code := run(t, "", strings.Fields(args)...)
-		fmt.Printf("compiles=%d exit=%d %s\n", rules.Compiles(), code, stderr)
+		fmt.Printf("compiles=%d exit=%d %s\n", userpolicy.Compiles(), code, stderr)
 		return
 	}
 	for _, tt := range []struct {
@@ -187,7 +187,7 @@ func TestOnlyPoliciesCompileRego(t *testing.T) {
 		{"version", false},
 		{"predict -f ../examples/predict/checkout-v2.yaml --from ../examples/predict/checkout-v1.yaml", false},
 		{"lint ../examples/good", false},
-		{"lint ../examples/good --policy ../rules/testdata/policies/conftest", true},
+		{"lint ../examples/good --policy ../lint/userpolicy/testdata/policies/conftest", true},
 	} {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestOnlyPoliciesCompileRego$")
 		cmd.Env = append(os.Environ(), "KUBECTL_WORKLOAD_COMPILE_PROBE="+tt.args)

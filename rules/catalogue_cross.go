@@ -4,7 +4,7 @@ package rules
 // sees one object and its namespace's inventory (CrossContext), and names
 // in Meta.Kinds the kinds it reports on. One rule per file,
 // cross_<category>_<name>.go; see README.md.
-var crossRules = []GoRule{
+var crossRules = []BuiltinRule{
 	availabilityNoPdbRule,
 	availabilityNoSpreadRule,
 	availabilitySingleReplicaRule,

@@ -4,11 +4,10 @@ import (
 	"fmt"
 
 	appsv1 "k8s.io/api/apps/v1"
-	autoscalingv2 "k8s.io/api/autoscaling/v2"
 )
 
 // availabilityNoPdbRule is availability/no-pdb.
-var availabilityNoPdbRule = GoRule{
+var availabilityNoPdbRule = BuiltinRule{
 	Meta: Rule{
 		ID:       "availability/no-pdb",
 		Title:    "Several replicas and no PodDisruptionBudget",
@@ -60,39 +59,4 @@ func availabilityNoPdb(c *CrossContext) []Finding {
 			c.Self.Kind, c.Self.Name, n, source),
 		Path: "spec.replicas",
 	}}
-}
-
-// workloadReplicas is how many pods a Deployment or StatefulSet runs, as
-// the availability and rollout rules count them: replicas (spec.replicas
-// after defaulting, 1 when nil), or, when the manifest leaves spec.replicas
-// unset (writtenUnset) and HorizontalPodAutoscalers of the input scale the
-// workload (as hpa/replicas-set advises), their smallest minReplicas, the
-// fewest pods it runs; source then names them, for the message.
-func workloadReplicas(c *CrossContext, replicas *int32, writtenUnset bool) (n int32, source string) {
-	n = 1
-	if replicas != nil {
-		n = *replicas
-	}
-	if writtenUnset && c.NS.Has("HorizontalPodAutoscaler") {
-		if autoscalers := c.NS.AutoscalersTargeting(c.Self.Kind, c.Self.Name, c.Self.APIVersion); len(autoscalers) > 0 {
-			return smallestMinReplicas(autoscalers), fmt.Sprintf(" (the minReplicas of %s, which scales it)", DescribeList(KeysOf(autoscalers)))
-		}
-	}
-	return n, ""
-}
-
-// smallestMinReplicas is the smallest minReplicas of the autoscalers (1
-// where unset, the API server's default): the fewest pods the workload runs.
-func smallestMinReplicas(autoscalers []*Entry) int32 {
-	n := int32(-1)
-	for _, h := range autoscalers {
-		m := int32(1)
-		if hpa, ok := h.Object.(*autoscalingv2.HorizontalPodAutoscaler); ok && hpa.Spec.MinReplicas != nil {
-			m = *hpa.Spec.MinReplicas
-		}
-		if n < 0 || m < n {
-			n = m
-		}
-	}
-	return n
 }

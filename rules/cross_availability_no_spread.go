@@ -4,13 +4,10 @@ import (
 	"fmt"
 
 	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 )
 
 // availabilityNoSpreadRule is availability/no-spread.
-var availabilityNoSpreadRule = GoRule{
+var availabilityNoSpreadRule = BuiltinRule{
 	Meta: Rule{
 		ID:       "availability/no-spread",
 		Title:    "Several replicas without anti-affinity or topology spread",
@@ -35,9 +32,6 @@ at the autoscaler's smallest minReplicas, as availability/no-pdb counts it.`,
 	},
 	Cross: availabilityNoSpread,
 }
-
-var spreadTopologyKeys = map[string]bool{"kubernetes.io/hostname": true, "topology.kubernetes.io/zone": true,
-	"failure-domain.beta.kubernetes.io/zone": true}
 
 // availabilityNoSpread reports a Deployment or StatefulSet of two or more
 // replicas whose pod template spreads its pods neither by anti-affinity nor
@@ -78,43 +72,4 @@ func availabilityNoSpread(c *CrossContext) []Finding {
 		Message: fmt.Sprintf("%s %s runs %d replicas%s, but its pod template has no pod anti-affinity and no topology spread constraint on the node or the zone: all of them may run on one node",
 			c.Self.Kind, c.Self.Name, n, source),
 	}}
-}
-
-// spreads reports whether a pod template spreads its own pods by node or
-// zone: a topology spread constraint or a pod anti-affinity term (required
-// or preferred) on kubernetes.io/hostname or a zone whose selector selects
-// the template's own labels (own). A term that selects other pods only
-// keeps this workload away from them, not its replicas from each other.
-func spreads(spec *corev1.PodSpec, own map[string]string) bool {
-	for _, c := range spec.TopologySpreadConstraints {
-		if spreadTopologyKeys[c.TopologyKey] && selectsOwn(c.LabelSelector, c.MatchLabelKeys, own) {
-			return true
-		}
-	}
-	if spec.Affinity == nil || spec.Affinity.PodAntiAffinity == nil {
-		return false
-	}
-	terms := append([]corev1.PodAffinityTerm{}, spec.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution...)
-	for _, w := range spec.Affinity.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution {
-		terms = append(terms, w.PodAffinityTerm)
-	}
-	for _, t := range terms {
-		if spreadTopologyKeys[t.TopologyKey] && selectsOwn(t.LabelSelector, t.MatchLabelKeys, own) {
-			return true
-		}
-	}
-	return false
-}
-
-// selectsOwn reports whether a term's selector selects a pod with the
-// labels own: with upstream's semantics (metav1.LabelSelectorAsSelector;
-// nil or refused selects nothing). matchLabelKeys alone, with no selector,
-// selects the pod's own values of those keys (the API server merges them
-// into the selector), so its own pods.
-func selectsOwn(sel *metav1.LabelSelector, matchLabelKeys []string, own map[string]string) bool {
-	if sel == nil {
-		return len(matchLabelKeys) > 0
-	}
-	s, err := metav1.LabelSelectorAsSelector(sel)
-	return err == nil && s.Matches(labels.Set(own))
 }

@@ -7,7 +7,7 @@ import (
 )
 
 // availabilitySingleReplicaRule is availability/single-replica.
-var availabilitySingleReplicaRule = GoRule{
+var availabilitySingleReplicaRule = BuiltinRule{
 	Meta: Rule{
 		ID:       "availability/single-replica",
 		Title:    "Single replica and no autoscaler",

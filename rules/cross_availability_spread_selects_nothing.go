@@ -2,13 +2,10 @@ package rules
 
 import (
 	"fmt"
-
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // availabilitySpreadSelectsNothingRule is availability/spread-selects-nothing.
-var availabilitySpreadSelectsNothingRule = GoRule{
+var availabilitySpreadSelectsNothingRule = BuiltinRule{
 	Meta: Rule{
 		ID:       "availability/spread-selects-nothing",
 		Title:    "Anti-affinity or spread constraint that selects none of the workload's own pods",
@@ -31,43 +28,6 @@ availability/no-spread does not count either as spread.`,
 		Remediation: "Make the term's labelSelector select the workload's own pod template labels (or use matchLabelKeys with pod-template-hash).",
 	},
 	Cross: availabilitySpreadSelectsNothing,
-}
-
-// StrayTerm is a required pod anti-affinity term or a topology spread
-// constraint of a pod template whose selector selects none of the
-// template's own pods.
-type StrayTerm struct {
-	// Path is the term's field path, relative to the object.
-	Path string
-	// AntiAffinity is set for a required pod anti-affinity term, unset for
-	// a topology spread constraint.
-	AntiAffinity bool
-	// Selector is the term's labelSelector; OtherNamespaces is set when
-	// the term names namespaces or a namespaceSelector.
-	Selector        *metav1.LabelSelector
-	OtherNamespaces bool
-}
-
-// strayTerms lists the required anti-affinity terms and the spread
-// constraints of spec (a pod template's, at spec.template.spec) whose
-// selector selects none of own.
-func strayTerms(spec *corev1.PodSpec, own map[string]string) []StrayTerm {
-	var out []StrayTerm
-	for i, c := range spec.TopologySpreadConstraints {
-		if !selectsOwn(c.LabelSelector, c.MatchLabelKeys, own) {
-			out = append(out, StrayTerm{Path: fmt.Sprintf("spec.template.spec.topologySpreadConstraints[%d].labelSelector", i), Selector: c.LabelSelector})
-		}
-	}
-	if spec.Affinity == nil || spec.Affinity.PodAntiAffinity == nil {
-		return out
-	}
-	for i, t := range spec.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
-		if !selectsOwn(t.LabelSelector, t.MatchLabelKeys, own) {
-			out = append(out, StrayTerm{Path: fmt.Sprintf("spec.template.spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[%d].labelSelector", i),
-				AntiAffinity: true, Selector: t.LabelSelector, OtherNamespaces: len(t.Namespaces) > 0 || t.NamespaceSelector != nil})
-		}
-	}
-	return out
 }
 
 // availabilitySpreadSelectsNothing reports each stray spread term of a

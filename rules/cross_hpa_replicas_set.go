@@ -9,11 +9,10 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
 )
 
 // hpaReplicasSetRule is hpa/replicas-set.
-var hpaReplicasSetRule = GoRule{
+var hpaReplicasSetRule = BuiltinRule{
 	Meta: Rule{
 		ID:       "hpa/replicas-set",
 		Title:    "Autoscaled workload sets spec.replicas",
@@ -84,17 +83,4 @@ func writtenReplicas(e *Entry) *int32 {
 		return t.Spec.Replicas
 	}
 	return nil
-}
-
-// displayName is an object's name for messages (lib.display_name):
-// metadata.name, or for an object whose name the API server generates, the
-// generateName prefix and "*".
-func displayName(e *Entry) string {
-	if e.Name != "" {
-		return e.Name
-	}
-	if m, err := meta.Accessor(e.Written); err == nil && m.GetGenerateName() != "" {
-		return m.GetGenerateName() + "*"
-	}
-	return ""
 }

@@ -9,7 +9,7 @@ import (
 )
 
 // hpaTargetMissingRule is hpa/target-missing.
-var hpaTargetMissingRule = GoRule{
+var hpaTargetMissingRule = BuiltinRule{
 	Meta: Rule{
 		ID:       "hpa/target-missing",
 		Title:    "Autoscaler's target is not in the input",

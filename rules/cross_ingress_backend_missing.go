@@ -7,7 +7,7 @@ import (
 )
 
 // ingressBackendMissingRule is ingress/backend-missing.
-var ingressBackendMissingRule = GoRule{
+var ingressBackendMissingRule = BuiltinRule{
 	Meta: Rule{
 		ID:       "ingress/backend-missing",
 		Title:    "Ingress backend Service missing",

@@ -9,7 +9,7 @@ import (
 )
 
 // ingressBackendPortMissingRule is ingress/backend-port-missing.
-var ingressBackendPortMissingRule = GoRule{
+var ingressBackendPortMissingRule = BuiltinRule{
 	Meta: Rule{
 		ID:       "ingress/backend-port-missing",
 		Title:    "Ingress backend port that its Service does not have",

@@ -7,7 +7,7 @@ import (
 )
 
 // jobManualSelectorRule is job/manual-selector.
-var jobManualSelectorRule = GoRule{
+var jobManualSelectorRule = BuiltinRule{
 	Meta: Rule{
 		ID:       "job/manual-selector",
 		Title:    "Job sets manualSelector",

@@ -5,11 +5,10 @@ import (
 
 	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // networkpolicyNotIsolatedRule is networkpolicy/not-isolated.
-var networkpolicyNotIsolatedRule = GoRule{
+var networkpolicyNotIsolatedRule = BuiltinRule{
 	Meta: Rule{
 		ID:       "networkpolicy/not-isolated",
 		Title:    "Pods that no NetworkPolicy isolates (opt-in)",
@@ -78,11 +77,4 @@ func selectsIngress(types []networkingv1.PolicyType) bool {
 		}
 	}
 	return false
-}
-
-// ownedByController reports whether the object as written has a
-// controlling owner, which is linted instead (lib.owned_by_controller).
-func ownedByController(e *Entry) bool {
-	m, err := meta.Accessor(e.Written)
-	return err == nil && metav1.GetControllerOfNoCopy(m) != nil
 }

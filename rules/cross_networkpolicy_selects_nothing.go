@@ -7,7 +7,7 @@ import (
 )
 
 // networkpolicySelectsNothingRule is networkpolicy/selects-nothing.
-var networkpolicySelectsNothingRule = GoRule{
+var networkpolicySelectsNothingRule = BuiltinRule{
 	Meta: Rule{
 		ID:       "networkpolicy/selects-nothing",
 		Title:    "NetworkPolicy that selects no pod",

@@ -7,7 +7,7 @@ import (
 )
 
 // pdbNoMatchingWorkloadRule is pdb/no-matching-workload.
-var pdbNoMatchingWorkloadRule = GoRule{
+var pdbNoMatchingWorkloadRule = BuiltinRule{
 	Meta: Rule{
 		ID:       "pdb/no-matching-workload",
 		Title:    "PodDisruptionBudget selects no workload",

@@ -16,7 +16,7 @@ import (
 )
 
 // pdbNoScaleRule is pdb/no-scale.
-var pdbNoScaleRule = GoRule{
+var pdbNoScaleRule = BuiltinRule{
 	Meta: Rule{
 		ID:       "pdb/no-scale",
 		Title:    "PodDisruptionBudget needs a scale its pods' controllers do not have",

@@ -10,7 +10,7 @@ import (
 )
 
 // pdbOverlapRule is pdb/overlap.
-var pdbOverlapRule = GoRule{
+var pdbOverlapRule = BuiltinRule{
 	Meta: Rule{
 		ID:       "pdb/overlap",
 		Title:    "Pods covered by two PodDisruptionBudgets",
@@ -33,10 +33,6 @@ n².`,
 	},
 	Cross: pdbOverlap,
 }
-
-// maxRelatedNamed is how many related objects a bounded message names,
-// beyond which one finding counts them (maxRelated in bounded.go).
-const maxRelatedNamed = maxRelated
 
 // pdbOverlap reports the workloads a budget shares with other budgets: one
 // finding per workload, naming up to five others, or, beyond five

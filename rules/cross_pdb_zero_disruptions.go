@@ -15,7 +15,7 @@ import (
 )
 
 // pdbZeroDisruptionsRule is pdb/zero-disruptions.
-var pdbZeroDisruptionsRule = GoRule{
+var pdbZeroDisruptionsRule = BuiltinRule{
 	Meta: Rule{
 		ID:       "pdb/zero-disruptions",
 		Title:    "PodDisruptionBudget allows no disruption",

@@ -15,7 +15,7 @@ import (
 )
 
 // probesReadinessMissingRule is probes/readiness-missing.
-var probesReadinessMissingRule = GoRule{
+var probesReadinessMissingRule = BuiltinRule{
 	Meta: Rule{
 		ID:       "probes/readiness-missing",
 		Title:    "Container behind a Service without a readiness probe",

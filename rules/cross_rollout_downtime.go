@@ -9,7 +9,7 @@ import (
 )
 
 // rolloutDowntimeRule is rollout/downtime.
-var rolloutDowntimeRule = GoRule{
+var rolloutDowntimeRule = BuiltinRule{
 	Meta: Rule{
 		ID:       "rollout/downtime",
 		Title:    "Deployment rollout takes every pod down",

@@ -9,7 +9,7 @@ import (
 )
 
 // rolloutVolumeMultiAttachRule is rollout/volume-multi-attach.
-var rolloutVolumeMultiAttachRule = GoRule{
+var rolloutVolumeMultiAttachRule = BuiltinRule{
 	Meta: Rule{
 		ID:       "rollout/volume-multi-attach",
 		Title:    "Rolling update surges a pod that needs a ReadWriteOnce volume the old pod holds",
@@ -34,69 +34,6 @@ judged.`,
 		Remediation: "Use strategy.type Recreate, or RollingUpdate with maxSurge 0 and maxUnavailable 1, for a Deployment that mounts a ReadWriteOnce claim (or use a StatefulSet with volumeClaimTemplates).",
 	},
 	Cross: rolloutVolumeMultiAttach,
-}
-
-// ClaimVolume is a pod template volume backed by a PersistentVolumeClaim.
-type ClaimVolume struct {
-	// Volume is the volume's name, Claim the claim's.
-	Volume, Claim string
-}
-
-// claimVolumes lists the PersistentVolumeClaims spec mounts as volumes.
-func claimVolumes(spec *corev1.PodSpec) []ClaimVolume {
-	var out []ClaimVolume
-	for _, v := range spec.Volumes {
-		if v.PersistentVolumeClaim != nil && v.PersistentVolumeClaim.ClaimName != "" {
-			out = append(out, ClaimVolume{Volume: v.Name, Claim: v.PersistentVolumeClaim.ClaimName})
-		}
-	}
-	return out
-}
-
-// hostnameLabel is the node label that names one node.
-const hostnameLabel = "kubernetes.io/hostname"
-
-// pinnedToNode reports whether spec's pods can run on one node only:
-// spec.nodeName, a kubernetes.io/hostname nodeSelector, or required node
-// affinity whose every term names one and the same host (by the hostname
-// label or by metadata.name).
-func pinnedToNode(spec *corev1.PodSpec) bool {
-	if spec.NodeName != "" || spec.NodeSelector[hostnameLabel] != "" {
-		return true
-	}
-	if spec.Affinity == nil || spec.Affinity.NodeAffinity == nil || spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution == nil {
-		return false
-	}
-	terms := spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms
-	host := ""
-	for _, t := range terms {
-		one := ""
-		for _, r := range append(append([]corev1.NodeSelectorRequirement{}, t.MatchExpressions...), t.MatchFields...) {
-			if (r.Key == hostnameLabel || r.Key == "metadata.name") && r.Operator == corev1.NodeSelectorOpIn && len(r.Values) == 1 {
-				one = r.Values[0]
-			}
-		}
-		if one == "" || host != "" && one != host {
-			return false
-		}
-		host = one
-	}
-	return host != ""
-}
-
-// prefersOtherNode reports whether spec's preferred pod anti-affinity
-// spreads its own pods (own) across hostnames: the scheduler then sends a
-// surge pod away from the old pod's node.
-func prefersOtherNode(spec *corev1.PodSpec, own map[string]string) bool {
-	if spec.Affinity == nil || spec.Affinity.PodAntiAffinity == nil {
-		return false
-	}
-	for _, w := range spec.Affinity.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution {
-		if w.PodAffinityTerm.TopologyKey == hostnameLabel && selectsOwn(w.PodAffinityTerm.LabelSelector, w.PodAffinityTerm.MatchLabelKeys, own) {
-			return true
-		}
-	}
-	return false
 }
 
 // multiAttachReason says why a claim with the access modes blocks a surge

@@ -13,7 +13,7 @@ import (
 )
 
 // selectorBarePodAdoptedRule is selector/bare-pod-adopted.
-var selectorBarePodAdoptedRule = GoRule{
+var selectorBarePodAdoptedRule = BuiltinRule{
 	Meta: Rule{
 		ID:       "selector/bare-pod-adopted",
 		Title:    "Bare Pod is adopted by a controller",

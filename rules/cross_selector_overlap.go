@@ -11,7 +11,7 @@ import (
 )
 
 // selectorOverlapRule is selector/overlap.
-var selectorOverlapRule = GoRule{
+var selectorOverlapRule = BuiltinRule{
 	Meta: Rule{
 		ID:       "selector/overlap",
 		Title:    "Two controllers select the same pods",

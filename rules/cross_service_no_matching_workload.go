@@ -7,12 +7,10 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	"github.com/kubectl-workload/kubectl-workload/internal/nearest"
 )
 
 // serviceNoMatchingWorkloadRule is service/no-matching-workload.
-var serviceNoMatchingWorkloadRule = GoRule{
+var serviceNoMatchingWorkloadRule = BuiltinRule{
 	Meta: Rule{
 		ID:       "service/no-matching-workload",
 		Title:    "Service selects no workload",
@@ -139,62 +137,4 @@ func serviceNoMatchingWorkload(c *CrossContext) []Finding {
 		Message: fmt.Sprintf("%s; it was probably meant for %s%s", matchesNothing, c.NS.DescribeIntended(shown, count), hint),
 		Path:    "spec.selector",
 	}}
-}
-
-// typoHint is "; did you mean KEY=VALUE, as WORKLOAD has?" when a selector
-// of matchLabels only misses a workload's pod labels by one value a few
-// edits away (valueTypo), else "".
-func (ns *Namespace) typoHint(sel *metav1.LabelSelector) string {
-	return ns.typoHintExcept(sel, nil)
-}
-
-// typoHintExcept is typoHint without the workloads skip reports true for;
-// skip may be nil.
-func (ns *Namespace) typoHintExcept(sel *metav1.LabelSelector, skip func(*Entry) bool) string {
-	if sel == nil || len(sel.MatchExpressions) > 0 || len(sel.MatchLabels) == 0 {
-		return ""
-	}
-	label, key := ns.valueTypo(sel.MatchLabels, skip)
-	if key == "" {
-		return ""
-	}
-	return fmt.Sprintf("; did you mean %s, as %s has?", label, Describe(key))
-}
-
-// valueTypo finds, for a selector of matchLabels that selects no workload,
-// the workload or Pod whose pod labels carry every pair but one, and that
-// one's key with a value a few edits away (nearest.Close): a misspelled
-// label value. The closest wins, then the first key. It returns the label
-// as key=value and the workload's key, or "", "".
-func (ns *Namespace) valueTypo(match map[string]string, skip func(*Entry) bool) (label, key string) {
-	best := -1
-	for _, k := range sortedKeys(ns.objects) {
-		e := ns.objects[k]
-		if !templateWorkloadKinds[e.Kind] && e.Kind != "Pod" || skip != nil && skip(e) {
-			continue
-		}
-		if e.Kind != "Pod" && e.TemplateLabels == nil {
-			continue // not a pod-label holder
-		}
-		h := e.PodLabels()
-		missing, missKey := 0, ""
-		for lk, v := range match {
-			if got, ok := h[lk]; !ok || got != v {
-				missing++
-				missKey = lk
-			}
-		}
-		if missing != 1 {
-			continue
-		}
-		want := match[missKey]
-		got, ok := h[missKey]
-		if !ok || !nearest.Close(want, got) {
-			continue
-		}
-		if d := nearest.Distance(want, got); best < 0 || d < best {
-			best, label, key = d, missKey+"="+got, k
-		}
-	}
-	return label, key
 }

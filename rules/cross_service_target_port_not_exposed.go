@@ -12,7 +12,7 @@ import (
 )
 
 // serviceTargetPortNotExposedRule is service/target-port-not-exposed.
-var serviceTargetPortNotExposedRule = GoRule{
+var serviceTargetPortNotExposedRule = BuiltinRule{
 	Meta: Rule{
 		ID:       "service/target-port-not-exposed",
 		Title:    "Service targetPort that no selected pod declares",

@@ -7,7 +7,7 @@ import (
 )
 
 // statefulsetServiceMissingRule is statefulset/service-missing.
-var statefulsetServiceMissingRule = GoRule{
+var statefulsetServiceMissingRule = BuiltinRule{
 	Meta: Rule{
 		ID:       "statefulset/service-missing",
 		Title:    "StatefulSet's governing Service is missing",

@@ -8,7 +8,7 @@ import (
 )
 
 // statefulsetServiceNotHeadlessRule is statefulset/service-not-headless.
-var statefulsetServiceNotHeadlessRule = GoRule{
+var statefulsetServiceNotHeadlessRule = BuiltinRule{
 	Meta: Rule{
 		ID:       "statefulset/service-not-headless",
 		Title:    "StatefulSet's governing Service is not headless",

@@ -7,7 +7,7 @@ import (
 )
 
 // cronjobStartingDeadlineTooShortRule is cronjob/starting-deadline-too-short.
-var cronjobStartingDeadlineTooShortRule = GoRule{
+var cronjobStartingDeadlineTooShortRule = BuiltinRule{
 	Meta: Rule{
 		ID:       "cronjob/starting-deadline-too-short",
 		Title:    "CronJob starting deadline too short to start reliably",

@@ -7,7 +7,7 @@ import (
 )
 
 // cronjobUnboundedConcurrencyRule is cronjob/unbounded-concurrency.
-var cronjobUnboundedConcurrencyRule = GoRule{
+var cronjobUnboundedConcurrencyRule = BuiltinRule{
 	Meta: Rule{
 		ID:       "cronjob/unbounded-concurrency",
 		Title:    "CronJob runs can pile up",

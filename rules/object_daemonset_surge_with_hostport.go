@@ -11,7 +11,7 @@ import (
 )
 
 // daemonsetSurgeWithHostportRule is daemonset/surge-with-hostport.
-var daemonsetSurgeWithHostportRule = GoRule{
+var daemonsetSurgeWithHostportRule = BuiltinRule{
 	Meta: Rule{
 		ID:       "daemonset/surge-with-hostport",
 		Title:    "DaemonSet surges pods that need a host port",

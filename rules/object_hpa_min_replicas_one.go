@@ -8,7 +8,7 @@ import (
 )
 
 // hpaMinReplicasOneRule is hpa/min-replicas-one.
-var hpaMinReplicasOneRule = GoRule{
+var hpaMinReplicasOneRule = BuiltinRule{
 	Meta: Rule{
 		ID:       "hpa/min-replicas-one",
 		Title:    "HorizontalPodAutoscaler that may scale down to one pod",

@@ -5,7 +5,7 @@ import (
 )
 
 // hygieneAutomountTokenRule is hygiene/automount-token.
-var hygieneAutomountTokenRule = GoRule{
+var hygieneAutomountTokenRule = BuiltinRule{
 	Meta: Rule{
 		ID:       "hygiene/automount-token",
 		Title:    "Service account token mounted (opt-in)",

@@ -7,7 +7,7 @@ import (
 )
 
 // hygieneSecretInEnvRule is hygiene/secret-in-env.
-var hygieneSecretInEnvRule = GoRule{
+var hygieneSecretInEnvRule = BuiltinRule{
 	Meta: Rule{
 		ID:       "hygiene/secret-in-env",
 		Title:    "Secret given as a literal environment value",

@@ -6,7 +6,7 @@ import (
 )
 
 // imagesDigestRequiredRule is images/digest-required.
-var imagesDigestRequiredRule = GoRule{
+var imagesDigestRequiredRule = BuiltinRule{
 	Meta: Rule{
 		ID:       "images/digest-required",
 		Title:    "Image not pinned by digest (opt-in)",

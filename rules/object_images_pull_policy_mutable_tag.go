@@ -9,7 +9,7 @@ import (
 )
 
 // imagesPullPolicyMutableTagRule is images/pull-policy-mutable-tag.
-var imagesPullPolicyMutableTagRule = GoRule{
+var imagesPullPolicyMutableTagRule = BuiltinRule{
 	Meta: Rule{
 		ID:       "images/pull-policy-mutable-tag",
 		Title:    "Mutable image tag pulled only if not present",

@@ -8,7 +8,7 @@ import (
 )
 
 // jobNoTtlRule is job/no-ttl.
-var jobNoTtlRule = GoRule{
+var jobNoTtlRule = BuiltinRule{
 	Meta: Rule{
 		ID:       "job/no-ttl",
 		Title:    "Finished Job is never cleaned up",

@@ -8,7 +8,7 @@ import (
 )
 
 // jobOnfailureBackoffRule is job/onfailure-backoff.
-var jobOnfailureBackoffRule = GoRule{
+var jobOnfailureBackoffRule = BuiltinRule{
 	Meta: Rule{
 		ID:       "job/onfailure-backoff",
 		Title:    "Job with restartPolicy OnFailure loses its logs at the backoff limit",

@@ -6,7 +6,7 @@ import (
 )
 
 // jobParallelismExceedsCompletionsRule is job/parallelism-exceeds-completions.
-var jobParallelismExceedsCompletionsRule = GoRule{
+var jobParallelismExceedsCompletionsRule = BuiltinRule{
 	Meta: Rule{
 		ID:       "job/parallelism-exceeds-completions",
 		Title:    "Job parallelism above its completions",

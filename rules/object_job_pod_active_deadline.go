@@ -6,7 +6,7 @@ import (
 )
 
 // jobPodActiveDeadlineRule is job/pod-active-deadline.
-var jobPodActiveDeadlineRule = GoRule{
+var jobPodActiveDeadlineRule = BuiltinRule{
 	Meta: Rule{
 		ID:       "job/pod-active-deadline",
 		Title:    "activeDeadlineSeconds on the pod template instead of the Job",

@@ -7,7 +7,7 @@ import (
 )
 
 // kindBarePodRule is kind/bare-pod.
-var kindBarePodRule = GoRule{
+var kindBarePodRule = BuiltinRule{
 	Meta: Rule{
 		ID:       "kind/bare-pod",
 		Title:    "Bare Pod without a controller",

@@ -7,7 +7,7 @@ import (
 )
 
 // kindReplicationcontrollerRule is kind/replicationcontroller.
-var kindReplicationcontrollerRule = GoRule{
+var kindReplicationcontrollerRule = BuiltinRule{
 	Meta: Rule{
 		ID:       "kind/replicationcontroller",
 		Title:    "ReplicationController instead of a Deployment",

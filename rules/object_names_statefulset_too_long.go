@@ -7,7 +7,7 @@ import (
 )
 
 // namesStatefulsetTooLongRule is names/statefulset-too-long.
-var namesStatefulsetTooLongRule = GoRule{
+var namesStatefulsetTooLongRule = BuiltinRule{
 	Meta: Rule{
 		ID:       "names/statefulset-too-long",
 		Title:    "StatefulSet name too long for its pods' revision label",

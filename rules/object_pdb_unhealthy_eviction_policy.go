@@ -7,7 +7,7 @@ import (
 )
 
 // pdbUnhealthyEvictionPolicyRule is pdb/unhealthy-eviction-policy.
-var pdbUnhealthyEvictionPolicyRule = GoRule{
+var pdbUnhealthyEvictionPolicyRule = BuiltinRule{
 	Meta: Rule{
 		ID:       "pdb/unhealthy-eviction-policy",
 		Title:    "PodDisruptionBudget without unhealthyPodEvictionPolicy",

@@ -8,7 +8,7 @@ import (
 )
 
 // probesLivenessEqualsReadinessRule is probes/liveness-equals-readiness.
-var probesLivenessEqualsReadinessRule = GoRule{
+var probesLivenessEqualsReadinessRule = BuiltinRule{
 	Meta: Rule{
 		ID:       "probes/liveness-equals-readiness",
 		Title:    "Liveness probe identical to the readiness probe",

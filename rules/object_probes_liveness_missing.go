@@ -7,7 +7,7 @@ import (
 )
 
 // probesLivenessMissingRule is probes/liveness-missing.
-var probesLivenessMissingRule = GoRule{
+var probesLivenessMissingRule = BuiltinRule{
 	Meta: Rule{
 		ID:       "probes/liveness-missing",
 		Title:    "Container without a liveness probe (opt-in)",

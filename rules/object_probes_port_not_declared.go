@@ -11,7 +11,7 @@ import (
 )
 
 // probesPortNotDeclaredRule is probes/port-not-declared.
-var probesPortNotDeclaredRule = GoRule{
+var probesPortNotDeclaredRule = BuiltinRule{
 	Meta: Rule{
 		ID:       "probes/port-not-declared",
 		Title:    "Probe aimed at a port the container does not declare",

@@ -7,7 +7,7 @@ import (
 )
 
 // resourcesCpuLimitMissingRule is resources/cpu-limit-missing.
-var resourcesCpuLimitMissingRule = GoRule{
+var resourcesCpuLimitMissingRule = BuiltinRule{
 	Meta: Rule{
 		ID:       "resources/cpu-limit-missing",
 		Title:    "Container without a CPU limit (opt-in)",

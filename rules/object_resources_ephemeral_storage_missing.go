@@ -7,7 +7,7 @@ import (
 )
 
 // resourcesEphemeralStorageMissingRule is resources/ephemeral-storage-missing.
-var resourcesEphemeralStorageMissingRule = GoRule{
+var resourcesEphemeralStorageMissingRule = BuiltinRule{
 	Meta: Rule{
 		ID:       "resources/ephemeral-storage-missing",
 		Title:    "Container without an ephemeral-storage limit (opt-in)",
@@ -44,7 +44,7 @@ func checkEphemeralStorageMissing(c *ObjectContext) []Finding {
 		}
 		what := "requests no ephemeral storage and sets no ephemeral-storage limit"
 		if req, ok := writtenResource(raw, specPath, pc, "requests", corev1.ResourceEphemeralStorage); ok {
-			what = fmt.Sprintf("requests ephemeral-storage %s but sets no ephemeral-storage limit", regoText(req))
+			what = fmt.Sprintf("requests ephemeral-storage %s but sets no ephemeral-storage limit", writtenText(req))
 		}
 		return &Finding{Path: pc.path + ".resources",
 			Message: fmt.Sprintf("%s %q %s: it may fill its node's disk with logs, its writable layer and emptyDir volumes, and the kubelet then evicts pods of the node under disk pressure", containerLabel[pc.field], pc.c.Name, what)}

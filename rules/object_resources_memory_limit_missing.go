@@ -7,7 +7,7 @@ import (
 )
 
 // resourcesMemoryLimitMissingRule is resources/memory-limit-missing.
-var resourcesMemoryLimitMissingRule = GoRule{
+var resourcesMemoryLimitMissingRule = BuiltinRule{
 	Meta: Rule{
 		ID:       "resources/memory-limit-missing",
 		Title:    "Container without a memory limit",

@@ -8,7 +8,7 @@ import (
 )
 
 // resourcesNotGuaranteedRule is resources/not-guaranteed.
-var resourcesNotGuaranteedRule = GoRule{
+var resourcesNotGuaranteedRule = BuiltinRule{
 	Meta: Rule{
 		ID:       "resources/not-guaranteed",
 		Title:    "Container whose requests differ from its limits (opt-in, Guaranteed QoS)",
@@ -56,7 +56,7 @@ func checkNotGuaranteed(c *ObjectContext) []Finding {
 				continue
 			}
 			limText, _ := writtenResource(raw, specPath, pc, "limits", r)
-			problems = append(problems, fmt.Sprintf("requests %s %s, not its limit %s", r, regoText(reqText), regoText(limText)))
+			problems = append(problems, fmt.Sprintf("requests %s %s, not its limit %s", r, writtenText(reqText), writtenText(limText)))
 		}
 		if len(problems) == 0 {
 			return nil

@@ -8,7 +8,7 @@ import (
 )
 
 // resourcesRequestsMissingRule is resources/requests-missing.
-var resourcesRequestsMissingRule = GoRule{
+var resourcesRequestsMissingRule = BuiltinRule{
 	Meta: Rule{
 		ID:       "resources/requests-missing",
 		Title:    "Container without CPU or memory requests",

@@ -11,7 +11,7 @@ import (
 )
 
 // rolloutMutableImageTagRule is rollout/mutable-image-tag.
-var rolloutMutableImageTagRule = GoRule{
+var rolloutMutableImageTagRule = BuiltinRule{
 	Meta: Rule{
 		ID:       "rollout/mutable-image-tag",
 		Title:    "Image without a tag, or with the tag latest",

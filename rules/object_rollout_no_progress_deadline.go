@@ -8,7 +8,7 @@ import (
 )
 
 // rolloutNoProgressDeadlineRule is rollout/no-progress-deadline.
-var rolloutNoProgressDeadlineRule = GoRule{
+var rolloutNoProgressDeadlineRule = BuiltinRule{
 	Meta: Rule{
 		ID:       "rollout/no-progress-deadline",
 		Title:    "progressDeadlineSeconds disables stall detection",

@@ -10,7 +10,7 @@ import (
 )
 
 // rolloutNoReadinessProbeRule is rollout/no-readiness-probe.
-var rolloutNoReadinessProbeRule = GoRule{
+var rolloutNoReadinessProbeRule = BuiltinRule{
 	Meta: Rule{
 		ID:       "rollout/no-readiness-probe",
 		Title:    "Rolling update without any readiness probe",

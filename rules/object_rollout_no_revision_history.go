@@ -5,7 +5,7 @@ import (
 )
 
 // rolloutNoRevisionHistoryRule is rollout/no-revision-history.
-var rolloutNoRevisionHistoryRule = GoRule{
+var rolloutNoRevisionHistoryRule = BuiltinRule{
 	Meta: Rule{
 		ID:       "rollout/no-revision-history",
 		Title:    "revisionHistoryLimit 0 makes rollbacks impossible",

@@ -7,7 +7,7 @@ import (
 )
 
 // rolloutPausedRule is rollout/paused.
-var rolloutPausedRule = GoRule{
+var rolloutPausedRule = BuiltinRule{
 	Meta: Rule{
 		ID:       "rollout/paused",
 		Title:    "Deployment is paused in the manifest",

@@ -7,7 +7,7 @@ import (
 )
 
 // rolloutRecreateRule is rollout/recreate.
-var rolloutRecreateRule = GoRule{
+var rolloutRecreateRule = BuiltinRule{
 	Meta: Rule{
 		ID:       "rollout/recreate",
 		Title:    "Deployment uses the Recreate strategy",

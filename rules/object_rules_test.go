@@ -17,7 +17,7 @@ type wantFinding struct {
 	path, severity, msg string
 }
 
-// TestObjectRulesWrittenVersusDefaulted runs per-object Go rules on
+// TestObjectRulesWrittenVersusDefaulted runs per-object rules on
 // manifests where the defaulted object hides what was written (a default
 // filled in, a quantity canonicalized, a hostPort copied from the
 // containerPort): the message and the field must follow what was written,
@@ -159,8 +159,8 @@ func TestObjectRulesWrittenVersusDefaulted(t *testing.T) {
 			want: []wantFinding{{"spec.updateStrategy.rollingUpdate.partition", "", "partition 1 is at least replicas 1 (the default): "}},
 		},
 	}
-	byID := map[string]rules.GoRule{}
-	for _, g := range rules.GoRules() {
+	byID := map[string]rules.BuiltinRule{}
+	for _, g := range rules.BuiltinRules() {
 		byID[g.Meta.ID] = g
 	}
 	api := apicheck.New()
@@ -168,7 +168,7 @@ func TestObjectRulesWrittenVersusDefaulted(t *testing.T) {
 		t.Run(tt.rule+"/"+tt.name, func(t *testing.T) {
 			g, ok := byID[tt.rule]
 			if !ok || g.Check == nil {
-				t.Fatalf("%s is not a per-object Go rule", tt.rule)
+				t.Fatalf("%s is not a per-object rule", tt.rule)
 			}
 			c := objectContext(t, api, tt.manifest)
 			got := g.Check(c)

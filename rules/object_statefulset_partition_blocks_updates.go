@@ -7,7 +7,7 @@ import (
 )
 
 // statefulsetPartitionBlocksUpdatesRule is statefulset/partition-blocks-updates.
-var statefulsetPartitionBlocksUpdatesRule = GoRule{
+var statefulsetPartitionBlocksUpdatesRule = BuiltinRule{
 	Meta: Rule{
 		ID:       "statefulset/partition-blocks-updates",
 		Title:    "StatefulSet partition holds back every pod",

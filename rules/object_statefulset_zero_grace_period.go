@@ -5,7 +5,7 @@ import (
 )
 
 // statefulsetZeroGracePeriodRule is statefulset/zero-grace-period.
-var statefulsetZeroGracePeriodRule = GoRule{
+var statefulsetZeroGracePeriodRule = BuiltinRule{
 	Meta: Rule{
 		ID:       "statefulset/zero-grace-period",
 		Title:    "StatefulSet pods with a termination grace period of 0",

@@ -8,66 +8,20 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/kubectl-workload/kubectl-workload/internal/admissionpolicy"
-	"github.com/kubectl-workload/kubectl-workload/internal/apicheck"
 	"github.com/kubectl-workload/kubectl-workload/internal/nearest"
-	"github.com/kubectl-workload/kubectl-workload/internal/podsecurity"
-	"github.com/kubectl-workload/kubectl-workload/lint"
 	"github.com/kubectl-workload/kubectl-workload/rules"
 )
 
-// builtinTiers are the rules outside the catalogue (rules.Builtin): the
-// input checks and the API tier.
+// builtinTiers are the rules a tier of lint raises (rules.Tiers): the
+// input checks, the ignore annotations, Pod Security, the API tier and
+// the rest, outside the Go checks (rules.Builtin).
 func builtinTiers() []rules.Rule {
-	out := []rules.Rule{
-		{ID: lint.RuleUnparsable, Severity: rules.SeverityError, Title: "Document is not valid YAML or JSON"},
-		{ID: lint.RuleDuplicateKey, Severity: rules.SeverityError, Title: "Key given twice; kubectl keeps only the last value"},
-		{ID: lint.RuleLimitExceeded, Severity: rules.SeverityError, Title: "File or document over an input limit; not linted"},
-		{ID: lint.RuleRemote, Severity: rules.SeverityError, Title: "Kustomization names a URL or git repository; nothing is fetched, it is not built"},
-		{ID: lint.RuleGenerateName, Severity: rules.SeverityInfo, Title: "Object named by generateName only; kubectl apply refuses it, kubectl create accepts it"},
-		{ID: lint.RuleNamespaceMismatch, Severity: rules.SeverityError, Title: "metadata.namespace differs from -n; kubectl refuses the object"},
-		{ID: lint.RuleIgnoreMisplaced, Severity: rules.SeverityWarning, Title: "Ignore annotation in the pod template, where it silences nothing"},
-		{ID: lint.RuleIgnoreUnknownRule, Severity: rules.SeverityWarning, Title: "Ignore annotation names a rule that does not exist"},
-		{ID: lint.RuleIgnoreNoReason, Severity: rules.SeverityWarning, Title: "Ignore annotation without a reason; nothing is ignored"},
-		{ID: lint.RuleIgnoreEnforced, Severity: rules.SeverityError, Title: "Ignore annotation or exemption tries to silence an enforced rule"},
-		{ID: lint.RuleCronJobNeverFires, Severity: rules.SeverityWarning, Title: "CronJob schedule that matches no date"},
-		{ID: lint.RuleReferenceMissing, Severity: rules.SeverityWarning, Title: "Pod spec needs a ConfigMap, Secret, ServiceAccount or claim the input lacks"},
-		{ID: podsecurity.RuleBaseline, Severity: rules.SeverityWarning, Title: "Pod fails a baseline Pod Security Standard check", OptIn: true},
-		{ID: podsecurity.RuleRestricted, Severity: rules.SeverityWarning, Title: "Pod fails a restricted Pod Security Standard check", OptIn: true},
-		{ID: podsecurity.RuleEnforce, Severity: rules.SeverityError, Title: "The namespace's Pod Security enforce label refuses the pods"},
-		{ID: podsecurity.RuleWarn, Severity: rules.SeverityWarning, Title: "The namespace's Pod Security warn label makes the server warn"},
-		{ID: podsecurity.RuleAudit, Severity: rules.SeverityWarning, Title: "The namespace's Pod Security audit label records a violation"},
-	}
-	out = append(out,
-		rules.Rule{ID: admissionpolicy.RuleDeny, Severity: rules.SeverityError, Title: "A ValidatingAdmissionPolicy with a Deny binding refuses the object"},
-		rules.Rule{ID: admissionpolicy.RuleWarn, Severity: rules.SeverityWarning, Title: "A ValidatingAdmissionPolicy with a Warn binding makes the server warn"},
-		rules.Rule{ID: admissionpolicy.RuleAudit, Severity: rules.SeverityInfo, Title: "A ValidatingAdmissionPolicy with an Audit binding records a failure"})
-	for _, id := range apicheck.Rules() {
-		sev, title := rules.SeverityError, "The API server's own validation (v1.37)"
-		switch id {
-		case apicheck.RuleWarning:
-			sev = rules.SeverityWarning
-		case apicheck.RuleCRDMissing:
-			sev, title = rules.SeverityInfo, "Custom resource whose CustomResourceDefinition is nowhere in sight: not checked"
-		}
-		if title == "The API server's own validation (v1.37)" {
-			title = apiTitle(id)
-		}
-		out = append(out, rules.Rule{ID: id, Severity: sev, Title: title})
+	tiers := rules.Tiers()
+	out := make([]rules.Rule, len(tiers))
+	for i, t := range tiers {
+		out[i] = t.Meta
 	}
 	return out
-}
-
-// apiTitle is an api/* rule's own title (the SARIF rule's), so that the
-// rule list tells them apart.
-func apiTitle(id string) string {
-	if t := tierHelps[id].title; t != "" {
-		return t
-	}
-	if t := fieldErrorTitles[id]; t != "" {
-		return t
-	}
-	return "The API server's own validation (v1.37)"
 }
 
 // RuleList writes every rule: id, severity, its profile (default, or all
@@ -151,8 +105,8 @@ func Explain(w io.Writer, catalogue []rules.Rule, id string) error {
 		if r.ID != id {
 			continue
 		}
-		if h, ok := tierHelps[id]; ok && !strings.HasPrefix(id, "api/") {
-			_, err := fmt.Fprintf(w, "%s (%s)\n\n%s\n\n%s\n\nRemediation: %s\n", r.ID, r.Severity, r.Title, h.description, h.remediation)
+		if !strings.HasPrefix(id, "api/") {
+			_, err := fmt.Fprintf(w, "%s (%s)\n\n%s\n\n%s\n\nRemediation: %s\n", r.ID, r.Severity, r.Title, r.Description, r.Remediation)
 			return err
 		}
 		_, err := fmt.Fprintf(w, "%s (%s)\n\n%s. Findings carry the API server's own message; see the rule table of docs/lint.md.\n", r.ID, r.Severity, r.Title)

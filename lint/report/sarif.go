@@ -9,9 +9,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/kubectl-workload/kubectl-workload/internal/admissionpolicy"
-	"github.com/kubectl-workload/kubectl-workload/internal/apicheck"
-	"github.com/kubectl-workload/kubectl-workload/internal/podsecurity"
 	"github.com/kubectl-workload/kubectl-workload/internal/version"
 	"github.com/kubectl-workload/kubectl-workload/lint"
 	"github.com/kubectl-workload/kubectl-workload/rules"
@@ -35,164 +32,6 @@ const (
 // go test ./rules -update-docs generates: docs/rules/<id with / replaced by ->.md.
 func ruleDocURL(id string) string {
 	return repositoryURL + "/blob/main/docs/rules/" + rules.DocFile(id)
-}
-
-// readmeRulesURL documents the input/*, ignore/* and api/* rules, which have
-// no page of their own: the rule table of docs/lint.md.
-const readmeRulesURL = repositoryURL + "/blob/main/docs/lint.md#rules"
-
-// tierHelp is the title, description and remediation of a rule outside the
-// catalogue (rules.Builtin), which has no metadata to read them from. An
-// empty title keeps the rule list's.
-type tierHelp struct {
-	title, description, remediation string
-}
-
-// fieldErrorTitles tell the api/* rules named after field.Error types apart
-// (the rule list gives them one title).
-var fieldErrorTitles = map[string]string{
-	"api/invalid":       "The API server rejects an invalid value",
-	"api/required":      "The API server requires a value that is missing",
-	"api/forbidden":     "The API server forbids the field or value",
-	"api/duplicate":     "The API server rejects a duplicated value",
-	"api/not-supported": "The API server rejects a value it does not support",
-	"api/not-found":     "The API server cannot find a value the object refers to",
-	"api/too-long":      "The API server rejects a value that is too long",
-	"api/too-many":      "The API server rejects a list with too many items",
-	"api/type-invalid":  "The API server rejects a value of the wrong type",
-}
-
-// fieldErrorHelp is the help of every api/* rule named after a field.Error
-// type (api/invalid, api/required, ...): the message is the server's own, and
-// says what is wrong.
-var fieldErrorHelp = tierHelp{
-	description: "The Kubernetes API server's own validation (v1.37), run offline, rejects the object: " +
-		"kubectl apply would fail. The rule is named after the type of the server's field error, and the message is the server's, word for word.",
-	remediation: "Change the field the message names as it says; the API server rejects the object as it is.",
-}
-
-// tierHelps holds the help of the Go rules that are not field errors.
-var tierHelps = map[string]tierHelp{
-	lint.RuleUnparsable: {
-		description: "The document is not valid YAML or JSON, for example an unrendered Helm template or broken indentation. Nothing in it can be checked; the other documents still are.",
-		remediation: "Fix the syntax at the reported line, or lint the rendered output (helm template, kustomize build) instead of the template.",
-	},
-	lint.RuleLimitExceeded: {
-		description: "A file or document is over one of lint's input limits: a file larger than 16 MiB, more than 10,000 documents in a file, nesting deeper than 256 levels, or YAML aliases that expand to more than 100,000 nodes (an alias bomb). It is not linted; every other file still is.",
-		remediation: "Split the file, flatten the document or expand its aliases by hand; no manifest the API server accepts comes near these limits.",
-	},
-	lint.RuleRemote: {
-		description: "A kustomization names something remote in one of its fields (resources, patches, replacements, openapi, generators' files and envs, transformers, a plugin configuration's path, ...): an http or https URL, a git repository (ssh://, user@host:org/repo, github.com/org/repo in any case, git::, ?ref=). kustomize build would fetch it with an HTTP request or by running git; lint reads nothing but the input's own files, so the overlay is not built. Every other file is still linted.",
-		remediation: "Vendor what it names as a local file or directory beside the kustomization, or lint the output of kustomize build.",
-	},
-	lint.RuleCronJobNeverFires: {
-		description: "The CronJob's schedule matches no date (0 0 31 2 *: the 31st of February), so the CronJob controller never finds a next schedule time and never creates a Job. The schedule is parsed as the controller parses it; predict shows the same.",
-		remediation: "Fix the day of month or the month so that the schedule matches real dates.",
-	},
-	lint.RuleReferenceMissing: {
-		description: "A pod spec names a ConfigMap, Secret, ServiceAccount or PersistentVolumeClaim (volumes, envFrom, env valueFrom, serviceAccountName; optional references aside) that its namespace in the input does not hold, while the input holds other objects of that kind there. Its pods then do not start: ContainerCreating, CreateContainerConfigError, Pending, or refused by the ServiceAccount admission plugin.",
-		remediation: "Fix the name, or add the object to the manifests.",
-	},
-	lint.RuleNamespaceMismatch: {
-		description: "The object's metadata.namespace is not the namespace given with -n. kubectl apply and create refuse such an object before sending it (resource.RequireNamespace).",
-		remediation: "Drop -n, pass the object's namespace, or remove metadata.namespace from the manifest to let -n choose it.",
-	},
-	lint.RuleDuplicateKey: {
-		description: "A mapping gives the same key twice. kubectl silently keeps only the last value, so the first never reaches the API server; it is always a mistake.",
-		remediation: "Remove one of the two keys, keeping the value you meant.",
-	},
-	lint.RuleGenerateName: {
-		description: "The object has metadata.generateName and no metadata.name. kubectl apply needs a name to find the live object, and refuses it (\"cannot use generate name with apply\"); kubectl create accepts it, and the API server picks the name.",
-		remediation: "Create the object with kubectl create, or give it a metadata.name to manage it with kubectl apply.",
-	},
-	apicheck.RuleUnknownField: {
-		title:       "Unknown field, rejected by strict decoding",
-		description: "Strict decoding (kubectl's default --validate=strict) rejects a field the API does not define, such as a misspelled replicas. Like the API server, lint reports no validation findings for the object until the field is fixed.",
-		remediation: "Fix the field's spelling or indentation, or remove it.",
-	},
-	admissionpolicy.RuleDeny: {
-		description: "A ValidatingAdmissionPolicy bound with validationActions Deny refuses the object, evaluated with the API server's own admission code (match constraints, selectors, match conditions, params, variables, message expressions): kubectl apply would fail with this message, word for word.",
-		remediation: "Change the object as the message says, or, if the policy is wrong, the policy or its binding.",
-	},
-	admissionpolicy.RuleWarn: {
-		description: "A ValidatingAdmissionPolicy bound with validationActions Warn fails on the object: the API server accepts it and returns this message as a warning to kubectl.",
-		remediation: "Change the object as the message says, or, if the policy is wrong, the policy or its binding.",
-	},
-	admissionpolicy.RuleAudit: {
-		description: "A ValidatingAdmissionPolicy bound with validationActions Audit fails on the object: the API server accepts it and records the failure in its audit log.",
-		remediation: "Change the object as the message says, or, if the policy is wrong, the policy or its binding.",
-	},
-	apicheck.RuleCRDMissing: {
-		title:       "Custom resource whose CustomResourceDefinition is nowhere in sight",
-		description: "The object is a custom resource, and its CustomResourceDefinition is not in the input, not given with --crds, and not read from the cluster: nothing checks it against its schema and CEL rules. Reported once per kind, on its first object.",
-		remediation: "Give the CRD with --crds PATH (a file, a directory or a chart's crds/ folder), or lint with --live or --against-live to read the cluster's.",
-	},
-	apicheck.RuleDecode: {
-		title:       "The API server cannot decode the object",
-		description: "The API server cannot decode the object at all, for example a string where it expects an integer.",
-		remediation: "Give the field a value of the type the API expects.",
-	},
-	apicheck.RuleRemovedVersion: {
-		title:       "apiVersion removed from Kubernetes",
-		description: "The object's apiVersion is no longer served by Kubernetes v1.37; the API server rejects it.",
-		remediation: "Move the object to the replacement apiVersion the message names, converting any fields that changed.",
-	},
-	apicheck.RuleUnknownVersion: {
-		title:       "Kind never served under this apiVersion",
-		description: "The object's kind was never served under its apiVersion.",
-		remediation: "Use an apiVersion that serves the kind, such as apps/v1 for a Deployment.",
-	},
-	apicheck.RuleUnknownKind: {
-		title:       "Kind not served by its built-in API group",
-		description: "The object's kind is not one that its built-in API group serves, often a misspelling (Deploymnet, Cronjob, service); kubectl refuses it before sending anything. Kinds of groups Kubernetes does not define (CRDs) are not checked.",
-		remediation: "Fix the kind's spelling and case, such as Deployment or CronJob.",
-	},
-	apicheck.RuleWarning: {
-		title:       "The API server accepts the object with a warning",
-		description: "The API server accepts the object but answers with a Warning (WarningsOnCreate), usually about a deprecated field or a value that will not behave as written.",
-		remediation: "Follow the warning's advice so that the object behaves as intended on current and future clusters.",
-	},
-	apicheck.RuleInternal: {
-		title:       "lint could not complete the API server's checks",
-		description: "lint could not complete the API server's checks on the object: an internal error in conversion or validation.",
-		remediation: "Report the manifest to the kubectl-workload maintainers.",
-	},
-	lint.RuleIgnoreMisplaced: {
-		description: "An ignore annotation sits in the pod template's annotations, where it silences nothing.",
-		remediation: "Move the annotation to the object's own metadata.annotations.",
-	},
-	lint.RuleIgnoreUnknownRule: {
-		description: "An ignore annotation names a rule id that does not exist, so it silences nothing for that id.",
-		remediation: "Correct the rule id; kubectl workload lint --list-rules lists them.",
-	},
-	lint.RuleIgnoreNoReason: {
-		description: "An ignore annotation has no ignore-reason annotation beside it. Ignores are governed, so nothing is ignored.",
-		remediation: "Add the ignore-reason annotation saying why the rules do not apply to the object.",
-	},
-	lint.RuleIgnoreEnforced: {
-		description: "An ignore annotation or a configuration exemption names a rule that the configuration enforces (rules.enforce). Enforced rules cannot be silenced; the finding it tried to silence is reported as well.",
-		remediation: "Fix what the enforced rule reports, or ask the platform team that enforces it.",
-	},
-	podsecurity.RuleBaseline: {
-		description: "A pod or pod template fails a check of the baseline Pod Security Standard, as k8s.io/pod-security-admission (the API server's PodSecurity admission) evaluates it at the latest version: privileged containers, host namespaces, host paths and ports, added capabilities, and more. Reported when the input holds no Pod Security labels for the object's namespace; the finding points at the offending field and carries upstream's check text.",
-		remediation: "Change the field as the check text says, or run the workload in a namespace whose Pod Security level allows it.",
-	},
-	podsecurity.RuleRestricted: {
-		description: "A pod or pod template fails a check that the restricted Pod Security Standard adds to baseline (privilege escalation, running as root, capabilities not dropped, seccomp profile, volume types), as k8s.io/pod-security-admission evaluates it. Off by default: enable it with rules.enable.",
-		remediation: "Set the securityContext fields the check text names: allowPrivilegeEscalation false, runAsNonRoot true, capabilities drop ALL, seccompProfile RuntimeDefault.",
-	},
-	podsecurity.RuleEnforce: {
-		description: "The input holds the object's Namespace, whose pod-security.kubernetes.io/enforce label sets a level the pods fail. The API server refuses such a Pod with its Forbidden message; it accepts a workload with a warning but refuses every pod the workload creates, so the rollout never makes progress.",
-		remediation: "Make the pod template satisfy the namespace's level, or deploy into a namespace whose level allows it.",
-	},
-	podsecurity.RuleWarn: {
-		description: "The input holds the object's Namespace, whose pod-security.kubernetes.io/warn label sets a level the pods fail: the API server accepts the object with this warning.",
-		remediation: "Make the pod template satisfy the warn level before the namespace enforces it.",
-	},
-	podsecurity.RuleAudit: {
-		description: "The input holds the object's Namespace, whose pod-security.kubernetes.io/audit label sets a level the pods fail: the API server records the violation in its audit log.",
-		remediation: "Make the pod template satisfy the audit level.",
-	},
 }
 
 // AllRules returns every rule --list-rules and --explain know, other than
@@ -404,17 +243,12 @@ func sarifRules(res *lint.Result, catalogue []rules.Rule) []sarifRuleDescriptor 
 	for _, r := range catalogue {
 		byID[r.ID] = descriptor(r, ruleDocURL(r.ID))
 	}
-	for _, r := range builtinTiers() {
-		help, ok := tierHelps[r.ID]
-		if !ok {
-			help = fieldErrorHelp
-			help.title = fieldErrorTitles[r.ID]
+	for _, t := range rules.Tiers() {
+		r := t.Meta
+		if t.HelpTitle != "" {
+			r.Title = t.HelpTitle
 		}
-		if help.title != "" {
-			r.Title = help.title
-		}
-		r.Description, r.Remediation = help.description, help.remediation
-		byID[r.ID] = descriptor(r, tierDocURL(r.ID))
+		byID[r.ID] = descriptor(r, repositoryURL+"/blob/main/"+t.Docs)
 	}
 	for _, f := range res.Findings { // sorted, so the first finding of an id decides
 		if _, ok := byID[f.Rule]; ok {
@@ -498,15 +332,4 @@ func SARIF(w io.Writer, res *lint.Result, catalogue []rules.Rule, kubernetesVers
 		return fmt.Errorf("write SARIF report: %w", err)
 	}
 	return nil
-}
-
-// tierDocURL is the help page of a Go tier rule: its own page under
-// docs/api-rules/ when it has one (the admission policies, api/crd-missing),
-// else the rule table of docs/lint.md.
-func tierDocURL(id string) string {
-	switch id {
-	case admissionpolicy.RuleDeny, admissionpolicy.RuleWarn, admissionpolicy.RuleAudit, apicheck.RuleCRDMissing:
-		return repositoryURL + "/blob/main/docs/api-rules/" + strings.ReplaceAll(id, "/", "-") + ".md"
-	}
-	return readmeRulesURL
 }
