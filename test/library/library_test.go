@@ -16,9 +16,9 @@ import (
 	"github.com/kubectl-workload/kubectl-workload/internal/version"
 	"github.com/kubectl-workload/kubectl-workload/lint"
 	"github.com/kubectl-workload/kubectl-workload/lint/report"
+	"github.com/kubectl-workload/kubectl-workload/lint/userpolicy"
 	"github.com/kubectl-workload/kubectl-workload/predict"
 	"github.com/kubectl-workload/kubectl-workload/predict/planreport"
-	"github.com/kubectl-workload/kubectl-workload/rules"
 )
 
 // inPlugin runs the test from plugin/, where the goldens' relative paths were written, and
@@ -38,7 +38,7 @@ func inPlugin(t *testing.T, golden string) string {
 func TestLintAsLibrary(t *testing.T) {
 	want := inPlugin(t, "typos.json")
 	const path = "../examples/broken/typos.yaml"
-	linter, err := lint.New(lint.Config{PolicyTimeout: rules.DefaultPolicyTimeout})
+	linter, err := lint.New(lint.Config{PolicyTimeout: userpolicy.DefaultPolicyTimeout})
 	if err != nil {
 		t.Fatal(err)
 	}
