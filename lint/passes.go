@@ -158,7 +158,9 @@ func (l *Linter) firstPass(ctx context.Context, c *checked, local *localRules, o
 // goFirstPass runs the per-object built-in rules on c's object, and reads
 // its inventory entry.
 func (l *Linter) goFirstPass(c *checked, run *rules.GoRunner) []rules.Finding {
-	c.entry = rules.NewEntry(*c.input)
+	// The entry waits for the second pass packed (its typed objects
+	// encoded): NewIndex decodes them a batch at a time.
+	c.entry = rules.NewPackedEntry(*c.input)
 	if c.input.Rejected || c.input.Versioned == nil {
 		return nil
 	}
