@@ -686,11 +686,17 @@ type Index struct {
 // one Kind/name in a namespace wins, as in the Rego inventory.
 func NewIndex(entries []*Entry) *Index {
 	idx := &Index{namespaces: map[string]*Namespace{}}
+	var unpacked *Keep // the label sets of the entries decoded here, shared
 	for _, e := range entries {
 		if e == nil {
 			continue
 		}
-		e.unpack()
+		if e.packed != nil {
+			if unpacked == nil {
+				unpacked = &Keep{sets: map[string]map[string]string{}, selectors: map[string]keptSelector{}}
+			}
+			e.unpack(unpacked)
+		}
 		ns := idx.namespaces[e.Namespace]
 		if ns == nil {
 			ns = &Namespace{Name: e.Namespace, objects: map[string]*Entry{}}

@@ -28,6 +28,10 @@ type packedEntry struct {
 	// emptyLabels is set when Labels was an empty map, not nil (a
 	// manifest's "labels: {}" decoded from JSON).
 	emptyLabels bool
+	// labelsOnly is set for an entry without typed objects (a
+	// ServiceAccount, a ConfigMap): object holds its labels alone, as an
+	// ObjectMeta's encoding.
+	labelsOnly bool
 }
 
 // packedObject is one typed object: its protobuf encoding, without its
@@ -37,12 +41,18 @@ type packedObject struct {
 	data     []byte
 }
 
-// protoObject is an object of k8s.io/api: its generated protobuf methods.
-type protoObject interface {
-	runtime.Object
+// protoMessage is a type of k8s.io/api or apimachinery: its generated
+// protobuf methods.
+type protoMessage interface {
 	Size() int
 	MarshalToSizedBuffer([]byte) (int, error)
 	Unmarshal([]byte) error
+}
+
+// protoObject is an object of k8s.io/api.
+type protoObject interface {
+	runtime.Object
+	protoMessage
 }
 
 // packScratch is Pack's reused encoding buffer.
@@ -69,8 +79,11 @@ func NewPackedEntry(o Object) *Entry {
 // nothing, for an entry without typed objects, or with objects of another
 // Go type than the inventory's for its kind.
 func (e *Entry) pack(k *Keep) bool {
-	if e.Object == nil || e.packed != nil {
+	if e.packed != nil {
 		return false
+	}
+	if e.Object == nil {
+		return e.packLabels(k)
 	}
 	want := reflect.TypeOf(newTyped(e.Kind))
 	if want == nil || reflect.TypeOf(e.Object) != want || (e.Written != nil && reflect.TypeOf(e.Written) != want) {
@@ -88,12 +101,39 @@ func (e *Entry) pack(k *Keep) bool {
 	return true
 }
 
+// packLabels packs the labels of an entry without typed objects (a
+// ServiceAccount, a ConfigMap, a custom resource); none, or no labels,
+// leave it as it is.
+func (e *Entry) packLabels(k *Keep) bool {
+	if e.Written != nil || len(e.Labels) == 0 {
+		return false
+	}
+	p := &packedEntry{labelsOnly: true, noWritten: true}
+	var ok bool
+	if p.object.data, ok = packBytes(&metav1.ObjectMeta{Labels: e.Labels}, k); !ok {
+		return false
+	}
+	e.packed, e.Labels = p, nil
+	return true
+}
+
 // packObject encodes obj into p, its bytes in k's slab.
 func packObject(p *packedObject, obj runtime.Object, k *Keep) bool {
 	m, ok := obj.(protoObject)
 	if !ok {
 		return false
 	}
+	t, err := meta.TypeAccessor(obj)
+	if err != nil {
+		return false
+	}
+	p.typeMeta = metav1.TypeMeta{APIVersion: t.GetAPIVersion(), Kind: t.GetKind()}
+	p.data, ok = packBytes(m, k)
+	return ok
+}
+
+// packBytes returns m's protobuf encoding in k's slab.
+func packBytes(m protoMessage, k *Keep) ([]byte, bool) {
 	buf := packScratch.Get().(*[]byte)
 	defer packScratch.Put(buf)
 	n := m.Size()
@@ -102,30 +142,33 @@ func packObject(p *packedObject, obj runtime.Object, k *Keep) bool {
 	}
 	b := (*buf)[:n]
 	if _, err := m.MarshalToSizedBuffer(b); err != nil {
-		return false
+		return nil, false
 	}
-	t, err := meta.TypeAccessor(obj)
-	if err != nil {
-		return false
+	if kept := k.Copy(b); kept != nil {
+		return kept, true
 	}
-	p.typeMeta = metav1.TypeMeta{APIVersion: t.GetAPIVersion(), Kind: t.GetKind()}
-	p.data = k.Copy(b)
-	if p.data == nil {
-		p.data = []byte{} // an empty encoding, kept apart from none
-	}
-	return true
+	return []byte{}, true // an empty encoding, kept apart from none
 }
 
 // unpack decodes the typed objects pack encoded, and reads their labels and
-// selector again. An encoding that does not
+// selector again, sharing them through k (a namespace of thousands of
+// alike objects is decoded at once). An encoding that does not
 // decode (Pack wrote it: it cannot happen) leaves the object nil, as an
 // entry whose JSON did not decode into its type.
-func (e *Entry) unpack() {
+func (e *Entry) unpack(k *Keep) {
 	p := e.packed
 	if p == nil {
 		return
 	}
 	e.packed = nil
+	if p.labelsOnly {
+		var m metav1.ObjectMeta
+		if m.Unmarshal(p.object.data) == nil {
+			e.Labels = m.Labels
+		}
+		e.share(k)
+		return
+	}
 	e.Object = unpackObject(e.Kind, &p.object)
 	switch {
 	case p.same:
@@ -145,6 +188,7 @@ func (e *Entry) unpack() {
 		e.Labels = map[string]string{}
 	}
 	e.readSelector()
+	e.share(k)
 }
 
 func unpackObject(kind string, p *packedObject) runtime.Object {
