@@ -3,6 +3,7 @@ package rules
 import (
 	"reflect"
 	"sync"
+	"unique"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -127,7 +128,8 @@ func packObject(p *packedObject, obj runtime.Object, k *Keep) bool {
 	if err != nil {
 		return false
 	}
-	p.typeMeta = metav1.TypeMeta{APIVersion: t.GetAPIVersion(), Kind: t.GetKind()}
+	// Kept once per run: every object of a kind has the same two strings.
+	p.typeMeta = metav1.TypeMeta{APIVersion: unique.Make(t.GetAPIVersion()).Value(), Kind: unique.Make(t.GetKind()).Value()}
 	p.data, ok = packBytes(m, k)
 	return ok
 }
