@@ -16,8 +16,9 @@ import (
 )
 
 // Memory. A run keeps, for each object, only what the second pass needs:
-// its findings so far, its inventory entry (rules.Entry: the typed object
-// without its pod specs) and the positions of its fields two levels deep,
+// its findings so far, its inventory entry (rules.Entry, packed: the typed
+// objects without their pod specs as protobuf bytes in the run's slab,
+// rules.NewPackedEntry) and the positions of its fields two levels deep,
 // where cross-resource findings point; the last only for a kind some
 // cross-resource rule reports on (not a ConfigMap or a CronJob). The
 // positions are pieces of a per-run slab (package slab): what a collection
