@@ -17,8 +17,9 @@ import (
 )
 
 // Memory. A run keeps, for each object, only what the second pass needs:
-// its findings so far, its inventory entry (rules.Entry: the typed object
-// without its pod specs) and the positions of its fields two levels deep,
+// its findings so far, its inventory entry (rules.Entry, packed: the typed
+// objects without their pod specs as protobuf bytes in the run's slab,
+// rules.NewPackedEntry) and the positions of its fields two levels deep,
 // where cross-resource findings point; the last only for a kind some
 // cross-resource rule reports on (not a ConfigMap or a CronJob). The
 // positions are pieces of a per-run slab (package slab): what a collection
@@ -159,7 +160,9 @@ func (l *Linter) firstPass(ctx context.Context, c *checked, local *localRules, o
 // goFirstPass runs the per-object built-in rules on c's object, and reads
 // its inventory entry.
 func (l *Linter) goFirstPass(c *checked, run *rules.Runner) []rules.Finding {
-	c.entry = rules.NewEntry(*c.input)
+	// The entry waits for the second pass packed (its typed objects
+	// encoded): NewIndex decodes them a batch at a time.
+	c.entry = rules.NewPackedEntry(*c.input)
 	if c.input.Rejected || c.input.Versioned == nil {
 		return nil
 	}

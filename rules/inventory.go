@@ -76,6 +76,9 @@ type Entry struct {
 
 	// selector is Selector compiled by upstream (nil: refused, or none).
 	selector labels.Selector
+	// packed holds Object and Written between the passes (Pack), until
+	// NewIndex decodes them.
+	packed *packedEntry
 }
 
 // Selects reports whether the entry's selector selects set, with
@@ -377,6 +380,28 @@ func shareObject(k *Keep, obj runtime.Object) {
 // read sets the entry's template labels, selector and pod summary from its
 // typed object.
 func (e *Entry) read() {
+	tmpl := e.readSelector()
+	if pod, ok := e.Object.(*corev1.Pod); ok {
+		e.Pods = summarizePodSpec(&pod.Spec)
+	}
+	if tmpl != nil {
+		e.Pods = summarizePodSpec(&tmpl.Spec)
+		e.Spreads = spreads(&tmpl.Spec, tmpl.Labels)
+		e.StraySpread = strayTerms(&tmpl.Spec, tmpl.Labels)
+		e.Claims, e.PinnedToNode = claimVolumes(&tmpl.Spec), pinnedToNode(&tmpl.Spec)
+		e.PrefersOtherNode = prefersOtherNode(&tmpl.Spec, tmpl.Labels)
+		// As written: a manifest's "affinity: {}" is gone once defaulted.
+		if spec, _ := podSpecOf(e.Written); spec != nil {
+			e.HasAffinity = spec.Affinity != nil
+		}
+	}
+}
+
+// readSelector sets the entry's template labels and selector (compiled)
+// from its typed object, and returns its pod template (nil for a kind
+// without one). It reads no pod spec: unpack calls it on an object
+// without one.
+func (e *Entry) readSelector() *corev1.PodTemplateSpec {
 	var tmpl *corev1.PodTemplateSpec
 	switch t := e.Object.(type) {
 	case *appsv1.Deployment:
@@ -403,8 +428,6 @@ func (e *Entry) read() {
 		}
 	case *corev1.PodTemplate:
 		tmpl = &t.Template
-	case *corev1.Pod:
-		e.Pods = summarizePodSpec(&t.Spec)
 	case *corev1.Service:
 		if len(t.Spec.Selector) > 0 {
 			e.Selector = &metav1.LabelSelector{MatchLabels: t.Spec.Selector}
@@ -417,25 +440,15 @@ func (e *Entry) read() {
 		sel := t.Spec.PodSelector
 		e.Selector = &sel
 	}
-	if tmpl != nil {
-		if len(tmpl.Labels) > 0 { // as decoded from JSON: {} is left out
-			e.TemplateLabels = tmpl.Labels
-		}
-		e.Pods = summarizePodSpec(&tmpl.Spec)
-		e.Spreads = spreads(&tmpl.Spec, tmpl.Labels)
-		e.StraySpread = strayTerms(&tmpl.Spec, tmpl.Labels)
-		e.Claims, e.PinnedToNode = claimVolumes(&tmpl.Spec), pinnedToNode(&tmpl.Spec)
-		e.PrefersOtherNode = prefersOtherNode(&tmpl.Spec, tmpl.Labels)
-		// As written: a manifest's "affinity: {}" is gone once defaulted.
-		if spec, _ := podSpecOf(e.Written); spec != nil {
-			e.HasAffinity = spec.Affinity != nil
-		}
+	if tmpl != nil && len(tmpl.Labels) > 0 { // as decoded from JSON: {} is left out
+		e.TemplateLabels = tmpl.Labels
 	}
 	if e.Selector != nil {
 		if s, err := metav1.LabelSelectorAsSelector(e.Selector); err == nil {
 			e.selector = s
 		}
 	}
+	return tmpl
 }
 
 // summarizePodSpec is summarizeContainers on a typed pod spec.
@@ -673,9 +686,16 @@ type Index struct {
 // one Kind/name in a namespace wins, as in the Rego inventory.
 func NewIndex(entries []*Entry) *Index {
 	idx := &Index{namespaces: map[string]*Namespace{}}
+	var unpacked *Keep // the label sets of the entries decoded here, shared
 	for _, e := range entries {
 		if e == nil {
 			continue
+		}
+		if e.packed != nil {
+			if unpacked == nil {
+				unpacked = &Keep{sets: map[string]map[string]string{}, selectors: map[string]keptSelector{}}
+			}
+			e.unpack(unpacked)
 		}
 		ns := idx.namespaces[e.Namespace]
 		if ns == nil {

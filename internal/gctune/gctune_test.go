@@ -9,15 +9,20 @@ import (
 )
 
 func TestLimit(t *testing.T) {
+	if Floor != 128<<20 || Headroom != 80<<20 {
+		t.Fatalf("Floor %d, Headroom %d: the cases below are written for 128 and 80 MiB", Floor, Headroom)
+	}
 	for _, tt := range []struct {
 		live uint64
 		want int64
 	}{
+		// With Floor 128 MiB and Headroom 80 MiB:
 		{0, Floor},
 		{Floor * 2 / 5, Floor},
-		{Floor / 2, Floor * 5 / 4},
-		{Floor, Floor * 5 / 2},
-		{1 << 30, 5 << 29},
+		{52 << 20, 130 << 20}, // 2.5 × live
+		{56 << 20, 136 << 20}, // live + Headroom, less than 2.5 × live
+		{Floor, Floor + Headroom},
+		{1 << 30, 1<<30 + Headroom},
 	} {
 		if got := Limit(tt.live); got != tt.want {
 			t.Errorf("Limit(%d) = %d, want %d", tt.live, got, tt.want)
@@ -27,7 +32,8 @@ func TestLimit(t *testing.T) {
 
 // TestStartFollowsLiveHeap checks, in this process, that Start sets GOGC
 // and a soft memory limit, and that the limit rises with a live heap
-// larger than two fifths of the floor, after collections.
+// larger than two fifths of the floor, after collections, Headroom above
+// it at most.
 func TestStartFollowsLiveHeap(t *testing.T) {
 	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
 		t.Skip("GOGC or GOMEMLIMIT is set: Start leaves the collector alone")
@@ -53,7 +59,7 @@ func TestStartFollowsLiveHeap(t *testing.T) {
 		b[0] = 1
 		live = append(live, b)
 	}
-	want := int64(size * 5 / 2)
+	want := Limit(size) // above the floor
 	deadline := time.Now().Add(10 * time.Second)
 	for debug.SetMemoryLimit(-1) < want {
 		if time.Now().After(deadline) {

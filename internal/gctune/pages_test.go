@@ -55,8 +55,8 @@ func TestReleaseStartPages(t *testing.T) {
 	if after >= before {
 		t.Errorf("RssFile %d kB after ReleaseStartPages, want less than %d kB before", after, before)
 	}
-	if got := Limit(Floor); got != Floor*5/2 { // code that runs after, faulted back in
-		t.Errorf("Limit(Floor) = %d after releasing, want %d", got, Floor*5/2)
+	if got := Limit(Floor); got != Floor+Headroom { // code that runs after, faulted back in
+		t.Errorf("Limit(Floor) = %d after releasing, want %d", got, Floor+Headroom)
 	}
 }
 
