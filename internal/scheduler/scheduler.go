@@ -67,6 +67,21 @@ func New(nodes []*v1.Node) *Scheduler {
 	return sc
 }
 
+// AddNode is a node joining the cluster (a node pool's surge node); an unschedulable one is
+// cordoned.
+func (sc *Scheduler) AddNode(n *v1.Node) {
+	if sc.byName[n.Name] != nil {
+		return
+	}
+	i := sort.Search(len(sc.nodes), func(i int) bool { return sc.nodes[i].Name >= n.Name })
+	sc.nodes = append(sc.nodes[:i], append([]*v1.Node{n}, sc.nodes[i:]...)...)
+	sc.byName[n.Name] = n
+	if n.Spec.Unschedulable {
+		sc.cordoned[n.Name] = true
+	}
+	sc.stale = true
+}
+
 // Cordon marks a node unschedulable.
 func (sc *Scheduler) Cordon(name string) {
 	if !sc.cordoned[name] {
