@@ -23,6 +23,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/kubectl-workload/kubectl-workload/internal/kubectl/drain"
+	"github.com/kubectl-workload/kubectl-workload/internal/scheduler"
 )
 
 // What a provider does when a node's drain passes its timeout.
@@ -156,6 +157,8 @@ type Plan struct {
 	Unplaced    []Unplaced `json:"unplaced,omitempty"`
 	Assumptions []string   `json:"assumptions,omitempty"`
 	Varies      []string   `json:"canVary,omitempty"`
+	// Placed are the pods made from workloads that had none in the input, and their nodes.
+	Placed []scheduler.Placed `json:"placed,omitempty"`
 }
 
 // Validate checks the algorithm's values.
@@ -318,6 +321,7 @@ func Upgrade(w drain.World, o Options) (*Plan, error) {
 	}
 	plan.Duration = ss.Now()
 	plan.Unplaced = unplaced(plan)
+	plan.Placed = ss.Placed()
 	plan.Assumptions, plan.Varies = ss.Notes()
 	plan.Assumptions = append(plan.Assumptions,
 		"the drain flags providers use: DaemonSet pods stay (they go with the node), emptyDir data is deleted, pods without a controller are evicted too",
