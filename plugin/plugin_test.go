@@ -205,10 +205,11 @@ func TestOnlyPoliciesCompileRego(t *testing.T) {
 	}
 }
 
-// TestPluginStaysThin: the plugin wires flags to library calls and prints. It stays under 1400
+// TestPluginStaysThin: the plugin wires flags to library calls and prints. It stays under 1500
 // lines of non-test Go (800 until issue 39 moved every command's options, their checks and
 // the printing of predict, predict drain and predict delete out of the libraries into plugin,
-// as kubectl's pkg/cmd holds them; the help texts went to help/*.txt), and reaches the API tier, git and the predictors only through the
+// as kubectl's pkg/cmd holds them, the help texts to help/*.txt; issue 40 added predict
+// upgrade's 130), and reaches the API tier, git and the predictors only through the
 // libraries (lint, predict), never by importing internal/apicheck, internal/gitref, a
 // controller mirror (internal/controller/..., internal/kubectl/..., internal/registry/...,
 // internal/scheduler) or predict's own subpackages but its report package, which renders the
@@ -236,8 +237,8 @@ func TestPluginStaysThin(t *testing.T) {
 			t.Errorf("%s imports %s", f, m)
 		}
 	}
-	if lines == 0 || lines >= 1400 {
-		t.Errorf("plugin/ holds %d lines of non-test Go, want fewer than 1400", lines)
+	if lines == 0 || lines >= 1500 {
+		t.Errorf("plugin/ holds %d lines of non-test Go, want fewer than 1500", lines)
 	}
 }
 

@@ -100,7 +100,7 @@ func NewCmdPredict(configFlags *genericclioptions.ConfigFlags, streams genericio
 	f.Int64Var(&o.Seed, "seed", 0, "the random seed of --fail-rate (Jobs) or --ready-spread (the same seed gives the same run)")
 	f.DurationVar(&o.ReadySpread, "ready-spread", 0, "Deployments, StatefulSets, DaemonSets: spread each pod's Ready time over this long, as in a real cluster (default: the deterministic plan)")
 	f.IntVar(&o.Runs, "runs", 0, "with --ready-spread: simulate N times and report the distribution (completion time, bounds, step sequences)")
-	cmd.AddCommand(NewCmdPredictDrain(configFlags, streams), NewCmdPredictDelete(configFlags, streams))
+	cmd.AddCommand(NewCmdPredictDrain(configFlags, streams), NewCmdPredictDelete(configFlags, streams), NewCmdPredictUpgrade(configFlags, streams))
 	f.BoolVar(&o.Live, "live", false, "start from the cluster's current state of each -f Deployment, StatefulSet and DaemonSet (implied by TYPE/NAME without --state)")
 	return cmd
 }

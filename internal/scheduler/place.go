@@ -148,14 +148,7 @@ func Place(w *World) []Placed {
 		if pl.has[ds.Namespace+"/DaemonSet/"+ds.Name] > 0 {
 			continue
 		}
-		for _, e := range daemon.Eligible(ds, w.Nodes) {
-			if !e.ShouldRun {
-				continue
-			}
-			pod := pl.pod(&ds.Spec.Template, ds.Namespace, ds.Name+"-"+suffix(ds.Namespace, ds.Name, e.Node), controllerRef("DaemonSet", "apps/v1", ds))
-			pod.Spec.NodeName = e.Node
-			pl.bind(pod, "daemonset/"+ds.Name)
-		}
+		pl.daemonPods(ds, w.Nodes)
 	}
 	for _, d := range w.Deployments {
 		if d.Spec.Paused && replicas(d.Spec.Replicas) == 0 {
@@ -239,6 +232,30 @@ func Place(w *World) []Placed {
 		}
 	}
 	return pl.placed
+}
+
+// daemonPods makes ds's pod on each of nodes where NodeShouldRunDaemonPod says it runs, bound to
+// its node.
+func (pl *placer) daemonPods(ds *apps.DaemonSet, nodes []*v1.Node) {
+	for _, e := range daemon.Eligible(ds, nodes) {
+		if !e.ShouldRun {
+			continue
+		}
+		pod := pl.pod(&ds.Spec.Template, ds.Namespace, ds.Name+"-"+suffix(ds.Namespace, ds.Name, e.Node), controllerRef("DaemonSet", "apps/v1", ds))
+		pod.Spec.NodeName = e.Node
+		pl.bind(pod, "daemonset/"+ds.Name)
+	}
+}
+
+// DaemonPods are the pods the DaemonSet controller makes for dss on nodes that join the
+// cluster: one on each node where NodeShouldRunDaemonPod says it runs, bound to it, Running
+// and Ready, named as Place names them.
+func DaemonPods(dss []*apps.DaemonSet, nodes []*v1.Node) []*v1.Pod {
+	pl := &placer{w: &World{}, sched: New(nodes), has: map[string]int{}}
+	for _, ds := range dss {
+		pl.daemonPods(ds, nodes)
+	}
+	return pl.w.Pods
 }
 
 func ptrTo[T any](v T) *T { return &v }

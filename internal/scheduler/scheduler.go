@@ -5,6 +5,7 @@
 package scheduler
 
 import (
+	"slices"
 	"sort"
 
 	v1 "k8s.io/api/core/v1"
@@ -41,36 +42,99 @@ type usage struct {
 // and breaks ties at random; the counts are kept as pods come and go, so each placement costs
 // one pass over the schedulable nodes.
 type Scheduler struct {
-	nodes    []*v1.Node // sorted by name
-	byName   map[string]*v1.Node
-	cordoned map[string]bool
-	// open are the nodes not cordoned, rebuilt after a cordon.
-	open  []*v1.Node
+	// nodes are the nodes' states, sorted by name; state has every node's and those of node
+	// names pods are bound to without a Node.
+	nodes []*nodeState
+	state map[string]*nodeState
+	// open are the nodes not cordoned, rebuilt after a change.
+	open  []*nodeState
 	stale bool
-	used  map[string]*usage
 	// owned counts each controller's pods per node.
 	owned map[string]map[string]int
 }
 
+// nodeState is a node, what its pods use, and its allocatable read once.
+type nodeState struct {
+	node     *v1.Node
+	used     usage
+	alloc    allocatable
+	cordoned bool
+	// owned is, while a pod is scheduled, how many pods of its controller the node holds.
+	owned int
+}
+
+// allocatable is a node's allocatable pods, cpu and memory, each when listed.
+type allocatable struct {
+	pods, milliCPU, memory     int64
+	hasPods, hasCPU, hasMemory bool
+}
+
+func allocatableOf(n *v1.Node) allocatable {
+	var a allocatable
+	alloc := n.Status.Allocatable
+	if q, ok := alloc[v1.ResourcePods]; ok {
+		a.pods, a.hasPods = q.Value(), true
+	}
+	if q, ok := alloc[v1.ResourceCPU]; ok {
+		a.milliCPU, a.hasCPU = q.MilliValue(), true
+	}
+	if q, ok := alloc[v1.ResourceMemory]; ok {
+		a.memory, a.hasMemory = q.Value(), true
+	}
+	return a
+}
+
+// stateOf is the node's state, made when it has none.
+func (sc *Scheduler) stateOf(node string) *nodeState {
+	st := sc.state[node]
+	if st == nil {
+		st = &nodeState{}
+		sc.state[node] = st
+	}
+	return st
+}
+
 // New is a Scheduler over nodes; those marked unschedulable are cordoned.
 func New(nodes []*v1.Node) *Scheduler {
-	sc := &Scheduler{byName: map[string]*v1.Node{}, cordoned: map[string]bool{}, used: map[string]*usage{}, owned: map[string]map[string]int{}}
-	sc.nodes = append(sc.nodes, nodes...)
-	sort.SliceStable(sc.nodes, func(i, j int) bool { return sc.nodes[i].Name < sc.nodes[j].Name })
+	sc := &Scheduler{state: map[string]*nodeState{}, owned: map[string]map[string]int{}}
+	sorted := append([]*v1.Node(nil), nodes...)
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Name < sorted[j].Name })
+	for _, n := range sorted {
+		st := sc.stateOf(n.Name)
+		if st.node != nil {
+			// A name given twice: both entries count, the first one's allocatable.
+			sc.nodes = append(sc.nodes, st)
+			continue
+		}
+		st.node, st.alloc = n, allocatableOf(n)
+		sc.nodes = append(sc.nodes, st)
+	}
 	for _, n := range nodes {
-		sc.byName[n.Name] = n
 		if n.Spec.Unschedulable {
-			sc.cordoned[n.Name] = true
+			sc.state[n.Name].cordoned = true
 		}
 	}
 	sc.stale = true
 	return sc
 }
 
+// AddNode is a node joining the cluster (a node pool's surge node); an unschedulable one is
+// cordoned.
+func (sc *Scheduler) AddNode(n *v1.Node) {
+	st := sc.stateOf(n.Name)
+	if st.node != nil {
+		return
+	}
+	st.node, st.alloc, st.cordoned = n, allocatableOf(n), n.Spec.Unschedulable
+	i := sort.Search(len(sc.nodes), func(i int) bool { return sc.nodes[i].node.Name >= n.Name })
+	sc.nodes = slices.Insert(sc.nodes, i, st)
+	sc.stale = true
+}
+
 // Cordon marks a node unschedulable.
 func (sc *Scheduler) Cordon(name string) {
-	if !sc.cordoned[name] {
-		sc.cordoned[name], sc.stale = true, true
+	if st := sc.stateOf(name); !st.cordoned {
+		st.cordoned, sc.stale = true, true
 	}
 }
 
@@ -101,11 +165,7 @@ func (sc *Scheduler) Add(p *v1.Pod, sign int) {
 	if node == "" {
 		return
 	}
-	u := sc.used[node]
-	if u == nil {
-		u = &usage{}
-		sc.used[node] = u
-	}
+	u := &sc.stateOf(node).used
 	pu := podUsage(p)
 	s := int64(sign)
 	u.pods += sign
@@ -124,19 +184,15 @@ func (sc *Scheduler) Add(p *v1.Pod, sign int) {
 }
 
 // fits is the Fit filter: the pod's requests within what the node's allocatable leaves.
-func (sc *Scheduler) fits(n *v1.Node, pu usage) bool {
-	u := sc.used[n.Name]
-	if u == nil {
-		u = &usage{}
-	}
-	alloc := n.Status.Allocatable
-	if q, ok := alloc[v1.ResourcePods]; ok && int64(u.pods+1) > q.Value() {
+func (st *nodeState) fits(pu usage) bool {
+	u, a := &st.used, &st.alloc
+	if a.hasPods && int64(u.pods+1) > a.pods {
 		return false
 	}
-	if q, ok := alloc[v1.ResourceCPU]; ok && pu.milliCPU > 0 && u.milliCPU+pu.milliCPU > q.MilliValue() {
+	if a.hasCPU && pu.milliCPU > 0 && u.milliCPU+pu.milliCPU > a.milliCPU {
 		return false
 	}
-	if q, ok := alloc[v1.ResourceMemory]; ok && pu.memory > 0 && u.memory+pu.memory > q.Value() {
+	if a.hasMemory && pu.memory > 0 && u.memory+pu.memory > a.memory {
 		return false
 	}
 	return true
@@ -144,18 +200,12 @@ func (sc *Scheduler) fits(n *v1.Node, pu usage) bool {
 
 // allocated is the node's share in use once the pod is on it, for LeastAllocated: the mean of
 // cpu and memory over allocatable, or the pod count when the node lists neither.
-func (sc *Scheduler) allocated(n *v1.Node, pu usage) float64 {
-	u := sc.used[n.Name]
-	if u == nil {
-		u = &usage{}
-	}
-	alloc := n.Status.Allocatable
-	cpu, okc := alloc[v1.ResourceCPU]
-	mem, okm := alloc[v1.ResourceMemory]
-	if !okc || !okm || cpu.MilliValue() == 0 || mem.Value() == 0 {
+func (st *nodeState) allocated(pu usage) float64 {
+	u, a := &st.used, &st.alloc
+	if !a.hasCPU || !a.hasMemory || a.milliCPU == 0 || a.memory == 0 {
 		return float64(u.pods + 1)
 	}
-	return (float64(u.scoreCPU+pu.scoreCPU)/float64(cpu.MilliValue()) + float64(u.scoreMemory+pu.scoreMemory)/float64(mem.Value())) / 2
+	return (float64(u.scoreCPU+pu.scoreCPU)/float64(a.milliCPU) + float64(u.scoreMemory+pu.scoreMemory)/float64(a.memory)) / 2
 }
 
 // Schedule picks pod's node, "" when none fits.
@@ -174,13 +224,23 @@ func (sc *Scheduler) ScheduleTies(pod *v1.Pod) (string, int) {
 	best, bestOwned, bestAlloc := "", 0, 0.0
 	if sc.stale {
 		sc.open, sc.stale = sc.open[:0], false
-		for _, n := range sc.nodes {
-			if !sc.cordoned[n.Name] {
-				sc.open = append(sc.open, n)
+		for _, st := range sc.nodes {
+			if !st.cordoned {
+				sc.open = append(sc.open, st)
 			}
 		}
 	}
-	for _, n := range sc.open {
+	// The controller's pods sit on a few nodes: mark those, rather than look every node up.
+	for name, c := range owned {
+		sc.stateOf(name).owned = c
+	}
+	defer func() {
+		for name := range owned {
+			sc.state[name].owned = 0
+		}
+	}()
+	for _, on := range sc.open {
+		n := on.node
 		if _, untolerated := v1helper.FindMatchingUntoleratedTaint(klog.Background(), n.Spec.Taints, pod.Spec.Tolerations, func(t *v1.Taint) bool {
 			return t.Effect == v1.TaintEffectNoSchedule || t.Effect == v1.TaintEffectNoExecute
 		}, false); untolerated {
@@ -189,10 +249,10 @@ func (sc *Scheduler) ScheduleTies(pod *v1.Pod) (string, int) {
 		if ok, err := affinity.Match(n); err != nil || !ok {
 			continue
 		}
-		if !sc.fits(n, pu) {
+		if !on.fits(pu) {
 			continue
 		}
-		o, a := owned[n.Name], sc.allocated(n, pu)
+		o, a := on.owned, on.allocated(pu)
 		switch {
 		case best == "" || o < bestOwned || (o == bestOwned && a < bestAlloc):
 			best, bestOwned, bestAlloc, ties = n.Name, o, a, 0

@@ -14,6 +14,7 @@ import (
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	pdbhelper "k8s.io/component-helpers/apps/poddisruptionbudget"
 	podutil "k8s.io/kubernetes/pkg/api/v1/pod"
@@ -243,8 +244,10 @@ type scaleAnswer struct {
 	scale int32
 }
 
-func refKey(namespace, kind, name string, uid any) string {
-	return fmt.Sprintf("%s/%s/%s/%v", namespace, kind, name, uid)
+func refKey(namespace, kind, name string, uid types.UID) string {
+	// Concatenated, not formatted: the disruption controller's sync looks a key up for every
+	// budget sync (fmt.Sprintf was a tenth of a 500-node upgrade's plan).
+	return namespace + "/" + kind + "/" + name + "/" + string(uid)
 }
 
 // Indexed returns s's answers, indexed.

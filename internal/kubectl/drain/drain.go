@@ -144,38 +144,7 @@ func Drain(w World, o Options) (*Plan, error) {
 	if len(o.Nodes) == 0 {
 		return nil, fmt.Errorf("no node to drain")
 	}
-	var placed []scheduler.Placed
-	if o.Place {
-		w.Pods, w.ReplicaSets = slices.Clone(w.Pods), slices.Clone(w.ReplicaSets)
-		placed = scheduler.Place(&w)
-	}
-	s := &sim{o: o, cordoned: map[string]bool{}, seq: map[string]int{}, notes: map[string]bool{},
-		live: map[string]*simPod{}, onNode: map[string][]*simPod{}, deleted: map[string]*simPod{},
-		budgetsIn: map[string][]*policy.PodDisruptionBudget{}, budgetByKey: map[string]*policy.PodDisruptionBudget{},
-		budgetPods: map[*policy.PodDisruptionBudget][]*simPod{}, dirty: map[*policy.PodDisruptionBudget]bool{}, holding: map[*policy.PodDisruptionBudget]bool{}, selectors: map[*policy.PodDisruptionBudget]labels.Selector{}, nodeByName: map[string]*v1.Node{}}
-	s.w = w
-	s.w.Budgets = nil
-	for _, b := range w.Budgets {
-		b = b.DeepCopy()
-		s.w.Budgets = append(s.w.Budgets, b)
-		s.budgetsIn[b.Namespace] = append(s.budgetsIn[b.Namespace], b)
-		if k := b.Namespace + "/" + b.Name; s.budgetByKey[k] == nil {
-			s.budgetByKey[k] = b
-		}
-	}
-	s.sched = scheduler.New(w.Nodes)
-	for _, p := range w.Pods {
-		s.add(&simPod{pod: p.DeepCopy(), readyAt: -1, goneAt: -1})
-	}
-	s.scales = disruption.StateScales{Deployments: w.Deployments, ReplicaSets: w.ReplicaSets, StatefulSets: w.StatefulSets, ReplicationControllers: w.ReplicationControllers}.Indexed()
-	for _, n := range w.Nodes {
-		if n.Spec.Unschedulable {
-			s.cordoned[n.Name] = true
-		}
-		if s.nodeByName[n.Name] == nil {
-			s.nodeByName[n.Name] = n
-		}
-	}
+	s, placed := newSim(w, o)
 	plan := &Plan{Completed: true, Placed: placed}
 	if len(placed) > 0 {
 		plan.Assumptions = append(plan.Assumptions, fmt.Sprintf("%d pod(s) were placed, not read: the input holds workloads without their pods, so each workload's controller mirror made them (a Deployment's ReplicaSet, StatefulSet ordinals, a DaemonSet's pod per eligible node, a Job's parallelism; name suffixes are stand-ins for the API server's random ones) and the scheduler mirror placed them as the cluster would have (cordons, taints, node affinity, cpu/memory/pod-count fit; a workload spread over nodes, then the least allocated node; ties go to the first node by name, where the real scheduler picks at random, so another cluster can hold them elsewhere): %s", len(placed), scheduler.PlacedSummary(placed)))
@@ -220,6 +189,12 @@ func Drain(w World, o Options) (*Plan, error) {
 		plan.Nodes = append(plan.Nodes, np)
 	}
 	plan.Duration = s.now
+	s.finish(plan, placed)
+	return plan, nil
+}
+
+// finish adds to plan where real runs can vary and the world's timing notes.
+func (s *sim) finish(plan *Plan, placed []scheduler.Placed) {
 	if s.reconflicts > 0 {
 		plan.Varies = append(plan.Varies, fmt.Sprintf("%d time(s) (first %s) an API server retry of an eviction conflicts again with another retry due at the same moment and waits for the next (--retries-meet): this is the less common outcome; in most real runs the two retries come up to 50ms apart and the later reads the earlier's update and is refused with 429, kubectl retrying it 5s later (11 of 14 recorded runs of 3 pods under minAvailable 2 on an idle API server, 11 of 27 on a busy one; the default plan)", s.reconflicts, s.reconflictFirst))
 	}
@@ -242,7 +217,44 @@ func Drain(w World, o Options) (*Plan, error) {
 		plan.Assumptions = append(plan.Assumptions, n)
 	}
 	sort.Strings(plan.Assumptions)
-	return plan, nil
+}
+
+// newSim is the simulated cluster of w (its pods made and placed first when o.Place), budgets
+// copied and synced lazily, nodes indexed; w's objects are not changed.
+func newSim(w World, o Options) (*sim, []scheduler.Placed) {
+	var placed []scheduler.Placed
+	if o.Place {
+		w.Pods, w.ReplicaSets = slices.Clone(w.Pods), slices.Clone(w.ReplicaSets)
+		placed = scheduler.Place(&w)
+	}
+	s := &sim{o: o, cordoned: map[string]bool{}, seq: map[string]int{}, notes: map[string]bool{},
+		live: map[string]*simPod{}, onNode: map[string][]*simPod{}, deleted: map[string]*simPod{},
+		budgetsIn: map[string][]*policy.PodDisruptionBudget{}, budgetByKey: map[string]*policy.PodDisruptionBudget{},
+		budgetPods: map[*policy.PodDisruptionBudget][]*simPod{}, dirty: map[*policy.PodDisruptionBudget]bool{}, holding: map[*policy.PodDisruptionBudget]bool{}, selectors: map[*policy.PodDisruptionBudget]labels.Selector{}, nodeByName: map[string]*v1.Node{}}
+	s.w = w
+	s.w.Budgets = nil
+	for _, b := range w.Budgets {
+		b = b.DeepCopy()
+		s.w.Budgets = append(s.w.Budgets, b)
+		s.budgetsIn[b.Namespace] = append(s.budgetsIn[b.Namespace], b)
+		if k := b.Namespace + "/" + b.Name; s.budgetByKey[k] == nil {
+			s.budgetByKey[k] = b
+		}
+	}
+	s.sched = scheduler.New(w.Nodes)
+	for _, p := range w.Pods {
+		s.add(&simPod{pod: p.DeepCopy(), readyAt: -1, goneAt: -1})
+	}
+	s.scales = disruption.StateScales{Deployments: w.Deployments, ReplicaSets: w.ReplicaSets, StatefulSets: w.StatefulSets, ReplicationControllers: w.ReplicationControllers}.Indexed()
+	for _, n := range w.Nodes {
+		if n.Spec.Unschedulable {
+			s.cordoned[n.Name] = true
+		}
+		if s.nodeByName[n.Name] == nil {
+			s.nodeByName[n.Name] = n
+		}
+	}
+	return s, placed
 }
 
 func (s *sim) emit(e Event) {

@@ -1,0 +1,236 @@
+package drain
+
+import (
+	"container/heap"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-workload/kubectl-workload/internal/scheduler"
+)
+
+// EventScheduled is a Pending pod the scheduler places once a node that fits it joins (the
+// scheduler retries unschedulable pods when a node is added).
+const EventScheduled = "scheduled"
+
+// Session is one simulated cluster that several drains run in, one after another, with
+// nodes joining and leaving between them: what a node-pool upgrade does (add surge nodes,
+// cordon, kubectl drain, delete the node). Its clock, pods, budgets and scheduler carry over
+// from step to step, so replacements still starting when a drain ends count in the next.
+type Session struct {
+	s      *sim
+	placed []scheduler.Placed
+	// sink collects the events of steps that are not a node's drain.
+	sink []Event
+}
+
+// NewSession is a Session over w (its pods made and placed first when o.Place); o.Nodes and
+// o.Timeout are not used (Drain takes them). w's objects are not changed.
+func NewSession(w World, o Options) *Session {
+	s, placed := newSim(w, o)
+	ss := &Session{s: s, placed: placed}
+	s.events = &ss.sink
+	s.syncBudgets()
+	return ss
+}
+
+// Now is the time since the session's start.
+func (ss *Session) Now() time.Duration { return ss.s.now }
+
+// Placed are the pods made from workloads that had none (Options.Place).
+func (ss *Session) Placed() []scheduler.Placed { return ss.placed }
+
+// Node is the node named name, nil when the cluster has none of that name.
+func (ss *Session) Node(name string) *v1.Node { return ss.s.node(name) }
+
+// take returns the events of the steps since the last take.
+func (ss *Session) take() []Event {
+	out := ss.sink
+	ss.sink = nil
+	ss.s.events = &ss.sink
+	return out
+}
+
+// AddNode has n join the cluster now: the DaemonSet controller binds its pods to it
+// (scheduler.DaemonPods), and the scheduler retries the Pending pods, in creation order.
+func (ss *Session) AddNode(n *v1.Node) []Event {
+	s := ss.s
+	if s.nodeByName[n.Name] == nil {
+		s.nodeByName[n.Name] = n
+		s.w.Nodes = append(slices.Clip(s.w.Nodes), n)
+		s.sched.AddNode(n)
+		if n.Spec.Unschedulable {
+			s.cordoned[n.Name] = true
+		}
+		for _, p := range scheduler.DaemonPods(s.w.DaemonSets, []*v1.Node{n}) {
+			p.CreationTimestamp = metav1.NewTime(s.wall(s.now))
+			s.add(&simPod{pod: p, readyAt: -1, goneAt: -1})
+		}
+		ss.reschedule()
+		s.syncBudgets()
+	}
+	return ss.take()
+}
+
+// reschedule places the Pending pods that a node now fits.
+func (ss *Session) reschedule() {
+	s := ss.s
+	for _, p := range slices.Clone(s.onNode[""]) {
+		if !p.alive(s.now) || p.pod.DeletionTimestamp != nil {
+			continue
+		}
+		node := s.sched.Schedule(p.pod)
+		if node == "" {
+			continue
+		}
+		list := s.onNode[""]
+		if i := slices.Index(list, p); i >= 0 {
+			s.onNode[""] = slices.Delete(list, i, i+1)
+		}
+		p.pod.Spec.NodeName = node
+		p.pod.Status.Phase = v1.PodRunning
+		s.onNode[node] = append(s.onNode[node], p)
+		s.sched.Add(p.pod, 1)
+		p.readyAt = s.now + s.readyAfter(p.pod)
+		heap.Push(&s.transitions, transition{at: p.readyAt, pod: p})
+		s.touch(p)
+		ev := Event{Kind: EventScheduled, Pod: podKey(p.pod), Node: node}
+		if ref := metav1.GetControllerOf(p.pod); ref != nil {
+			ev.Owner = strings.ToLower(ref.Kind) + "/" + ref.Name
+		}
+		s.emit(ev)
+	}
+}
+
+// Cordon marks the node unschedulable now (kubectl cordon).
+func (ss *Session) Cordon(name string) {
+	ss.s.cordoned[name] = true
+	ss.s.sched.Cordon(name)
+}
+
+// Drain is kubectl drain of one cordoned node, now, giving up after timeout (0: never), as
+// Drain plays each node.
+func (ss *Session) Drain(name string, timeout time.Duration) NodePlan {
+	s := ss.s
+	np := NodePlan{Node: name, Start: s.now}
+	s.o.Timeout = timeout
+	s.events = &np.Events
+	s.drainNode(&np)
+	np.End = s.now
+	s.events = &ss.sink
+	return np
+}
+
+// Wait lets the cluster run for d: pods become Ready, deleted pods go and are replaced.
+func (ss *Session) Wait(d time.Duration) []Event {
+	s := ss.s
+	end := s.now + d
+	for {
+		next := s.nextTransition()
+		if next > end {
+			break
+		}
+		s.now = next
+		s.advanceWorld()
+	}
+	s.now = end
+	return ss.take()
+}
+
+// ForceDelete deletes, now and without the Eviction API (so without a budget), every pod
+// left on the node but its DaemonSet pods and the pods already terminating, as a provider does
+// when a drain's timeout passes (GKE after its PodDisruptionBudget timeout), then waits until
+// they are gone. It returns the deletions and what followed them.
+func (ss *Session) ForceDelete(node, why string) []Event {
+	s := ss.s
+	for _, p := range slices.Clone(s.onNode[node]) {
+		if !p.alive(s.now) || p.pod.DeletionTimestamp != nil {
+			continue
+		}
+		if ref := metav1.GetControllerOf(p.pod); ref != nil && ref.Kind == "DaemonSet" {
+			continue
+		}
+		s.deletePod(p, EventDelete, Event{Message: why})
+	}
+	s.syncBudgets()
+	ss.waitGone(node)
+	return ss.take()
+}
+
+// waitGone runs the cluster until no pod but DaemonSet pods is left on node, or nothing more
+// happens.
+func (ss *Session) waitGone(node string) {
+	s := ss.s
+	for ss.left(node) > 0 {
+		next := s.nextTransition()
+		if next == time.Duration(math.MaxInt64) {
+			return
+		}
+		s.now = next
+		s.advanceWorld()
+	}
+}
+
+// left counts the pods on node, DaemonSet pods aside, not removed yet.
+func (ss *Session) left(node string) int {
+	n := 0
+	for _, p := range ss.s.onNode[node] {
+		if ref := metav1.GetControllerOf(p.pod); p.alive(ss.s.now) && (ref == nil || ref.Kind != "DaemonSet") {
+			n++
+		}
+	}
+	return n
+}
+
+// DeleteNode removes the node from the cluster now: the pod garbage collector deletes the pods
+// still bound to it (its DaemonSet pods), which are gone at once, and their owners, other
+// than a DaemonSet, replace them.
+func (ss *Session) DeleteNode(name string) []Event {
+	s := ss.s
+	s.cordoned[name] = true
+	s.sched.Cordon(name)
+	for _, p := range slices.Clone(s.onNode[name]) {
+		if !p.alive(s.now) {
+			continue
+		}
+		p.goneAt, p.readyAt = s.now, -1
+		s.gone(p)
+		if ref := metav1.GetControllerOf(p.pod); ref != nil {
+			switch ref.Kind {
+			case "ReplicaSet", "ReplicationController", "Job":
+				s.seq[ref.Name]++
+				s.replace(p, fmt.Sprintf("%s-new%d", ref.Name, s.seq[ref.Name]))
+			case "StatefulSet":
+				s.replace(p, p.pod.Name)
+			}
+		}
+	}
+	s.syncBudgets()
+	return ss.take()
+}
+
+// Pending are the pods no node fits now, by key, sorted.
+func (ss *Session) Pending() []string {
+	var out []string
+	for _, p := range ss.s.onNode[""] {
+		if p.alive(ss.s.now) && p.pod.DeletionTimestamp == nil {
+			out = append(out, podKey(p.pod))
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Notes are the world's timing assumptions and where real runs can vary, as Drain puts them
+// in its plan.
+func (ss *Session) Notes() (assumptions, varies []string) {
+	var p Plan
+	ss.s.finish(&p, ss.placed)
+	return p.Assumptions, p.Varies
+}
