@@ -1032,10 +1032,11 @@ func (r *rolloutRun) runVarying() string {
 		rr   rolloutRun
 	}
 	together := max(r.sc.together, 1)
-	minRuns := max(predictMinRuns, recordAttempts())
-	for k := 1; k <= max(r.sc.runs, minRuns) && (len(matched) == 0 || k <= minRuns); k += together {
+	// Recording (KUBECTL_WORKLOAD_RECORD_ATTEMPTS) raises both the minimum and the limit.
+	minRuns, limit := max(predictMinRuns, recordAttempts()), max(r.sc.runs, recordAttempts())
+	for k := 1; k <= limit && (len(matched) == 0 || k <= minRuns); k += together {
 		// The runs of one batch roll out at the same time, each in its own namespace.
-		batch := make([]*result, min(together, max(r.sc.runs, minRuns)-k+1))
+		batch := make([]*result, min(together, limit-k+1))
 		var wg sync.WaitGroup
 		for i := range batch {
 			wg.Add(1)
