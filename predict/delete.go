@@ -159,12 +159,8 @@ func Delete(ctx context.Context, req DeleteRequest, c *live.Client) (*DeletePlan
 			ns = "default"
 		}
 		set := manifest.Load(req.Files, req.Stdin)
-		if len(set.Problems) > 0 {
-			var errs []error
-			for _, p := range set.Problems {
-				errs = append(errs, fmt.Errorf("%s:%d:%d: %s", p.File, p.Pos.Line, p.Pos.Column, p.Message))
-			}
-			return nil, errors.Join(errs...)
+		if err := problemsError(set); err != nil {
+			return nil, err
 		}
 		for _, obj := range set.Objects {
 			u := &unstructured.Unstructured{}

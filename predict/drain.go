@@ -59,6 +59,17 @@ type NodeShape = scheduler.NodeShape
 // DrainPlan is a drain's plan, node by node (drain.Plan).
 type DrainPlan = drain.Plan
 
+// problemsError is every problem the loader found in set, each at its file:line:col, joined;
+// nil when it found none. Drain, Delete and Upgrade read a cluster from files and refuse one
+// they cannot read whole.
+func problemsError(set *manifest.Set) error {
+	var errs []error
+	for _, p := range set.Problems {
+		errs = append(errs, fmt.Errorf("%s:%d:%d: %s", p.File, p.Pos.Line, p.Pos.Column, p.Message))
+	}
+	return errors.Join(errs...)
+}
+
 // drainStart is the simulated wall-clock start: only differences of times matter.
 var drainStart = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
@@ -80,12 +91,8 @@ func Drain(ctx context.Context, req DrainRequest, c *live.Client) (*DrainPlan, e
 		}
 	} else {
 		set := manifest.Load(req.Files, req.Stdin)
-		if len(set.Problems) > 0 {
-			var errs []error
-			for _, p := range set.Problems {
-				errs = append(errs, fmt.Errorf("%s:%d:%d: %s", p.File, p.Pos.Line, p.Pos.Column, p.Message))
-			}
-			return nil, errors.Join(errs...)
+		if err := problemsError(set); err != nil {
+			return nil, err
 		}
 		var err error
 		if w, err = worldOf(set); err != nil {

@@ -103,12 +103,8 @@ func Upgrade(ctx context.Context, req UpgradeRequest, c *live.Client) (*UpgradeP
 		}
 	} else {
 		set := manifest.Load(req.Files, req.Stdin)
-		if len(set.Problems) > 0 {
-			var errs []error
-			for _, p := range set.Problems {
-				errs = append(errs, fmt.Errorf("%s:%d:%d: %s", p.File, p.Pos.Line, p.Pos.Column, p.Message))
-			}
-			return nil, errors.Join(errs...)
+		if err := problemsError(set); err != nil {
+			return nil, err
 		}
 		if w, err = worldOf(set); err != nil {
 			return nil, err
