@@ -280,30 +280,42 @@ func Upgrade(w drain.World, o Options) (*Plan, error) {
 		addNew(deleted, false)
 		addNew(min(len(pool), deleted+surge), true)
 		steps := make([]NodeStep, len(nodes))
+		batchNames := make([]string, len(nodes))
 		for i, n := range nodes {
 			ss.Cordon(n.Name)
+			batchNames[i] = n.Name
 			steps[i] = NodeStep{Node: n.Name, Batch: b + 1, CordonedAt: ss.Now(), EmptyAt: -1, DeletedAt: -1}
 		}
-		for i, n := range nodes {
+		// The batch's nodes drain at the same time, as the providers drain them.
+		var forced []int
+		for i, np := range ss.DrainAll(batchNames, o.DrainTimeout) {
 			st := &steps[i]
-			if stopped {
-				st.Outcome = NotReached
-				continue
-			}
-			st.Drain = ss.Drain(n.Name, o.DrainTimeout)
+			st.Drain = np
 			switch {
-			case st.Drain.Drained:
-				st.EmptyAt = st.Drain.End
-			case o.OnTimeout == OnTimeoutForce && !st.Drain.Forever:
-				st.Forced = ss.ForceDelete(n.Name, fmt.Sprintf("drain timeout %s passed: deleted without the Eviction API", o.DrainTimeout))
-				st.EmptyAt = ss.Now()
+			case np.Drained:
+				st.EmptyAt = np.End
+			case o.OnTimeout == OnTimeoutForce && !np.Forever:
+				forced = append(forced, i)
 			default:
 				st.Outcome = Failed
-				if st.Drain.Forever {
+				if np.Forever {
 					st.Outcome = Blocked
 				}
 				plan.Completed, stopped = false, true
-				plan.Blocker = blockerOf(st)
+				// The first blocker is the node whose drain gave up first.
+				if plan.Blocker == nil || np.End < plan.Blocker.At {
+					plan.Blocker = blockerOf(st)
+				}
+			}
+		}
+		if len(forced) > 0 {
+			names := make([]string, len(forced))
+			for k, i := range forced {
+				names[k] = steps[i].Node
+			}
+			events, emptyAt := ss.ForceDelete(names, fmt.Sprintf("drain timeout %s passed: deleted without the Eviction API", o.DrainTimeout))
+			for k, i := range forced {
+				steps[i].Forced, steps[i].EmptyAt = events[k], emptyAt[k]
 			}
 		}
 		for i := range steps {
@@ -330,7 +342,7 @@ func Upgrade(w drain.World, o Options) (*Plan, error) {
 		plan.Assumptions = append(plan.Assumptions, "new nodes join Ready at once: the VM's creation and boot are not counted (--node-ready-after to add them)")
 	}
 	if batch > 1 {
-		plan.Varies = append(plan.Varies, fmt.Sprintf("the %d nodes of a batch are drained one after another, as kubectl drain A B does; providers drain them at the same time, so a real batch can finish sooner and its evictions interleave", batch))
+		plan.Varies = append(plan.Varies, fmt.Sprintf("the %d nodes of a batch start draining at the same instant, the first node's requests read first; a provider starts them moments apart, so which node a shared budget lets go first can differ", batch))
 	}
 	sort.Strings(plan.Assumptions)
 	return plan, nil

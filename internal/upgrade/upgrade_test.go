@@ -2,6 +2,7 @@ package upgrade
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -215,4 +216,100 @@ func TestPresetsCiteSources(t *testing.T) {
 	if _, err := PresetNamed("openshift"); err == nil {
 		t.Error("PresetNamed(openshift) = nil error, want one")
 	}
+}
+
+// TestUpgradeBatchDrainsAtOnce: the nodes of a batch drain at the same time. A budget over
+// pods on both nodes allows its one disruption to the batch as a whole, not to each node;
+// replacements go to the surge nodes, never to a cordoned node of the batch; and the batch
+// lasts as long as its slowest node, not the sum of its nodes.
+func TestUpgradeBatchDrainsAtOnce(t *testing.T) {
+	one, zero, two := intstr.FromInt32(1), intstr.FromInt32(0), intstr.FromInt32(2)
+	batch2 := Algorithm{MaxSurge: two, MaxUnavailable: zero, OnTimeout: OnTimeoutFail}
+	sel := labels.SelectorFromSet(labels.Set{"pool": "blue"})
+	opts := Options{Selector: sel, Algorithm: batch2, Drain: drain.Options{ReadyAfter: 10 * time.Second, TerminateAfter: 5 * time.Second, GracePeriodSeconds: -1}}
+	nodes := func() []*v1.Node {
+		return []*v1.Node{poolNode("blue-1", "blue", 110), poolNode("blue-2", "blue", 110)}
+	}
+
+	t.Run("a shared budget allows its disruptions to the batch in total", func(t *testing.T) {
+		d, rs, pods := testkit.Deployment("web", 4, "blue-1", "blue-2")
+		w := drain.World{Pods: pods, Deployments: []*apps.Deployment{d}, ReplicaSets: []*apps.ReplicaSet{rs}, Nodes: nodes(),
+			Budgets: []*policy.PodDisruptionBudget{testkit.Budget("web", nil, &one, "web")}}
+		plan, err := Upgrade(w, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !plan.Completed || plan.BatchSize != 2 {
+			t.Fatalf("Upgrade() completed %v, batch %d; want completed, batch 2", plan.Completed, plan.BatchSize)
+		}
+		var evictions []time.Duration
+		refusedAtStart := map[string]bool{}
+		for _, st := range plan.Nodes {
+			if st.Drain.Start != 0 {
+				t.Errorf("node %s drains from %s, want 0s (with the other node of its batch)", st.Node, st.Drain.Start)
+			}
+			for _, e := range st.Drain.Events {
+				switch e.Kind {
+				case drain.EventEvict:
+					evictions = append(evictions, e.At)
+				case drain.EventRefused:
+					if e.At == 0 && e.Budget == "web" {
+						refusedAtStart[st.Node] = true
+					}
+				case drain.EventCreated:
+					if e.Node == "blue-1" || e.Node == "blue-2" {
+						t.Errorf("replacement %s placed on %s, a cordoned node of the batch", e.Pod, e.Node)
+					}
+				}
+			}
+		}
+		slices.Sort(evictions)
+		if len(evictions) != 4 {
+			t.Fatalf("evictions at %v, want 4", evictions)
+		}
+		// maxUnavailable 1: the next eviction waits for the last replacement to be Ready
+		// (10s), whichever node its pod is on.
+		for i := 1; i < len(evictions); i++ {
+			if evictions[i]-evictions[i-1] < 10*time.Second {
+				t.Errorf("evictions at %v: two within 10s, so budget web (maxUnavailable 1) allowed 2 disruptions at once", evictions)
+			}
+		}
+		if !refusedAtStart["blue-2"] || refusedAtStart["blue-1"] {
+			t.Errorf("refused by web at 0s on %v, want blue-2 only (blue-1's request took the one disruption)", refusedAtStart)
+		}
+	})
+
+	t.Run("the batch lasts as long as its slowest node", func(t *testing.T) {
+		// blue-1: one pod of web, gone 5s after its eviction. blue-2: two pods of db under
+		// maxUnavailable 1: the second's first request conflicts with the first's, is refused
+		// on the API server's retry at 0.5s, and is approved on kubectl's retry at 10.5s, once
+		// the first's replacement is Ready (10s): gone at 15.5s. One after the other: 20.5s.
+		web, webRS, webPods := testkit.Deployment("web", 1, "blue-1")
+		db, dbRS, dbPods := testkit.Deployment("db", 2, "blue-2")
+		w := drain.World{Pods: append(webPods, dbPods...), Deployments: []*apps.Deployment{web, db}, ReplicaSets: []*apps.ReplicaSet{webRS, dbRS},
+			Nodes: nodes(), Budgets: []*policy.PodDisruptionBudget{testkit.Budget("db", nil, &one, "db")}}
+		plan, err := Upgrade(w, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ends := map[string]time.Duration{}
+		for _, st := range plan.Nodes {
+			ends[st.Node] = st.Drain.End
+			if st.EmptyAt != st.Drain.End {
+				t.Errorf("node %s empty at %s, want at its drain's end %s", st.Node, st.EmptyAt, st.Drain.End)
+			}
+		}
+		slowest := 15500 * time.Millisecond
+		if ends["blue-1"] != 5*time.Second || ends["blue-2"] != slowest {
+			t.Errorf("drains end at %v, want blue-1 at 5s and blue-2 at 15.5s", ends)
+		}
+		if plan.Duration != slowest {
+			t.Errorf("Upgrade().Duration = %s, want 15.5s (the slower node), not the 20.5s of one drain after the other", plan.Duration)
+		}
+		for _, st := range plan.Nodes {
+			if st.DeletedAt != slowest {
+				t.Errorf("node %s deleted at %s, want 15.5s (when its batch ends)", st.Node, st.DeletedAt)
+			}
+		}
+	})
 }

@@ -263,7 +263,30 @@ func (s *sim) emit(e Event) {
 }
 
 // drainNode mirrors DrainCmdOptions.deleteOrEvictPodsSimple and Helper.evictPods for one node.
-func (s *sim) drainNode(np *NodePlan) {
+func (s *sim) drainNode(np *NodePlan) { s.drainNodes([]*NodePlan{np}) }
+
+// nodeDrain is one node's drain in progress: kubectl's per-pod eviction goroutines
+// (Helper.evictPods) as data.
+type nodeDrain struct {
+	np              *NodePlan
+	start, deadline time.Duration
+	// pending are the pods still to be evicted, in the order kubectl started them, each with
+	// the time of its next request; serverAttempts counts the API server's tries of an
+	// eviction still in its conflict retry loop (EvictionsRetry).
+	pending        []string
+	attemptAt      map[string]time.Duration
+	serverAttempts map[string]int
+	failed         map[string]string
+	// waiting are the evicted pods: since when kubectl polls for them to be gone.
+	waiting   map[string]time.Duration
+	lastRound []Event
+	// changed: something happened since the last round of evictions decided.
+	changed bool
+}
+
+// beginDrain lists the node's pods as kubectl's Helper does and starts their evictions now;
+// nil when kubectl's filters refuse the node or there is nothing to wait for.
+func (s *sim) beginDrain(np *NodePlan) *nodeDrain {
 	helper := &kubectldrain.Helper{
 		Ctx:    context.Background(),
 		Client: stateClient{pods: s.podsOn, daemonSets: s.w.DaemonSets},
@@ -288,7 +311,7 @@ func (s *sim) drainNode(np *NodePlan) {
 			}
 		}
 		np.Fixes = append(np.Fixes, "kubectl refuses the node before evicting anything: "+np.Error)
-		return
+		return nil
 	}
 	if w := list.Warnings(); w != "" {
 		// Warnings joins its messages in map order; sorted, the plan is deterministic.
@@ -296,175 +319,184 @@ func (s *sim) drainNode(np *NodePlan) {
 		sort.Strings(parts)
 		s.emit(Event{Kind: EventWarning, Node: np.Node, Message: strings.Join(parts, "; ")})
 	}
-	var pending []string
-	for _, p := range list.Pods() {
-		pending = append(pending, podKey(&p))
-	}
-	start := s.now
-	deadline := time.Duration(math.MaxInt64)
+	nd := &nodeDrain{np: np, start: s.now, deadline: time.Duration(math.MaxInt64), changed: true,
+		attemptAt: map[string]time.Duration{}, failed: map[string]string{}, serverAttempts: map[string]int{}, waiting: map[string]time.Duration{}}
 	if s.o.Timeout > 0 {
-		deadline = start + s.o.Timeout
+		nd.deadline = nd.start + s.o.Timeout
+	}
+	for _, p := range list.Pods() {
+		nd.pending = append(nd.pending, podKey(&p))
 	}
 	if s.o.DisableEviction {
-		for _, key := range pending {
-			p := s.find(key)
-			s.deletePod(p, EventDelete, Event{})
+		for _, key := range nd.pending {
+			s.deletePod(s.find(key), EventDelete, Event{})
 		}
 		s.syncBudgets()
-		pending = nil
-	}
-	attemptAt := map[string]time.Duration{}
-	for _, k := range pending {
-		attemptAt[k] = start
-	}
-	failed := map[string]string{}
-	// serverAttempts counts the API server's tries of an eviction still in its conflict
-	// retry loop (EvictionsRetry).
-	serverAttempts := map[string]int{}
-	waiting := map[string]time.Duration{} // evicted pods: when kubectl's poll finds them gone
-	if s.o.DisableEviction {
+		nd.pending = nil
 		for _, k := range list.Pods() {
-			waiting[podKey(&k)] = start
+			nd.waiting[podKey(&k)] = nd.start
 		}
 	}
-	var lastRound []Event
-	// changed: something happened since the last round of evictions decided.
-	changed := true
-	for len(pending) > 0 || len(waiting) > 0 {
-		// The next moment anything happens.
-		next := time.Duration(math.MaxInt64)
-		for _, k := range pending {
-			next = min(next, attemptAt[k])
+	for _, k := range nd.pending {
+		nd.attemptAt[k] = nd.start
+	}
+	return nd
+}
+
+// next is the next moment the node's drain acts by itself: a pod's request, or kubectl's
+// poll finding an evicted pod gone.
+func (nd *nodeDrain) next(s *sim) time.Duration {
+	next := time.Duration(math.MaxInt64)
+	for _, k := range nd.pending {
+		next = min(next, nd.attemptAt[k])
+	}
+	for k, since := range nd.waiting {
+		if p := s.findAny(k); p != nil && p.goneAt >= 0 {
+			next = min(next, pollAfter(since, p.goneAt))
 		}
-		for k, since := range waiting {
-			if p := s.findAny(k); p != nil && p.goneAt >= 0 {
-				next = min(next, pollAfter(since, p.goneAt))
+	}
+	return next
+}
+
+// stuck: every pending pod was refused in the last round and nothing happened since.
+func (nd *nodeDrain) stuck() bool {
+	return !nd.changed && len(nd.waiting) == 0 && len(nd.pending) > 0 && len(nd.lastRound) > 0
+}
+
+// drainNodes drains the nodes at the same time from now, as a provider drains the nodes of
+// an upgrade batch: one kubectl loop (deleteOrEvictPodsSimple, Helper.evictPods) per node,
+// their requests interleaved in time against the same budgets and the same world, each node
+// with its own timeout. Each NodePlan gets its events and its end; s.now is the latest end.
+// With one node it is kubectl drain NODE.
+//
+// Example: a budget of disruptionsAllowed 1 over pods on nodes a and b, both drained from
+// 0s: a's first request is approved (allowed 0); b's, read after it, is refused with 429
+// and retried at 5s, when a's replacement is Ready and the budget allows 1 again. The batch
+// ends when its slowest node does, not after the sum of the nodes' drains.
+func (s *sim) drainNodes(nps []*NodePlan) {
+	const never = time.Duration(math.MaxInt64)
+	var active []*nodeDrain
+	end := s.now
+	for _, np := range nps {
+		s.events = &np.Events
+		if nd := s.beginDrain(np); nd != nil {
+			active = append(active, nd)
+		} else {
+			np.End = s.now
+		}
+	}
+	// World events go to the drain of the node the pod came from (Ready replacements, a
+	// StatefulSet's recreated ordinal); others to the first node still draining.
+	s.route = map[string]*[]Event{}
+	for _, nd := range active {
+		s.route[nd.np.Node] = &nd.np.Events
+	}
+	defer func() { s.route = nil }()
+	stop := func(nd *nodeDrain, at time.Duration) {
+		s.events = &nd.np.Events
+		s.endDrain(nd, at)
+		end = max(end, at)
+		delete(s.route, nd.np.Node)
+	}
+	for {
+		active = slices.DeleteFunc(active, func(nd *nodeDrain) bool {
+			if len(nd.pending) > 0 || len(nd.waiting) > 0 {
+				return false
 			}
+			stop(nd, s.now)
+			return true
+		})
+		if len(active) == 0 {
+			break
 		}
+		s.events = &active[0].np.Events
+		// The next moment anything happens.
 		worldNext := s.nextTransition()
-		next = min(next, worldNext)
-		if next == time.Duration(math.MaxInt64) {
-			break // nothing left to do
+		next := worldNext
+		allStuck := true
+		for _, nd := range active {
+			next = min(next, nd.next(s))
+			allStuck = allStuck && nd.stuck()
 		}
-		// Nothing in the world will change and every pending pod was refused in the last
-		// round: the same refusals repeat every 5s.
-		if !changed && worldNext == time.Duration(math.MaxInt64) && len(waiting) == 0 && len(pending) > 0 && len(lastRound) > 0 {
-			np.Forever = s.o.Timeout == 0
-			if !np.Forever {
-				count := int((deadline - lastRound[0].At - 1) / EvictRetryDelay)
-				if count > 0 {
-					s.emit(Event{Kind: EventRepeats, Count: count, Message: fmt.Sprintf("the refusals repeat every %s", EvictRetryDelay)})
-				}
-				// kubectl notices the timeout when a retry wakes up after it.
-				s.now = lastRound[0].At + time.Duration(count+1)*EvictRetryDelay
-			} else {
-				s.emit(Event{Kind: EventRepeats, Count: -1, Message: fmt.Sprintf("the refusals repeat every %s, forever", EvictRetryDelay)})
+		if next == never {
+			for _, nd := range active {
+				stop(nd, s.now) // nothing left to do
 			}
 			break
 		}
-		if next >= deadline {
-			// Pods waiting to be deleted see the timeout at once; a pod between retries
-			// when its next retry wakes up.
-			s.now = deadline
-			for _, k := range pending {
-				s.now = max(s.now, attemptAt[k])
+		// Nothing in the world will change and every pending pod was refused in the last
+		// round: the same refusals repeat every 5s.
+		if allStuck && worldNext == never {
+			for _, nd := range active {
+				s.events = &nd.np.Events
+				nd.np.Forever = s.o.Timeout == 0
+				at := s.now
+				if !nd.np.Forever {
+					count := int((nd.deadline - nd.lastRound[0].At - 1) / EvictRetryDelay)
+					if count > 0 {
+						s.emit(Event{Kind: EventRepeats, Count: count, Message: fmt.Sprintf("the refusals repeat every %s", EvictRetryDelay)})
+					}
+					// kubectl notices the timeout when a retry wakes up after it.
+					at = nd.lastRound[0].At + time.Duration(count+1)*EvictRetryDelay
+				} else {
+					s.emit(Event{Kind: EventRepeats, Count: -1, Message: fmt.Sprintf("the refusals repeat every %s, forever", EvictRetryDelay)})
+				}
+				stop(nd, at)
 			}
+			break
+		}
+		// Pods waiting to be deleted see the timeout at once; a pod between retries when its
+		// next retry wakes up.
+		active = slices.DeleteFunc(active, func(nd *nodeDrain) bool {
+			if next < nd.deadline {
+				return false
+			}
+			at := nd.deadline
+			for _, k := range nd.pending {
+				at = max(at, nd.attemptAt[k])
+			}
+			stop(nd, at)
+			return true
+		})
+		if len(active) == 0 {
 			break
 		}
 		s.now = next
 		if s.advanceWorld() {
-			changed = true
-		}
-		for _, k := range sortedKeys(waiting) {
-			p := s.findAny(k)
-			if p != nil && p.goneAt >= 0 && pollAfter(waiting[k], p.goneAt) <= s.now {
-				delete(waiting, k)
-				s.emit(Event{Kind: EventEvicted, Pod: k, Node: np.Node})
+			for _, nd := range active {
+				nd.changed = true
 			}
 		}
-		// The pods whose retry is due, in the order kubectl started them.
-		var due []string
-		for _, k := range pending {
-			if attemptAt[k] == s.now {
-				due = append(due, k)
-			}
-		}
-		if len(due) > 0 {
-			lastRound, changed = nil, false
-		}
-		// kubectl's first requests for the node, sent together by its goroutines, read the
+		// kubectl's first requests for a node, sent together by its goroutines, read the
 		// budgets before any of them writes (serverEvict). Every later request of this
-		// instant (the API server's conflict retries, jittered by up to 50ms, and kubectl's
-		// 5s retries of refusals answered milliseconds apart) reads what the ones before it
-		// wrote, unless o.RetriesMeet.
-		read := map[*policy.PodDisruptionBudget]*policy.PodDisruptionBudget{}
-		written := map[*policy.PodDisruptionBudget]bool{}
-		acted := false
+		// instant (the API server's conflict retries, jittered by up to 50ms, kubectl's 5s
+		// retries of refusals answered milliseconds apart, and another node's requests)
+		// reads what the ones before it wrote, unless o.RetriesMeet.
+		var read map[*policy.PodDisruptionBudget]*policy.PodDisruptionBudget
+		var written map[*policy.PodDisruptionBudget]bool
+		if s.o.RetriesMeet {
+			read, written = map[*policy.PodDisruptionBudget]*policy.PodDisruptionBudget{}, map[*policy.PodDisruptionBudget]bool{}
+		}
+		acted, instantChanged := false, false
 		approvedBy := map[string]string{} // budget -> the pod approved by it at this instant
-		for _, k := range due {
-			p := s.find(k)
-			if p == nil { // gone already: NotFound ends the goroutine
-				pending = slices.DeleteFunc(pending, func(x string) bool { return x == k })
-				delete(serverAttempts, k)
-				continue
-			}
-			attempt := serverAttempts[k] + 1
-			together := s.o.RetriesMeet || (attempt == 1 && s.now == start)
-			var v eviction.Verdict
-			var conflict bool
-			if together {
-				v, conflict = s.serverEvict(p.pod, s.readBudgets(p, read), written)
-			} else {
-				v, conflict = s.serverEvict(p.pod, s.readBudgets(p, nil), map[*policy.PodDisruptionBudget]bool{})
-				if v.Code == 429 && approvedBy[v.Budget] != "" {
-					s.serialRefusals++
-					if s.serialFirst == "" {
-						s.serialFirst = fmt.Sprintf("at %s, %s after %s", s.now, k, approvedBy[v.Budget])
-					}
+		for _, nd := range active {
+			s.events = &nd.np.Events
+			for _, k := range sortedKeys(nd.waiting) {
+				p := s.findAny(k)
+				if p != nil && p.goneAt >= 0 && pollAfter(nd.waiting[k], p.goneAt) <= s.now {
+					delete(nd.waiting, k)
+					s.emit(Event{Kind: EventEvicted, Pod: k, Node: nd.np.Node})
 				}
 			}
-			if v.Approved() && v.Budget != "" {
-				approvedBy[v.Budget] = k
+			if !s.o.RetriesMeet {
+				read, written = map[*policy.PodDisruptionBudget]*policy.PodDisruptionBudget{}, map[*policy.PodDisruptionBudget]bool{}
 			}
-			if conflict && attempt < eviction.ConflictAttempts {
-				serverAttempts[k], changed = attempt, true
-				attemptAt[k] = s.now + eviction.ConflictRetry
-				s.notes[fmt.Sprintf("evictions sent at the same moment all read the budget and only the first update is written: the API server retries the others %s later (EvictionsRetry; 500-550ms in a real run, jittered), re-reading the budget (real requests sent together can also reach the server one after another, the later ones then refused with 429 at once)", eviction.ConflictRetry)] = true
-				if attempt > 1 {
-					// Where real runs vary most: the retries' jitter decides.
-					s.reconflicts++
-					if s.reconflictFirst == "" {
-						s.reconflictFirst = fmt.Sprintf("at %s, %s", s.now, k)
-					}
-				}
-				continue
-			}
-			delete(serverAttempts, k)
-			acted = true
-			e := Event{At: s.now, Pod: k, Budget: v.Budget, Code: v.Code, Message: v.Message, Cause: v.Cause, Retried: attempt > 1}
-			switch {
-			case v.Approved():
-				if v.Decremented {
-					allowed := s.budget(p.pod.Namespace, v.Budget).Status.DisruptionsAllowed
-					e.Allowed = &allowed
-				}
-				s.deletePod(p, EventEvict, e)
-				changed = true
-				waiting[k] = s.now
-				pending = slices.DeleteFunc(pending, func(x string) bool { return x == k })
-			case v.Code == 429:
-				e.Kind = EventRefused
-				s.emit(e)
-				lastRound = append(lastRound, e)
-				attemptAt[k] = s.now + EvictRetryDelay
-			default:
-				e.Kind = EventFailed
-				if len(v.Budgets) > 1 {
-					e.Budget = strings.Join(v.Budgets, ", ")
-				}
-				s.emit(e)
-				failed[k] = fmt.Sprintf("error when evicting pods/%q -n %q: %s", p.pod.Name, p.pod.Namespace, v.Message)
-				pending = slices.DeleteFunc(pending, func(x string) bool { return x == k })
+			a, c := s.evictDue(nd, read, written, approvedBy)
+			acted, instantChanged = acted || a, instantChanged || c
+		}
+		if instantChanged { // another node's approval changes what this one's refusals read
+			for _, nd := range active {
+				nd.changed = true
 			}
 		}
 		if acted {
@@ -473,14 +505,106 @@ func (s *sim) drainNode(np *NodePlan) {
 			s.syncBudgets()
 		}
 	}
-	var msgs []string
-	for _, k := range sortedKeys(failed) {
-		msgs = append(msgs, failed[k])
+	s.now = end
+}
+
+// evictDue sends the node's eviction requests due now, in the order kubectl started them:
+// acted when any got an answer, changed when any was approved or conflicted.
+func (s *sim) evictDue(nd *nodeDrain, read map[*policy.PodDisruptionBudget]*policy.PodDisruptionBudget, written map[*policy.PodDisruptionBudget]bool, approvedBy map[string]string) (acted, changed bool) {
+	var due []string
+	for _, k := range nd.pending {
+		if nd.attemptAt[k] == s.now {
+			due = append(due, k)
+		}
 	}
-	left := append(append([]string{}, pending...), sortedKeys(waiting)...)
+	if len(due) > 0 {
+		nd.lastRound, nd.changed = nil, false
+	}
+	for _, k := range due {
+		p := s.find(k)
+		if p == nil { // gone already: NotFound ends the goroutine
+			nd.pending = slices.DeleteFunc(nd.pending, func(x string) bool { return x == k })
+			delete(nd.serverAttempts, k)
+			continue
+		}
+		attempt := nd.serverAttempts[k] + 1
+		together := s.o.RetriesMeet || (attempt == 1 && s.now == nd.start)
+		var v eviction.Verdict
+		var conflict bool
+		if together {
+			v, conflict = s.serverEvict(p.pod, s.readBudgets(p, read), written)
+		} else {
+			v, conflict = s.serverEvict(p.pod, s.readBudgets(p, nil), map[*policy.PodDisruptionBudget]bool{})
+			if v.Code == 429 && approvedBy[v.Budget] != "" {
+				s.serialRefusals++
+				if s.serialFirst == "" {
+					s.serialFirst = fmt.Sprintf("at %s, %s after %s", s.now, k, approvedBy[v.Budget])
+				}
+			}
+		}
+		if v.Approved() && v.Budget != "" {
+			approvedBy[v.Budget] = k
+		}
+		if conflict && attempt < eviction.ConflictAttempts {
+			nd.serverAttempts[k], changed = attempt, true
+			nd.attemptAt[k] = s.now + eviction.ConflictRetry
+			s.notes[fmt.Sprintf("evictions sent at the same moment all read the budget and only the first update is written: the API server retries the others %s later (EvictionsRetry; 500-550ms in a real run, jittered), re-reading the budget (real requests sent together can also reach the server one after another, the later ones then refused with 429 at once)", eviction.ConflictRetry)] = true
+			if attempt > 1 {
+				// Where real runs vary most: the retries' jitter decides.
+				s.reconflicts++
+				if s.reconflictFirst == "" {
+					s.reconflictFirst = fmt.Sprintf("at %s, %s", s.now, k)
+				}
+			}
+			continue
+		}
+		delete(nd.serverAttempts, k)
+		acted = true
+		e := Event{At: s.now, Pod: k, Budget: v.Budget, Code: v.Code, Message: v.Message, Cause: v.Cause, Retried: attempt > 1}
+		switch {
+		case v.Approved():
+			if v.Decremented {
+				allowed := s.budget(p.pod.Namespace, v.Budget).Status.DisruptionsAllowed
+				e.Allowed = &allowed
+			}
+			s.deletePod(p, EventEvict, e)
+			changed = true
+			nd.waiting[k] = s.now
+			nd.pending = slices.DeleteFunc(nd.pending, func(x string) bool { return x == k })
+		case v.Code == 429:
+			e.Kind = EventRefused
+			s.emit(e)
+			nd.lastRound = append(nd.lastRound, e)
+			nd.attemptAt[k] = s.now + EvictRetryDelay
+		default:
+			e.Kind = EventFailed
+			if len(v.Budgets) > 1 {
+				e.Budget = strings.Join(v.Budgets, ", ")
+			}
+			s.emit(e)
+			nd.failed[k] = fmt.Sprintf("error when evicting pods/%q -n %q: %s", p.pod.Name, p.pod.Namespace, v.Message)
+			nd.pending = slices.DeleteFunc(nd.pending, func(x string) bool { return x == k })
+		}
+	}
+	return acted, changed
+}
+
+// endDrain ends the node's drain at at: what is left, kubectl's error, the fixes.
+func (s *sim) endDrain(nd *nodeDrain, at time.Duration) {
+	np := nd.np
+	np.End = at
+	// What is left is read at the end (kubectl notices the timeout then).
+	saved := s.now
+	s.now = max(s.now, at)
+	defer func() { s.now = saved }()
+	var msgs []string
+	for _, k := range sortedKeys(nd.failed) {
+		msgs = append(msgs, nd.failed[k])
+	}
+	left := append(append([]string{}, nd.pending...), sortedKeys(nd.waiting)...)
 	sort.Strings(left)
-	if s.o.Timeout > 0 && s.now >= deadline && len(left) > 0 {
-		s.emit(Event{Kind: EventTimeout, Message: fmt.Sprintf("global timeout reached: %s", s.o.Timeout)})
+	if s.o.Timeout > 0 && at >= nd.deadline && len(left) > 0 {
+		*s.events = append(*s.events, Event{At: at, Kind: EventTimeout, Message: fmt.Sprintf("global timeout reached: %s", s.o.Timeout)})
 		for _, k := range left {
 			p := s.find(k)
 			name, ns := k, ""
@@ -491,7 +615,7 @@ func (s *sim) drainNode(np *NodePlan) {
 		}
 	}
 	np.Left = left
-	for k := range failed {
+	for k := range nd.failed {
 		np.Left = append(np.Left, k)
 	}
 	sort.Strings(np.Left)
@@ -503,7 +627,7 @@ func (s *sim) drainNode(np *NodePlan) {
 	}
 	np.Drained = len(msgs) == 0 && len(left) == 0
 	if !np.Drained {
-		np.Fixes = s.fixes(np, lastRound)
+		np.Fixes = s.fixes(np, nd.lastRound)
 	}
 }
 

@@ -127,6 +127,24 @@ func (ss *Session) Drain(name string, timeout time.Duration) NodePlan {
 	return np
 }
 
+// DrainAll is kubectl drain of each cordoned node, all at the same time from now, as a
+// provider drains the nodes of an upgrade batch (drainNodes): their evictions interleave
+// against the same budgets, replacements are scheduled as they happen, and the clock ends at
+// the slowest node's end. Each node gives up after timeout (0: never).
+func (ss *Session) DrainAll(names []string, timeout time.Duration) []NodePlan {
+	s := ss.s
+	nps := make([]NodePlan, len(names))
+	ptrs := make([]*NodePlan, len(names))
+	for i, name := range names {
+		nps[i] = NodePlan{Node: name, Start: s.now}
+		ptrs[i] = &nps[i]
+	}
+	s.o.Timeout = timeout
+	s.drainNodes(ptrs)
+	s.events = &ss.sink
+	return nps
+}
+
 // Wait lets the cluster run for d: pods become Ready, deleted pods go and are replaced.
 func (ss *Session) Wait(d time.Duration) []Event {
 	s := ss.s
@@ -144,37 +162,56 @@ func (ss *Session) Wait(d time.Duration) []Event {
 }
 
 // ForceDelete deletes, now and without the Eviction API (so without a budget), every pod
-// left on the node but its DaemonSet pods and the pods already terminating, as a provider does
-// when a drain's timeout passes (GKE after its PodDisruptionBudget timeout), then waits until
-// they are gone. It returns the deletions and what followed them.
-func (ss *Session) ForceDelete(node, why string) []Event {
+// left on the nodes but their DaemonSet pods and the pods already terminating, as a provider
+// does when a drain's timeout passes (GKE after its PodDisruptionBudget timeout), then runs the
+// cluster until they are gone. It returns, per node, the deletions and what followed them
+// (its replacements' Ready), and when the node was empty.
+func (ss *Session) ForceDelete(nodes []string, why string) (events [][]Event, emptyAt []time.Duration) {
 	s := ss.s
-	for _, p := range slices.Clone(s.onNode[node]) {
-		if !p.alive(s.now) || p.pod.DeletionTimestamp != nil {
-			continue
+	events, emptyAt = make([][]Event, len(nodes)), make([]time.Duration, len(nodes))
+	s.route = map[string]*[]Event{}
+	defer func() { s.route, s.events = nil, &ss.sink }()
+	for i, node := range nodes {
+		s.route[node] = &events[i]
+		s.events = &events[i]
+		for _, p := range slices.Clone(s.onNode[node]) {
+			if !p.alive(s.now) || p.pod.DeletionTimestamp != nil {
+				continue
+			}
+			if ref := metav1.GetControllerOf(p.pod); ref != nil && ref.Kind == "DaemonSet" {
+				continue
+			}
+			s.deletePod(p, EventDelete, Event{Message: why})
 		}
-		if ref := metav1.GetControllerOf(p.pod); ref != nil && ref.Kind == "DaemonSet" {
-			continue
-		}
-		s.deletePod(p, EventDelete, Event{Message: why})
 	}
 	s.syncBudgets()
-	ss.waitGone(node)
-	return ss.take()
-}
-
-// waitGone runs the cluster until no pod but DaemonSet pods is left on node, or nothing more
-// happens.
-func (ss *Session) waitGone(node string) {
-	s := ss.s
-	for ss.left(node) > 0 {
+	s.events = &ss.sink
+	for i := range emptyAt {
+		emptyAt[i] = -1
+	}
+	for {
+		left := false
+		for i, node := range nodes {
+			if emptyAt[i] < 0 && ss.left(node) == 0 {
+				emptyAt[i] = s.now
+			}
+			left = left || emptyAt[i] < 0
+		}
 		next := s.nextTransition()
-		if next == time.Duration(math.MaxInt64) {
-			return
+		if !left || next == time.Duration(math.MaxInt64) {
+			break
 		}
 		s.now = next
 		s.advanceWorld()
 	}
+	for i := range emptyAt {
+		if emptyAt[i] < 0 { // nothing more happens: empty as far as the plan goes
+			emptyAt[i] = s.now
+		}
+	}
+	events[0] = append(events[0], ss.take()...)
+	sort.SliceStable(events[0], func(i, j int) bool { return events[0][i].At < events[0][j].At })
+	return events, emptyAt
 }
 
 // left counts the pods on node, DaemonSet pods aside, not removed yet.

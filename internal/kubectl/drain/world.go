@@ -29,6 +29,7 @@ type simPod struct {
 	readyAt        time.Duration // when it becomes Ready; -1: never, or already
 	goneAt         time.Duration // when it is removed; -1: not deleting
 	replacementFor string
+	origin         string // the node of the pod it replaces
 	seq            int // creation order
 	budgets        []*policy.PodDisruptionBudget
 }
@@ -59,6 +60,9 @@ type sim struct {
 	now         time.Duration
 	seq         map[string]int
 	events      *[]Event
+	// route, while nodes drain at the same time (drainNodes), sends the world's events about a
+	// pod to the drain of the node it came from.
+	route map[string]*[]Event
 	notes       map[string]bool
 	// reconflicts counts the API server's retries that conflict again with another retry due
 	// at the same moment; reconflictFirst names the first.
@@ -267,7 +271,7 @@ func (s *sim) advanceWorld() bool {
 			setReady(p.pod, s.wall(s.now))
 			p.readyAt = -1
 			s.touch(p)
-			s.emit(Event{Kind: EventReady, Pod: podKey(p.pod), Node: p.pod.Spec.NodeName})
+			s.emitFrom(p.origin, Event{Kind: EventReady, Pod: podKey(p.pod), Node: p.pod.Spec.NodeName})
 			changed = true
 		}
 		if p.goneAt == s.now {
@@ -275,7 +279,12 @@ func (s *sim) advanceWorld() bool {
 			s.gone(p)
 			if ref := metav1.GetControllerOf(p.pod); ref != nil && ref.Kind == "StatefulSet" {
 				// The StatefulSet controller recreates the ordinal once the old pod is gone.
+				events := s.events
+				if r := s.route[p.pod.Spec.NodeName]; r != nil {
+					s.events = r
+				}
 				s.replace(p, p.pod.Name)
+				s.events = events
 			}
 		}
 	}
@@ -310,6 +319,16 @@ func (s *sim) deletePod(p *simPod, kind string, e Event) {
 	}
 }
 
+// emitFrom emits e to the drain of node when it is routed there (drainNodes), else as emit.
+func (s *sim) emitFrom(node string, e Event) {
+	if r := s.route[node]; r != nil {
+		e.At = s.now
+		*r = append(*r, e)
+		return
+	}
+	s.emit(e)
+}
+
 // replace creates old's replacement, named name, on a node the scheduler would pick.
 func (s *sim) replace(old *simPod, name string) {
 	pod := old.pod.DeepCopy()
@@ -317,7 +336,7 @@ func (s *sim) replace(old *simPod, name string) {
 	pod.CreationTimestamp = metav1.NewTime(s.wall(s.now))
 	pod.Status = v1.PodStatus{Phase: v1.PodPending}
 	pod.Spec.NodeName = s.schedule(pod)
-	np := &simPod{pod: pod, readyAt: -1, goneAt: -1, replacementFor: podKey(old.pod)}
+	np := &simPod{pod: pod, readyAt: -1, goneAt: -1, replacementFor: podKey(old.pod), origin: old.pod.Spec.NodeName}
 	ev := Event{Kind: EventCreated, Pod: podKey(pod), Node: pod.Spec.NodeName}
 	if ref := metav1.GetControllerOf(pod); ref != nil {
 		ev.Owner = strings.ToLower(ref.Kind) + "/" + ref.Name
