@@ -30,7 +30,7 @@ type simPod struct {
 	goneAt         time.Duration // when it is removed; -1: not deleting
 	replacementFor string
 	origin         string // the node of the pod it replaces
-	seq            int // creation order
+	seq            int    // creation order
 	budgets        []*policy.PodDisruptionBudget
 }
 
@@ -63,7 +63,7 @@ type sim struct {
 	// route, while nodes drain at the same time (drainNodes), sends the world's events about a
 	// pod to the drain of the node it came from.
 	route map[string]*[]Event
-	notes       map[string]bool
+	notes map[string]bool
 	// reconflicts counts the API server's retries that conflict again with another retry due
 	// at the same moment; reconflictFirst names the first.
 	reconflicts     int
