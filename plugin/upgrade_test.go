@@ -32,6 +32,39 @@ func TestUpgradeJSON(t *testing.T) {
 	if doc.Kind != "UpgradePlan" || !doc.Completed || len(doc.Nodes) != 2 || doc.Duration < 3600 {
 		t.Fatalf("predict upgrade -o json = %+v, want a completed UpgradePlan of 2 nodes over an hour", doc)
 	}
+	// Every time and duration is seconds (schema version 2): none passes the upgrade's
+	// duration, as a nanosecond count would.
+	var raw any
+	if err := json.Unmarshal([]byte(out), &raw); err != nil {
+		t.Fatal(err)
+	}
+	timeKeys := map[string]bool{"at": true, "start": true, "end": true, "cordonedAt": true, "emptyAt": true, "deletedAt": true,
+		"addedAt": true, "since": true, "duration": true, "durationSeconds": true, "drainTimeout": true, "nodeReadyAfter": true}
+	seen := 0
+	var walk func(key string, v any)
+	walk = func(key string, v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			for k, x := range v {
+				walk(k, x)
+			}
+		case []any:
+			for _, x := range v {
+				walk(key, x)
+			}
+		case float64:
+			if timeKeys[key] {
+				seen++
+				if v > doc.Duration {
+					t.Errorf("predict upgrade -o json: %s = %v, after the upgrade's %v seconds: not in seconds", key, v, doc.Duration)
+				}
+			}
+		}
+	}
+	walk("", raw)
+	if m, _ := raw.(map[string]any); m["schemaVersion"] != float64(2) || seen < 20 {
+		t.Errorf("predict upgrade -o json: schemaVersion %v with %d times, want 2 and every time in seconds", m["schemaVersion"], seen)
+	}
 	if f := doc.Nodes[1].Forced; len(f) == 0 || f[0].Kind != "delete" || f[0].Pod != "store/db-7b9c5db5d5-rn6vm" {
 		t.Errorf("node %s forced = %+v, want the db pod deleted", doc.Nodes[1].Node, f)
 	}

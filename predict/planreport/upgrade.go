@@ -126,21 +126,108 @@ func upgradeLine(e drain.Event) string {
 	return drainLine(e)
 }
 
-// UpgradeSchemaVersion is the version of predict upgrade's JSON: fields are only ever added
-// within a version.
-const UpgradeSchemaVersion = 1
+// UpgradeSchemaVersion is the version of predict upgrade's JSON (docs/predict-output.md):
+// fields are only ever added within a version. Version 2 gives every time and duration in
+// seconds (version 1 gave them in nanoseconds, as Go's time.Duration).
+const UpgradeSchemaVersion = 2
 
-type upgradeDoc struct {
-	SchemaVersion int    `json:"schemaVersion"`
-	Kind          string `json:"kind"`
-	*upgrade.Plan
-	DurationSeconds float64 `json:"durationSeconds"`
+// The upgrade's JSON: the plan's own fields, each time and duration in seconds as a number
+// (-1 where the plan says never), a node's drain as predict drain's JSON gives it.
+type (
+	upgradeDoc struct {
+		SchemaVersion int                `json:"schemaVersion"`
+		Kind          string             `json:"kind"`
+		Algorithm     upgradeAlgDoc      `json:"algorithm"`
+		Surge         int                `json:"surge"`
+		Unavailable   int                `json:"unavailable"`
+		BatchSize     int                `json:"batchSize"`
+		Pool          []string           `json:"pool"`
+		Nodes         []upgradeNodeDoc   `json:"nodes"`
+		NewNodes      []upgradeNewDoc    `json:"newNodes"`
+		Completed     bool               `json:"completed"`
+		Duration      float64            `json:"duration"`
+		Blocker       *upgradeBlockerDoc `json:"blocker,omitempty"`
+		Unplaced      []upgradeUnplaced  `json:"unplaced,omitempty"`
+		Assumptions   []string           `json:"assumptions,omitempty"`
+		Varies        []string           `json:"canVary,omitempty"`
+		Placed        []scheduler.Placed `json:"placed,omitempty"`
+		// DurationSeconds is Duration, as version 1 named it.
+		DurationSeconds float64 `json:"durationSeconds"`
+	}
+	upgradeAlgDoc struct {
+		upgrade.Algorithm
+		DrainTimeout   float64 `json:"drainTimeout"`
+		NodeReadyAfter float64 `json:"nodeReadyAfter,omitempty"`
+	}
+	upgradeNodeDoc struct {
+		upgrade.NodeStep
+		CordonedAt float64         `json:"cordonedAt"`
+		EmptyAt    float64         `json:"emptyAt"`
+		DeletedAt  float64         `json:"deletedAt"`
+		Drain      drainNodeDoc    `json:"drain"`
+		Forced     []drainEventDoc `json:"forced,omitempty"`
+		Deleted    []drainEventDoc `json:"deleted,omitempty"`
+	}
+	upgradeNewDoc struct {
+		upgrade.NewNode
+		AddedAt float64         `json:"addedAt"`
+		Events  []drainEventDoc `json:"events,omitempty"`
+	}
+	upgradeBlockerDoc struct {
+		*upgrade.Blocker
+		At float64 `json:"at"`
+	}
+	upgradeUnplaced struct {
+		upgrade.Unplaced
+		Since float64 `json:"since"`
+		At    float64 `json:"at,omitempty"`
+	}
+)
+
+// secondsOrNever is d in seconds; a negative d (never) is -1.
+func secondsOrNever(d time.Duration) float64 {
+	if d < 0 {
+		return -1
+	}
+	return d.Seconds()
 }
 
-// UpgradeJSON writes an upgrade plan as JSON; durations are nanoseconds, as Go's
-// time.Duration, and durationSeconds is the whole upgrade in seconds.
+// eventDocs are events with their times in seconds.
+func eventDocs(events []drain.Event) []drainEventDoc {
+	if events == nil {
+		return nil
+	}
+	out := make([]drainEventDoc, 0, len(events))
+	for _, e := range events {
+		out = append(out, drainEventDoc{Event: e, AtSeconds: e.At.Seconds()})
+	}
+	return out
+}
+
+// UpgradeJSON writes an upgrade plan as JSON, every time and duration in seconds from the
+// upgrade's start (docs/predict-output.md).
 func UpgradeJSON(w io.Writer, p *upgrade.Plan) error {
+	d := upgradeDoc{SchemaVersion: UpgradeSchemaVersion, Kind: "UpgradePlan",
+		Algorithm:   upgradeAlgDoc{Algorithm: p.Algorithm, DrainTimeout: p.Algorithm.DrainTimeout.Seconds(), NodeReadyAfter: p.Algorithm.NodeReadyAfter.Seconds()},
+		Surge:       p.Surge, Unavailable: p.Unavailable, BatchSize: p.BatchSize, Pool: p.Pool, Completed: p.Completed,
+		Duration:    p.Duration.Seconds(), DurationSeconds: p.Duration.Seconds(),
+		Assumptions: p.Assumptions, Varies: p.Varies, Placed: p.Placed,
+		Nodes:       []upgradeNodeDoc{}, NewNodes: []upgradeNewDoc{}}
+	for _, st := range p.Nodes {
+		d.Nodes = append(d.Nodes, upgradeNodeDoc{NodeStep: st, CordonedAt: secondsOrNever(st.CordonedAt), EmptyAt: secondsOrNever(st.EmptyAt), DeletedAt: secondsOrNever(st.DeletedAt),
+			Drain:  drainNodeDoc{NodePlan: st.Drain, StartSeconds: st.Drain.Start.Seconds(), EndSeconds: st.Drain.End.Seconds(), Events: eventDocs(st.Drain.Events)},
+			Forced: eventDocs(st.Forced), Deleted: eventDocs(st.Deleted)})
+	}
+	for _, n := range p.NewNodes {
+		d.NewNodes = append(d.NewNodes, upgradeNewDoc{NewNode: n, AddedAt: n.AddedAt.Seconds(), Events: eventDocs(n.Events)})
+	}
+	if p.Blocker != nil {
+		d.Blocker = &upgradeBlockerDoc{Blocker: p.Blocker, At: p.Blocker.At.Seconds()}
+	}
+	for _, u := range p.Unplaced {
+		d.Unplaced = append(d.Unplaced, upgradeUnplaced{Unplaced: u, Since: u.Since.Seconds(), At: u.At.Seconds()})
+	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(upgradeDoc{SchemaVersion: UpgradeSchemaVersion, Kind: "UpgradePlan", Plan: p, DurationSeconds: p.Duration.Seconds()})
+	return enc.Encode(d)
 }
