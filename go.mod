@@ -98,7 +98,10 @@ require (
 	sigs.k8s.io/yaml v1.6.0
 )
 
-require k8s.io/kubectl v0.37.1
+require (
+	k8s.io/kube-scheduler v0.0.0
+	k8s.io/kubectl v0.37.1
+)
 
 require (
 	cel.dev/expr v0.25.2 // indirect
@@ -151,6 +154,7 @@ require (
 	github.com/google/btree v1.1.3 // indirect
 	github.com/google/cel-go v0.29.2 // indirect
 	github.com/google/gnostic-models v0.7.1 // indirect
+	github.com/google/go-cmp v0.7.0 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/grpc-ecosystem/go-grpc-middleware/providers/prometheus v1.1.0 // indirect
 	github.com/grpc-ecosystem/go-grpc-middleware/v2 v2.3.3 // indirect
@@ -227,8 +231,9 @@ require (
 	gopkg.in/inf.v0 v0.9.1 // indirect
 	k8s.io/component-base v0.37.1 // indirect
 	k8s.io/controller-manager v0.0.0 // indirect
+	k8s.io/dynamic-resource-allocation v0.37.1 // indirect
 	k8s.io/kube-openapi v0.0.0-20260721132016-d427ff9ee9ad // indirect
-	k8s.io/kubelet v0.0.0 // indirect
+	k8s.io/kubelet v0.37.1 // indirect
 	k8s.io/streaming v0.37.1 // indirect
 	k8s.io/utils v0.0.0-20260626114624-be93311217bd // indirect
 	sigs.k8s.io/apiserver-network-proxy/konnectivity-client v0.36.0 // indirect

@@ -43,6 +43,8 @@ type Placed struct {
 	// Ties is how many other nodes scored the same: the real scheduler picks among them at
 	// random.
 	Ties int `json:"tiedNodes,omitempty"`
+	// Reason is, for a Pending pod, why no node fits it, as kube-scheduler says it.
+	Reason string `json:"reason,omitempty"`
 }
 
 // NodeShape is the allocatable, labels and taints of nodes a drain is told about by name or
@@ -293,9 +295,12 @@ func (pl *placer) pod(t *v1.PodTemplateSpec, ns, name string, owner metav1.Owner
 // bind places pod (the scheduler mirror, unless it names its node) and adds it to the world,
 // Running and Ready on its node, or Pending.
 func (pl *placer) bind(pod *v1.Pod, owner string) {
-	ties := 0
+	ties, why := 0, ""
 	if pod.Spec.NodeName == "" && len(pl.w.Nodes) > 0 {
 		pod.Spec.NodeName, ties = pl.sched.ScheduleTies(pod)
+		if pod.Spec.NodeName == "" {
+			why = pl.sched.Why(pod)
+		}
 	}
 	if pod.Spec.NodeName == "" {
 		pod.Status = v1.PodStatus{Phase: v1.PodPending, Conditions: []v1.PodCondition{{Type: v1.PodScheduled, Status: v1.ConditionFalse, Reason: v1.PodReasonUnschedulable}}}
@@ -305,7 +310,7 @@ func (pl *placer) bind(pod *v1.Pod, owner string) {
 		pl.sched.Add(pod, 1)
 	}
 	pl.w.Pods = append(pl.w.Pods, pod)
-	pl.placed = append(pl.placed, Placed{Pod: pod.Namespace + "/" + pod.Name, Owner: owner, Node: pod.Spec.NodeName, Ties: ties})
+	pl.placed = append(pl.placed, Placed{Pod: pod.Namespace + "/" + pod.Name, Owner: owner, Node: pod.Spec.NodeName, Ties: ties, Reason: why})
 }
 
 // PlacedSummary says, for a plan's note, how many pods were made and where they went, by node.

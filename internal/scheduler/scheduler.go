@@ -5,15 +5,19 @@
 package scheduler
 
 import (
+	"fmt"
 	"slices"
 	"sort"
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	resourcehelper "k8s.io/component-helpers/resource"
 	v1helper "k8s.io/component-helpers/scheduling/corev1"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 	"k8s.io/klog/v2"
+	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
 )
 
 // The scheduler's requests for a container that sets none, used when it scores nodes
@@ -33,14 +37,18 @@ type usage struct {
 
 // Scheduler is a small mirror of kube-scheduler's default profile for one pod at a time: the
 // filters NodeUnschedulable, TaintToleration (NoSchedule, NoExecute), NodeAffinity (node
-// selector and required affinity) and NodeResourcesFit (cpu, memory and pod count against the
-// node's allocatable), then, among the nodes left, the one with the fewest pods of the same
-// controller (PodTopologySpread's system default constraints spread a workload over
-// hostnames), then the least allocated (NodeResourcesFit's LeastAllocated score, cpu and
-// memory with the scheduler's defaults for pods without requests, or the pod count when the
-// node lists neither), then the first by name. The real scheduler weighs its scores together
-// and breaks ties at random; the counts are kept as pods come and go, so each placement costs
-// one pass over the schedulable nodes.
+// selector and required affinity), NodeResourcesFit (cpu, memory and pod count against the
+// node's allocatable), then the upstream plugins PodTopologySpread (the pod's DoNotSchedule
+// constraints) and InterPodAffinity (the pod's required affinity and anti-affinity, and the
+// existing pods' required anti-affinity against it), run in-process (upstream.go); then,
+// among the nodes left, the best by PodTopologySpread's score when the pod has ScheduleAnyway
+// constraints, else the one with the fewest pods of the same controller (the plugin's system
+// default constraints spread a workload over hostnames), then the least allocated
+// (NodeResourcesFit's LeastAllocated score, cpu and memory with the scheduler's defaults for
+// pods without requests, or the pod count when the node lists neither), then the first by
+// name. The real scheduler weighs its scores together and breaks ties at random; the counts
+// and the plugins' NodeInfos are kept as pods and nodes come and go, so a placement costs one
+// pass over the schedulable nodes, and the plugins' own passes for a pod they concern.
 type Scheduler struct {
 	// nodes are the nodes' states, sorted by name; state has every node's and those of node
 	// names pods are bound to without a Node.
@@ -51,6 +59,16 @@ type Scheduler struct {
 	stale bool
 	// owned counts each controller's pods per node.
 	owned map[string]map[string]int
+	// up are the upstream plugins, made when a pod first needs them; infos is their list of
+	// NodeInfos (nil after a node joins or leaves); antiAffinityPods counts the pods with
+	// required anti-affinity, which every pod is checked against.
+	up               *upstream
+	infos            []fwk.NodeInfo
+	antiAffinityPods int
+	// uids counts the UIDs given to pods without one (NodeInfo keys pods by UID).
+	uids int
+	// feasible is the buffer of the nodes that pass the filters.
+	feasible []*nodeState
 }
 
 // nodeState is a node, what its pods use, and its allocatable read once.
@@ -61,6 +79,10 @@ type nodeState struct {
 	cordoned bool
 	// owned is, while a pod is scheduled, how many pods of its controller the node holds.
 	owned int
+	// pods are the pods bound to the node; info is the node and its pods as the upstream
+	// plugins read them, kept once they run.
+	pods []*v1.Pod
+	info *framework.NodeInfo
 }
 
 // allocatable is a node's allocatable pods, cpu and memory, each when listed.
@@ -88,10 +110,16 @@ func allocatableOf(n *v1.Node) allocatable {
 func (sc *Scheduler) stateOf(node string) *nodeState {
 	st := sc.state[node]
 	if st == nil {
-		st = &nodeState{}
+		st = &nodeState{info: framework.NewNodeInfo()}
 		sc.state[node] = st
 	}
 	return st
+}
+
+// setNode gives st its node.
+func (st *nodeState) setNode(n *v1.Node) {
+	st.node, st.alloc = n, allocatableOf(n)
+	st.info.SetNode(n)
 }
 
 // New is a Scheduler over nodes; those marked unschedulable are cordoned.
@@ -106,7 +134,7 @@ func New(nodes []*v1.Node) *Scheduler {
 			sc.nodes = append(sc.nodes, st)
 			continue
 		}
-		st.node, st.alloc = n, allocatableOf(n)
+		st.setNode(n)
 		sc.nodes = append(sc.nodes, st)
 	}
 	for _, n := range nodes {
@@ -125,17 +153,43 @@ func (sc *Scheduler) AddNode(n *v1.Node) {
 	if st.node != nil {
 		return
 	}
-	st.node, st.alloc, st.cordoned = n, allocatableOf(n), n.Spec.Unschedulable
+	st.setNode(n)
+	st.cordoned = n.Spec.Unschedulable
 	i := sort.Search(len(sc.nodes), func(i int) bool { return sc.nodes[i].node.Name >= n.Name })
 	sc.nodes = slices.Insert(sc.nodes, i, st)
-	sc.stale = true
+	sc.stale, sc.infos = true, nil
 }
 
-// Cordon marks a node unschedulable.
+// Cordon marks a node unschedulable, as kubectl cordon does, and gives it the taint the node
+// lifecycle controller adds to an unschedulable node (TaintNodesByCondition), which a spread
+// constraint's nodeTaintsPolicy Honor reads.
 func (sc *Scheduler) Cordon(name string) {
-	if st := sc.stateOf(name); !st.cordoned {
-		st.cordoned, sc.stale = true, true
+	st := sc.stateOf(name)
+	if st.cordoned {
+		return
 	}
+	st.cordoned, sc.stale = true, true
+	if st.node == nil {
+		return
+	}
+	n := st.node.DeepCopy()
+	n.Spec.Unschedulable = true
+	if !slices.ContainsFunc(n.Spec.Taints, func(t v1.Taint) bool { return t.Key == v1.TaintNodeUnschedulable }) {
+		n.Spec.Taints = append(n.Spec.Taints, v1.Taint{Key: v1.TaintNodeUnschedulable, Effect: v1.TaintEffectNoSchedule})
+	}
+	st.info.SetNode(n)
+}
+
+// RemoveNode is a node leaving the cluster: no pod goes there, and its topology domain no
+// longer counts for spreading.
+func (sc *Scheduler) RemoveNode(name string) {
+	st := sc.state[name]
+	if st == nil || st.node == nil {
+		return
+	}
+	sc.nodes = slices.DeleteFunc(sc.nodes, func(o *nodeState) bool { return o == st })
+	st.cordoned = true
+	sc.stale, sc.infos = true, nil
 }
 
 // ownerKey names the controller a pod counts under for spreading.
@@ -159,13 +213,21 @@ func podUsage(p *v1.Pod) usage {
 	return u
 }
 
-// Add counts p on its node (sign 1) or takes it off (sign -1).
+// hasRequiredAntiAffinity: the pod's required anti-affinity terms, which every incoming pod
+// is checked against.
+func hasRequiredAntiAffinity(p *v1.Pod) bool {
+	a := p.Spec.Affinity
+	return a != nil && a.PodAntiAffinity != nil && len(a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution) > 0
+}
+
+// Add counts p on its node (sign 1) or takes it off (sign -1, the same *v1.Pod).
 func (sc *Scheduler) Add(p *v1.Pod, sign int) {
 	node := p.Spec.NodeName
 	if node == "" {
 		return
 	}
-	u := &sc.stateOf(node).used
+	st := sc.stateOf(node)
+	u := &st.used
 	pu := podUsage(p)
 	s := int64(sign)
 	u.pods += sign
@@ -181,22 +243,68 @@ func (sc *Scheduler) Add(p *v1.Pod, sign int) {
 		}
 		m[node] += sign
 	}
+	if sign > 0 {
+		st.pods = append(st.pods, p)
+		if hasRequiredAntiAffinity(p) {
+			sc.antiAffinityPods++
+		}
+	} else if i := slices.Index(st.pods, p); i >= 0 {
+		st.pods = slices.Delete(st.pods, i, i+1)
+		if hasRequiredAntiAffinity(p) {
+			sc.antiAffinityPods--
+		}
+	} else {
+		return
+	}
+	if sc.up != nil {
+		sc.track(st, p, sign)
+	}
 }
 
-// fits is the Fit filter: the pod's requests within what the node's allocatable leaves.
-func (st *nodeState) fits(pu usage) bool {
+// track adds p to the node's NodeInfo (sign 1) or takes it off. A pod without a UID is given
+// one, as the API server would have (NodeInfo keys pods by UID); the NodeInfo holds p itself,
+// so a deletion timestamp set later is seen (PodTopologySpread does not count a terminating
+// pod).
+func (sc *Scheduler) track(st *nodeState, p *v1.Pod, sign int) {
+	if p.UID == "" {
+		sc.uids++
+		p.UID = types.UID(fmt.Sprintf("kubectl-workload-%d", sc.uids))
+	}
+	if sign > 0 {
+		st.info.AddPod(p)
+	} else {
+		_ = st.info.RemovePod(klog.Background(), p)
+	}
+}
+
+// fits is the Fit filter: the pod's requests within what the node's allocatable leaves; it
+// returns the reasons the node does not fit (NodeResourcesFit's), none when it fits.
+func (st *nodeState) fits(pu usage, why bool) []string {
 	u, a := &st.used, &st.alloc
+	var out []string
 	if a.hasPods && int64(u.pods+1) > a.pods {
-		return false
+		if !why {
+			return tooFew
+		}
+		out = append(out, "Too many pods")
 	}
 	if a.hasCPU && pu.milliCPU > 0 && u.milliCPU+pu.milliCPU > a.milliCPU {
-		return false
+		if !why {
+			return tooFew
+		}
+		out = append(out, "Insufficient cpu")
 	}
 	if a.hasMemory && pu.memory > 0 && u.memory+pu.memory > a.memory {
-		return false
+		if !why {
+			return tooFew
+		}
+		out = append(out, "Insufficient memory")
 	}
-	return true
+	return out
 }
+
+// tooFew is fits' answer when no reason is asked for.
+var tooFew = []string{"insufficient"}
 
 // allocated is the node's share in use once the pod is on it, for LeastAllocated: the mean of
 // cpu and memory over allocatable, or the pod count when the node lists neither.
@@ -217,11 +325,43 @@ func (sc *Scheduler) Schedule(pod *v1.Pod) string {
 // ScheduleTies picks pod's node and counts the other nodes that scored the same (a tie the
 // real scheduler breaks at random).
 func (sc *Scheduler) ScheduleTies(pod *v1.Pod) (string, int) {
-	ties := 0
+	node, ties, _ := sc.schedule(pod, nil)
+	return node, ties
+}
+
+// The filters' reasons for a node that does not fit, kube-scheduler's words
+// (nodeunschedulable.ErrReasonUnschedulable, TaintToleration's Filter, nodeaffinity.ErrReasonPod).
+const (
+	reasonUnschedulable = "node(s) were unschedulable"
+	reasonTaints        = "node(s) had untolerated taint(s)"
+	reasonNodeAffinity  = "node(s) didn't match Pod's node affinity/selector"
+)
+
+// Why says why no node fits pod, as kube-scheduler's FitError does in the pod's PodScheduled
+// condition ("0/3 nodes are available: 1 node(s) were unschedulable, 2 node(s) didn't match
+// pod anti-affinity rules."); "" when a node fits.
+func (sc *Scheduler) Why(pod *v1.Pod) string {
+	why := map[string][]string{}
+	node, _, err := sc.schedule(pod, why)
+	if err != nil {
+		return err.Error()
+	}
+	if node != "" {
+		return ""
+	}
+	d := framework.Diagnosis{NodeToStatus: framework.NewDefaultNodeToStatus()}
+	for name, reasons := range why {
+		d.NodeToStatus.Set(name, fwk.NewStatus(fwk.Unschedulable, reasons...))
+	}
+	fe := &framework.FitError{Pod: pod, NumAllNodes: len(why), Diagnosis: d}
+	return fe.Error()
+}
+
+// schedule picks pod's node and counts the ties; with why, it runs every filter on every
+// node, cordoned ones too, and records each node's first failing filter's reasons.
+func (sc *Scheduler) schedule(pod *v1.Pod, why map[string][]string) (string, int, error) {
 	affinity := nodeaffinity.GetRequiredNodeAffinity(pod)
 	pu := podUsage(pod)
-	owned := sc.owned[ownerKey(pod)]
-	best, bestOwned, bestAlloc := "", 0, 0.0
 	if sc.stale {
 		sc.open, sc.stale = sc.open[:0], false
 		for _, st := range sc.nodes {
@@ -230,35 +370,83 @@ func (sc *Scheduler) ScheduleTies(pod *v1.Pod) (string, int) {
 			}
 		}
 	}
+	c, err := sc.preFilter(pod)
+	if err != nil {
+		return "", 0, err
+	}
+	nodes := sc.open
+	if why != nil {
+		nodes = sc.nodes
+	}
+	reject := func(n *nodeState, reasons ...string) {
+		if why != nil {
+			why[n.node.Name] = reasons
+		}
+	}
+	sc.feasible = sc.feasible[:0]
+	for _, on := range nodes {
+		n := on.node
+		if on.cordoned {
+			reject(on, reasonUnschedulable)
+			continue
+		}
+		if _, untolerated := v1helper.FindMatchingUntoleratedTaint(klog.Background(), n.Spec.Taints, pod.Spec.Tolerations, func(t *v1.Taint) bool {
+			return t.Effect == v1.TaintEffectNoSchedule || t.Effect == v1.TaintEffectNoExecute
+		}, false); untolerated {
+			reject(on, reasonTaints)
+			continue
+		}
+		if ok, err := affinity.Match(n); err != nil || !ok {
+			reject(on, reasonNodeAffinity)
+			continue
+		}
+		if r := on.fits(pu, why != nil); len(r) > 0 {
+			reject(on, r...)
+			continue
+		}
+		if r := c.filter(pod, on.info); len(r) > 0 {
+			reject(on, r...)
+			continue
+		}
+		sc.feasible = append(sc.feasible, on)
+	}
+	if len(sc.feasible) == 0 {
+		return "", 0, nil
+	}
+	if c != nil && c.anyway {
+		infos := make([]fwk.NodeInfo, len(sc.feasible))
+		for i, on := range sc.feasible {
+			infos[i] = on.info
+		}
+		if err := c.score(pod, infos); err != nil {
+			return "", 0, err
+		}
+	}
 	// The controller's pods sit on a few nodes: mark those, rather than look every node up.
-	for name, c := range owned {
-		sc.stateOf(name).owned = c
+	owned := sc.owned[ownerKey(pod)]
+	for name, n := range owned {
+		sc.stateOf(name).owned = n
 	}
 	defer func() {
 		for name := range owned {
 			sc.state[name].owned = 0
 		}
 	}()
-	for _, on := range sc.open {
-		n := on.node
-		if _, untolerated := v1helper.FindMatchingUntoleratedTaint(klog.Background(), n.Spec.Taints, pod.Spec.Tolerations, func(t *v1.Taint) bool {
-			return t.Effect == v1.TaintEffectNoSchedule || t.Effect == v1.TaintEffectNoExecute
-		}, false); untolerated {
-			continue
+	best, bestKey, bestAlloc, ties := "", int64(0), 0.0, 0
+	for _, on := range sc.feasible {
+		// The spread key: PodTopologySpread's score, higher is better, when the pod has
+		// ScheduleAnyway constraints; else fewer pods of the controller.
+		k := int64(on.owned)
+		if c != nil && c.scores != nil {
+			k = -c.scores[on.node.Name]
 		}
-		if ok, err := affinity.Match(n); err != nil || !ok {
-			continue
-		}
-		if !on.fits(pu) {
-			continue
-		}
-		o, a := on.owned, on.allocated(pu)
+		a := on.allocated(pu)
 		switch {
-		case best == "" || o < bestOwned || (o == bestOwned && a < bestAlloc):
-			best, bestOwned, bestAlloc, ties = n.Name, o, a, 0
-		case o == bestOwned && a == bestAlloc:
+		case best == "" || k < bestKey || (k == bestKey && a < bestAlloc):
+			best, bestKey, bestAlloc, ties = on.node.Name, k, a, 0
+		case k == bestKey && a == bestAlloc:
 			ties++
 		}
 	}
-	return best, ties
+	return best, ties, nil
 }

@@ -133,6 +133,8 @@ type Unplaced struct {
 	Pod   string        `json:"pod"`
 	Owner string        `json:"owner,omitempty"`
 	Since time.Duration `json:"since"`
+	// Reason is the scheduler's, when the pod went Pending ("0/4 nodes are available: ...").
+	Reason string `json:"reason,omitempty"`
 	// Node and At say where and when a joining node took it; empty when none did.
 	Node string        `json:"node,omitempty"`
 	At   time.Duration `json:"at,omitempty"`
@@ -402,7 +404,7 @@ func unplaced(plan *Plan) []Unplaced {
 			switch e.Kind {
 			case drain.EventPending:
 				idx[e.Pod] = len(out)
-				out = append(out, Unplaced{Pod: e.Pod, Owner: e.Owner, Since: e.At})
+				out = append(out, Unplaced{Pod: e.Pod, Owner: e.Owner, Since: e.At, Reason: e.Message})
 			case drain.EventScheduled:
 				if i, ok := idx[e.Pod]; ok && out[i].Node == "" {
 					out[i].Node, out[i].At = e.Node, e.At

@@ -313,3 +313,30 @@ func TestUpgradeBatchDrainsAtOnce(t *testing.T) {
 		}
 	})
 }
+
+// TestUpgradeAntiAffinityUnplaced: with no surge, a replacement whose required anti-affinity
+// refuses the only other node waits Pending, with the scheduler's reason, until the upgraded
+// node joins.
+func TestUpgradeAntiAffinityUnplaced(t *testing.T) {
+	d, rs, pods := testkit.Deployment("web", 2, "blue-1", "blue-2")
+	aff := &v1.Affinity{PodAntiAffinity: &v1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []v1.PodAffinityTerm{
+		{LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}, TopologyKey: v1.LabelHostname}}}}
+	for _, p := range pods {
+		p.Spec.Affinity = aff
+	}
+	rs.Spec.Template.Spec.Affinity, d.Spec.Template.Spec.Affinity = aff, aff
+	w := drain.World{Pods: pods, Deployments: []*apps.Deployment{d}, ReplicaSets: []*apps.ReplicaSet{rs},
+		Nodes: []*v1.Node{poolNode("blue-1", "blue", 110), poolNode("blue-2", "blue", 110)}}
+	plan, err := Upgrade(w, Options{Algorithm: Algorithm{MaxSurge: intstr.FromInt32(0), MaxUnavailable: intstr.FromInt32(1), OnTimeout: OnTimeoutFail},
+		Drain: drain.Options{ReadyAfter: 10 * time.Second, TerminateAfter: 5 * time.Second}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !plan.Completed || len(plan.Unplaced) != 2 {
+		t.Fatalf("Upgrade() completed %v, unplaced %+v, want completed with both replacements waiting", plan.Completed, plan.Unplaced)
+	}
+	u := plan.Unplaced[0]
+	if want := "0/2 nodes are available: 1 node(s) didn't match pod anti-affinity rules, 1 node(s) were unschedulable."; u.Reason != want || u.Node != "blue-1-upgraded" {
+		t.Errorf("Upgrade().Unplaced[0] = %+v, want reason %q and placed on blue-1-upgraded", u, want)
+	}
+}

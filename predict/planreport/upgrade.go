@@ -97,11 +97,15 @@ func UpgradeText(w io.Writer, p *upgrade.Plan) error {
 		}
 	}
 	for _, u := range p.Unplaced {
-		where := "no node ever takes it: add capacity to the pool (or surge), or lower the pod's requests"
+		why := "no schedulable node fits it"
+		if u.Reason != "" {
+			why = strings.TrimSuffix(u.Reason, ".")
+		}
+		where := "no node ever takes it: " + unplacedFix(u.Reason)
 		if u.Node != "" {
 			where = fmt.Sprintf("placed on %s at %s", u.Node, fmtDur(u.At))
 		}
-		fmt.Fprintf(&b, "Pending: %s (%s) from %s: no schedulable node fits it; %s.\n", u.Pod, u.Owner, fmtDur(u.Since), where)
+		fmt.Fprintf(&b, "Pending: %s (%s) from %s: %s; %s.\n", u.Pod, u.Owner, fmtDur(u.Since), why, where)
 	}
 	for _, s := range p.Assumptions {
 		fmt.Fprintf(&b, "Assumed: %s.\n", s)
@@ -230,4 +234,18 @@ func UpgradeJSON(w io.Writer, p *upgrade.Plan) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(d)
+}
+
+// unplacedFix is the change that lets a Pending pod's scheduler reason pass: more nodes in
+// other topology domains for anti-affinity and spread constraints, else capacity.
+func unplacedFix(reason string) string {
+	switch {
+	case strings.Contains(reason, "anti-affinity"):
+		return "add nodes in another topology domain of its anti-affinity (hostname, zone), or relax the anti-affinity"
+	case strings.Contains(reason, "topology spread"):
+		return "add nodes in the topology domains its spread constraints count, or raise maxSkew or use whenUnsatisfiable: ScheduleAnyway"
+	case strings.Contains(reason, "pod affinity"):
+		return "the pods it must be next to are gone: relax its pod affinity"
+	}
+	return "add capacity to the pool (or surge), or lower the pod's requests"
 }

@@ -231,7 +231,7 @@ func (ss *Session) left(node string) int {
 func (ss *Session) DeleteNode(name string) []Event {
 	s := ss.s
 	s.cordoned[name] = true
-	s.sched.Cordon(name)
+	s.sched.RemoveNode(name)
 	for _, p := range slices.Clone(s.onNode[name]) {
 		if !p.alive(s.now) {
 			continue

@@ -343,7 +343,10 @@ func (s *sim) replace(old *simPod, name string) {
 	}
 	if pod.Spec.NodeName == "" {
 		ev.Kind = EventPending
-		ev.Message = "no schedulable node fits the pod (cordoned, untolerated taints, node selector or affinity)"
+		ev.Message = "no schedulable node fits the pod"
+		if len(s.w.Nodes) > 0 {
+			ev.Message = s.sched.Why(pod)
+		}
 	} else {
 		pod.Status.Phase = v1.PodRunning
 		np.readyAt = s.now + s.readyAfter(pod)
