@@ -561,6 +561,9 @@ func (s *sim) evictDue(nd *nodeDrain, read map[*policy.PodDisruptionBudget]*poli
 		delete(nd.serverAttempts, k)
 		acted = true
 		e := Event{At: s.now, Pod: k, Budget: v.Budget, Code: v.Code, Message: v.Message, Cause: v.Cause, Retried: attempt > 1}
+		// A refusal names the pod's node and owner, as an approval does (deletePod), so
+		// that a refused pod can be told by its workload.
+		e.Node, e.Owner = p.pod.Spec.NodeName, ownerName(p.pod)
 		switch {
 		case v.Approved():
 			if v.Decremented {

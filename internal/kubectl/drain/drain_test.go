@@ -396,6 +396,11 @@ func TestDrainFromManifests(t *testing.T) {
 	for _, e := range p.Nodes[0].Events {
 		if e.Kind == EventRefused && e.Code == 429 {
 			refused++
+			// A refusal says whose pod and where, as an approval does: the upgrade e2e
+			// compares refusals by workload.
+			if !strings.HasPrefix(e.Owner, "replicaset/gatekeeper-") || e.Node != "node-1" {
+				t.Errorf("refused %s: owner %q, node %q; want replicaset/gatekeeper-HASH on node-1", e.Pod, e.Owner, e.Node)
+			}
 		}
 	}
 	if refused == 0 {

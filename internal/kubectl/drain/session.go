@@ -6,7 +6,6 @@ import (
 	"math"
 	"slices"
 	"sort"
-	"strings"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -100,11 +99,7 @@ func (ss *Session) reschedule() {
 		p.readyAt = s.now + s.readyAfter(p.pod)
 		heap.Push(&s.transitions, transition{at: p.readyAt, pod: p})
 		s.touch(p)
-		ev := Event{Kind: EventScheduled, Pod: podKey(p.pod), Node: node}
-		if ref := metav1.GetControllerOf(p.pod); ref != nil {
-			ev.Owner = strings.ToLower(ref.Kind) + "/" + ref.Name
-		}
-		s.emit(ev)
+		s.emit(Event{Kind: EventScheduled, Pod: podKey(p.pod), Node: node, Owner: ownerName(p.pod)})
 	}
 }
 

@@ -161,6 +161,15 @@ func (p *simPod) alive(now time.Duration) bool { return p.goneAt < 0 || p.goneAt
 
 func podKey(p *v1.Pod) string { return p.Namespace + "/" + p.Name }
 
+// ownerName is the pod's controller as kind/name ("replicaset/web-6d4cf56db6"), "" for a
+// bare pod.
+func ownerName(p *v1.Pod) string {
+	if ref := metav1.GetControllerOf(p); ref != nil {
+		return strings.ToLower(ref.Kind) + "/" + ref.Name
+	}
+	return ""
+}
+
 func (s *sim) wall(d time.Duration) time.Time { return s.o.Start.Add(d) }
 
 // syncBudgets is the disruption controller reacting to every pod change at once: each budget
@@ -304,10 +313,7 @@ func (s *sim) deletePod(p *simPod, kind string, e Event) {
 	s.deleted[podKey(p.pod)] = p
 	s.touch(p)
 	heap.Push(&s.transitions, transition{at: p.goneAt, pod: p})
-	e.Kind, e.Pod, e.Node = kind, podKey(p.pod), p.pod.Spec.NodeName
-	if ref := metav1.GetControllerOf(p.pod); ref != nil {
-		e.Owner = strings.ToLower(ref.Kind) + "/" + ref.Name
-	}
+	e.Kind, e.Pod, e.Node, e.Owner = kind, podKey(p.pod), p.pod.Spec.NodeName, ownerName(p.pod)
 	s.emit(e)
 	if ref := metav1.GetControllerOf(p.pod); ref != nil {
 		switch ref.Kind {
@@ -337,10 +343,7 @@ func (s *sim) replace(old *simPod, name string) {
 	pod.Status = v1.PodStatus{Phase: v1.PodPending}
 	pod.Spec.NodeName = s.schedule(pod)
 	np := &simPod{pod: pod, readyAt: -1, goneAt: -1, replacementFor: podKey(old.pod), origin: old.pod.Spec.NodeName}
-	ev := Event{Kind: EventCreated, Pod: podKey(pod), Node: pod.Spec.NodeName}
-	if ref := metav1.GetControllerOf(pod); ref != nil {
-		ev.Owner = strings.ToLower(ref.Kind) + "/" + ref.Name
-	}
+	ev := Event{Kind: EventCreated, Pod: podKey(pod), Node: pod.Spec.NodeName, Owner: ownerName(pod)}
 	if pod.Spec.NodeName == "" {
 		ev.Kind = EventPending
 		ev.Message = "no schedulable node fits the pod"
