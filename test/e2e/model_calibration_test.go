@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/kubectl-workload/kubectl-workload/internal/controller/deployment"
+	"github.com/kubectl-workload/kubectl-workload/internal/controller/kernel"
 )
 
 // The rollout model's calibration (issue 44): deployment.Model, a physical model of the two
@@ -26,10 +28,11 @@ import (
 // fittedModel is the grid cell that scored best on the calibration half (ties: the first in
 // grid order). See docs/predict.md for the fit.
 var fittedModel = deployment.Model{
-	Ready:  deployment.LogNormal{Median: 50 * time.Millisecond, Sigma: 0.6},
-	API:    deployment.LogNormal{Median: 2 * time.Millisecond, Sigma: 0.6},
-	Watch:  deployment.LogNormal{Median: 1 * time.Millisecond, Sigma: 0.6},
-	Pickup: deployment.LogNormal{Median: 2 * time.Millisecond, Sigma: 0.6},
+	Ready:  deployment.LogNormal{Median: 30 * time.Millisecond, Sigma: 0.3},
+	Jitter: deployment.LogNormal{Median: 1 * time.Millisecond, Sigma: 0.3},
+	API:    deployment.LogNormal{Median: 5 * time.Millisecond, Sigma: 0.3},
+	Watch:  deployment.LogNormal{Median: 1 * time.Millisecond, Sigma: 0.3},
+	Pickup: deployment.LogNormal{Median: 10 * time.Millisecond, Sigma: 0.3},
 }
 
 // modelSamples is how many runs of the model make a scenario's modal sequence in CI.
@@ -105,6 +108,12 @@ func loadModelScenarios(t *testing.T, path string, scenarios []predictScenario) 
 // modelModal is the most frequent sequence of n runs of the model for sc (ties: the sequence a
 // lower seed drew first).
 func modelModal(t *testing.T, sc predictScenario, m deployment.Model, n int) []string {
+	modal, _ := modelRuns(t, sc, m, n)
+	return modal
+}
+
+// modelRuns is modelModal and the set of every sequence the n runs took.
+func modelRuns(t *testing.T, sc predictScenario, m deployment.Model, n int) ([]string, map[string]bool) {
 	t.Helper()
 	r := &rolloutRun{t: &scenarioT{}, sc: sc, ns: "replay"}
 	step := sc.steps[0]
@@ -131,7 +140,47 @@ func modelModal(t *testing.T, sc predictScenario, m deployment.Model, n int) []s
 			best = k
 		}
 	}
-	return seqs[best]
+	seen := map[string]bool{}
+	for k := range count {
+		seen[k] = true
+	}
+	return seqs[best], seen
+}
+
+// spreadRuns is the set of sequences n runs of the spread model (--ready-spread, as the e2e's
+// envelope: envelopeReadyAfter plus a spread of envelopeSpreads[0]) took for sc.
+func spreadRuns(t *testing.T, sc predictScenario, n int) map[string]bool {
+	t.Helper()
+	r := &rolloutRun{t: &scenarioT{}, sc: sc, ns: "replay"}
+	d := r.decode(sc.steps[0].manifest)
+	seen := map[string]bool{}
+	for seed := range uint64(n) {
+		tm := kernel.Timing{ReadyAfter: envelopeReadyAfter, TerminateAfter: predictTerminateAfter, FailNew: sc.steps[0].fail, Spread: kernel.NewSpread(envelopeSpreads[0], seed+1)}
+		plan, err := deployment.Simulate(deployment.Input{Deployment: d, Old: r.decode(sc.old), Timing: tm, Start: replayStart})
+		if err != nil {
+			t.Fatalf("deployment.Simulate: %v", err)
+		}
+		seen[strings.Join(scalingMessages(plan), "\n")] = true
+	}
+	return seen
+}
+
+// coverage counts the real runs of scenarios whose sequence is in the sampled set of runs
+// (the envelope --runs shows), for the scenarios whose runs vary (more than one sequence).
+func coverage(scenarios []modelScenario, runs func(predictScenario) map[string]bool) (covered, total int) {
+	for _, ms := range scenarios {
+		if len(ms.counts) < 2 {
+			continue
+		}
+		seen := runs(ms.sc)
+		for _, r := range ms.real {
+			total++
+			if seen[strings.Join(r, "\n")] {
+				covered++
+			}
+		}
+	}
+	return covered, total
 }
 
 // halves scores plan on the calibration half, the check half and all of scenarios.
@@ -175,6 +224,13 @@ func TestRolloutModelCalibration(t *testing.T) {
 	_, _, rh := halves(heldOut, rules)
 	_, _, mh := halves(heldOut, model)
 	t.Logf("rules:  calibration %s\n        check       %s\n        all         %s\n        held out    %s", rc, rk, ra, rh)
+	all := append(slices.Clone(recorded), heldOut...)
+	mcov, n := coverage(all, func(sc predictScenario) map[string]bool {
+		_, s := modelRuns(t, sc, fittedModel, modelSamples)
+		return s
+	})
+	scov, _ := coverage(all, func(sc predictScenario) map[string]bool { return spreadRuns(t, sc, modelSamples) })
+	t.Logf("envelope of %d samples, the real runs of the scenarios whose runs vary (recorded and held out) that it holds: model %d of %d, spread model (--ready-spread %s) %d", modelSamples, mcov, n, envelopeSpreads[0], scov)
 	t.Logf("model (%s, modal of %d):\n        calibration %s\n        check       %s\n        all         %s\n        held out    %s", fittedModel, modelSamples, mc, mk, ma, mh)
 }
 
@@ -195,22 +251,25 @@ func fitModel(t *testing.T, recorded []modelScenario, n int) {
 	var cells []cell
 	ms := time.Millisecond
 	i := 0
-	for _, ready := range []time.Duration{20 * ms, 50 * ms, 100 * ms} {
-		for _, api := range []time.Duration{2 * ms, 5 * ms, 15 * ms} {
-			for _, watch := range []time.Duration{1 * ms, 3 * ms, 10 * ms} {
-				for _, sigma := range []float64{0.3, 0.6, 1.0} {
-					m := deployment.Model{
-						Ready:  deployment.LogNormal{Median: ready, Sigma: sigma},
-						API:    deployment.LogNormal{Median: api, Sigma: sigma},
-						Watch:  deployment.LogNormal{Median: watch, Sigma: sigma},
-						Pickup: deployment.LogNormal{Median: 2 * ms, Sigma: sigma},
+	for _, ready := range []time.Duration{30 * ms, 60 * ms, 100 * ms} {
+		for _, jitter := range []time.Duration{1 * ms, 5 * ms, 15 * ms} {
+			for _, api := range []time.Duration{2 * ms, 5 * ms} {
+				for _, pickup := range []time.Duration{2 * ms, 10 * ms} {
+					for _, sigma := range []float64{0.3, 0.6} {
+						m := deployment.Model{
+							Ready:  deployment.LogNormal{Median: ready, Sigma: sigma},
+							Jitter: deployment.LogNormal{Median: jitter, Sigma: sigma},
+							API:    deployment.LogNormal{Median: api, Sigma: sigma},
+							Watch:  deployment.LogNormal{Median: 1 * ms, Sigma: sigma},
+							Pickup: deployment.LogNormal{Median: pickup, Sigma: sigma},
+						}
+						var s score
+						for _, x := range calib {
+							s.add(x, modelModal(t, x.sc, m, n))
+						}
+						cells = append(cells, cell{m, s, i})
+						i++
 					}
-					var s score
-					for _, x := range calib {
-						s.add(x, modelModal(t, x.sc, m, n))
-					}
-					cells = append(cells, cell{m, s, i})
-					i++
 				}
 			}
 		}

@@ -39,7 +39,8 @@ func (l LogNormal) String() string { return fmt.Sprintf("%s×e^(%.2f·N)", l.Med
 //
 //   - Ready: a created pod to its Ready condition as the ReplicaSet controller's informer
 //     sees it (kube-scheduler's bind, kwok's pod-ready stage, which has no delay of its own in
-//     the e2e's stages (test/e2e/controllers.go), and the watch).
+//     the e2e's stages (test/e2e/controllers.go), and the watch), drawn once per sync, plus
+//     Jitter, drawn per pod.
 //   - API: one API call (a pod create or delete, a ReplicaSet or status update).
 //   - Watch: a write to the informers of the other controller (event delivery).
 //   - Pickup: a queued key to a worker starting its sync (the controller's CPU share).
@@ -57,14 +58,18 @@ func (l LogNormal) String() string { return fmt.Sprintf("%s×e^(%.2f·N)", l.Med
 // syncDeployment); each ReplicaSet update, its own status write and its requeues (progress
 // deadline) queue it again.
 type Model struct {
-	Ready  LogNormal
+	Ready LogNormal
+	// Jitter is each pod's own delay on top of its sync's Ready draw: the pods a sync creates
+	// go through kube-scheduler and kwok together, so their Ready times share one draw and
+	// differ by this (kwok readied the pods of one batch 15-44ms apart, issue 35).
+	Jitter LogNormal
 	API    LogNormal
 	Watch  LogNormal
 	Pickup LogNormal
 }
 
 func (m Model) String() string {
-	return fmt.Sprintf("ready %s, api %s, watch %s, pickup %s", m.Ready, m.API, m.Watch, m.Pickup)
+	return fmt.Sprintf("ready %s + %s, api %s, watch %s, pickup %s", m.Ready, m.Jitter, m.API, m.Watch, m.Pickup)
 }
 
 // mPod is one pod in the model: when the ReplicaSet controller's informer sees it created,
@@ -96,7 +101,7 @@ func (e mEvents) Less(i, j int) bool {
 	}
 	return e[i].seq < e[j].seq
 }
-func (e mEvents) Swap(i, j int)  { e[i], e[j] = e[j], e[i] }
+func (e mEvents) Swap(i, j int) { e[i], e[j] = e[j], e[i] }
 func (e *mEvents) Push(x any)   { *e = append(*e, x.(*mEvent)) }
 func (e *mEvents) Pop() any     { o := *e; x := o[len(o)-1]; *e = o[:len(o)-1]; return x }
 func (e mEvents) peek() *mEvent { return e[0] }
@@ -313,6 +318,7 @@ func (mw *modelWorld) syncReplicaSet(uid types.UID) time.Duration {
 	case !satisfied || diff == 0:
 	case diff > 0 && mw.w.timing.RefuseNew && isNew:
 	case diff > 0:
+		common := mw.m.Ready.draw(mw.rng)
 		for _, n := range replicaset.SlowStartBatch(diff) {
 			batch := time.Duration(0)
 			for range n {
@@ -325,7 +331,7 @@ func (mw *modelWorld) syncReplicaSet(uid types.UID) time.Duration {
 				mw.add(key, p.seen)
 				if !p.neverReady {
 					// The informer delivers the pod's creation before its Ready update.
-					p.readySeen = max(created+mw.m.Ready.draw(mw.rng), p.seen)
+					p.readySeen = max(created+common+mw.m.Jitter.draw(mw.rng), p.seen)
 					p.availableAt = mw.availableAt(rs, p.readySeen)
 					mw.add(key, p.readySeen)
 					if p.availableAt > p.readySeen {
