@@ -750,7 +750,7 @@ func TestPredictDeploymentDifferential(t *testing.T) {
 		sort.Strings(results)
 		t.Logf("predict differential: %d scenarios in %s\n%s", len(results), time.Since(start).Round(time.Second), strings.Join(results, "\n"))
 	})
-	for _, sc := range predictScenarios {
+	for _, sc := range differentialScenarios() {
 		t.Run(sc.name, func(t *testing.T) {
 			// The scenario runs on its own goroutine, started before t.Parallel: the
 			// scenarios mostly wait on the cluster, and -parallel (GOMAXPROCS, 2 on the

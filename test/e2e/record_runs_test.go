@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -120,4 +121,56 @@ func readRecordedRuns(path string) ([]recordedRun, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return runs, nil
+}
+
+// heldOutRunsFile holds the real runs of heldOutScenarios: scenarios no timing rule or model
+// parameter was fitted on (issue 44), kept apart from recordedRunsFile so that CI's strict
+// replay (TestRecordedRollouts) covers the differential's own scenarios only, and
+// TestRolloutModelCalibration scores the rules and the model on them as a check.
+const heldOutRunsFile = "testdata/recordings/deployment-runs-heldout.jsonl"
+
+// heldOutScenarios are one-step rollouts without minReadySeconds, where real runs vary,
+// recorded only when KUBECTL_WORKLOAD_RECORD_RUNS is set (the differential then runs them
+// too; filter with -run 'TestPredictDeploymentDifferential/held-out'). Each records its runs
+// one at a time in one attempt, up to KUBECTL_WORKLOAD_RECORD_ATTEMPTS or 10.
+var heldOutScenarios = []predictScenario{
+	{
+		// 4 replicas at 0/1: one pod at a time, the new ReplicaSet created at 0.
+		name:  "held-out-4-surge0-unavailable1",
+		old:   withMinReady(webManifest(4, "nginx:1.0", "  strategy:\n    rollingUpdate:\n      maxSurge: 0\n      maxUnavailable: 1\n", ""), 0),
+		steps: next(withMinReady(webManifest(4, "nginx:2.0", "  strategy:\n    rollingUpdate:\n      maxSurge: 0\n      maxUnavailable: 1\n", ""), 0)),
+		runs:  10,
+	},
+	{
+		// 5 replicas at 25%/25% (surge 2, unavailable 1): the rollback case's arithmetic as an
+		// image update, the new ReplicaSet created by the sync.
+		name:  "held-out-5-default",
+		old:   withMinReady(webManifest(5, "nginx:1.0", "", ""), 0),
+		steps: next(withMinReady(webManifest(5, "nginx:2.0", "", ""), 0)),
+		runs:  10,
+	},
+	{
+		// 12 replicas at 25%/25% (surge 3, unavailable 3): the first sync creates 3 and
+		// deletes 3.
+		name:  "held-out-12-default",
+		old:   withMinReady(webManifest(12, "nginx:1.0", "", ""), 0),
+		steps: next(withMinReady(webManifest(12, "nginx:2.0", "", ""), 0)),
+		runs:  10,
+	},
+	{
+		// 9 replicas at 50%/0 (surge 5, unavailable 0): the first sync creates 5 pods
+		// (batches 1, 2, 2) and deletes none.
+		name:  "held-out-9-surge50-unavailable0",
+		old:   withMinReady(webManifest(9, "nginx:1.0", "  strategy:\n    rollingUpdate:\n      maxSurge: 50%\n      maxUnavailable: 0\n", ""), 0),
+		steps: next(withMinReady(webManifest(9, "nginx:2.0", "  strategy:\n    rollingUpdate:\n      maxSurge: 50%\n      maxUnavailable: 0\n", ""), 0)),
+		runs:  10,
+	},
+}
+
+// differentialScenarios are predictScenarios, and heldOutScenarios while recording.
+func differentialScenarios() []predictScenario {
+	if os.Getenv(recordRunsEnv) == "" {
+		return predictScenarios
+	}
+	return append(slices.Clone(predictScenarios), heldOutScenarios...)
 }
