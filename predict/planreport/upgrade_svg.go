@@ -228,7 +228,7 @@ func writeUpRow(b *strings.Builder, r upRow, y, rowH, peak int, sc *timeScale) {
 	if rowH >= 12 && len(r.counts) > 0 {
 		first, last := r.counts[0], r.counts[len(r.counts)-1]
 		if first.n > 0 && !r.fill {
-			fmt.Fprintf(b, `<text x="%.1f" y="%d" font-size="10" text-anchor="end" fill="#374151">%d</text>`+"\n", sc.x(r.from)-2+float64(upPlotX-int(sc.x(r.from)))*0, y+rowH/2+4, first.n)
+			fmt.Fprintf(b, `<text x="%.1f" y="%d" font-size="10" text-anchor="end" fill="#374151">%d</text>`+"\n", sc.x(r.from)-2, y+rowH/2+4, first.n)
 		}
 		if r.fill && last.n > 0 {
 			fmt.Fprintf(b, `<text x="%.1f" y="%d" font-size="10" fill="#374151">%d</text>`+"\n", sc.x(r.to)+3, y+rowH/2+4, last.n)
@@ -444,7 +444,7 @@ func podCounts(leave int, arrive, depart []time.Duration, end time.Duration) []u
 		ch = append(ch, change{t, -1})
 	}
 	sort.SliceStable(ch, func(i, j int) bool { return ch[i].at < ch[j].at })
-	n := max(0, leave-len(arrive)+0)
+	n := max(0, leave-len(arrive))
 	out := []upCount{{0, n}}
 	for _, c := range ch {
 		if c.at > end {
