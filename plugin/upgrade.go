@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -15,6 +17,10 @@ import (
 	"github.com/kubectl-workload/kubectl-workload/predict"
 	"github.com/kubectl-workload/kubectl-workload/predict/planreport"
 )
+
+// upgradeFormats are the -o values of predict upgrade: svg draws the nodes over time, html
+// the picture and the text.
+var upgradeFormats = []string{"text", "json", "svg", "html"}
 
 // UpgradeOptions are the flags of `kubectl workload predict upgrade`. The algorithm's flags
 // are strings, "" when not given: the preset's value then, or the default.
@@ -53,14 +59,14 @@ func NewCmdPredictUpgrade(configFlags *genericclioptions.ConfigFlags, streams ge
 	f.DurationVar(&o.ReadyAfter, "ready-after", 0, "time from a replacement's creation to Ready (default: derived from the probes)")
 	f.IntVar(&o.GracePeriod, "grace-period", -1, "seconds each evicted pod gets to terminate (negative: the pod's own)")
 	f.StringVar(&o.Order, "order", "", "the old nodes' order: name (default) or input")
-	f.StringVarP(&o.Output, "output", "o", "text", "output format: text or json")
+	f.StringVarP(&o.Output, "output", "o", "text", "output format: "+strings.Join(upgradeFormats, ", "))
 	return cmd
 }
 
 // Complete checks the flags and reads them into the request.
 func (o *UpgradeOptions) Complete() error {
-	if o.Output != "text" && o.Output != "json" && o.Output != "" {
-		return fmt.Errorf("-o %s: want text or json", o.Output)
+	if o.Output != "" && !slices.Contains(upgradeFormats, o.Output) {
+		return fmt.Errorf("-o %s: want one of %s", o.Output, strings.Join(upgradeFormats, ", "))
 	}
 	if o.Selector == "" {
 		return errors.New("--selector: name the pool's nodes by label (e.g. --selector agentpool=nodepool1)")
@@ -104,9 +110,14 @@ func (o *UpgradeOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if o.Output == "json" {
+	switch o.Output {
+	case "json":
 		err = planreport.UpgradeJSON(o.Out, plan)
-	} else {
+	case "svg":
+		err = planreport.UpgradeSVG(o.Out, plan)
+	case "html":
+		err = planreport.UpgradeHTML(o.Out, plan)
+	default:
 		err = planreport.UpgradeText(o.Out, plan)
 	}
 	if err != nil || plan.Completed {

@@ -83,3 +83,46 @@ func TestUpgradeJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestUpgradePicture pins -o svg for the four shapes an upgrade takes (a surge upgrade that
+// completes, a budget that blocks it until the timeout, a 20-node pool drained two at a
+// time, a capacity shortfall) and checks what each must show at a glance.
+func TestUpgradePicture(t *testing.T) {
+	tests := []struct {
+		name     string
+		args     []string
+		wantExit int
+		want     []string
+	}{
+		{name: "surge", args: []string{"-f", "testdata/predict/upgrade-surge.yaml"},
+			want: []string{"Completes in", "blue-3-upgraded", "(surge)", "<title>deleted at"}},
+		{name: "blocked", args: []string{"-f", "testdata/predict/upgrade-cluster.yaml", "--preset", "aks"}, wantExit: 1,
+			want: []string{"Fails after 30m10.5s.", "First blocker: node blue-2 at 30m10.5s, blocked by budget db", "Fix: budget store/db", "refused 429 by budget db", "+29m55s"}},
+		{name: "pool20", args: []string{"-f", "testdata/predict/upgrade-pool20.yaml", "--preset", "aks"},
+			want: []string{"2 at a time", "blue-20 (batch 10)", "blue-20-upgraded"}},
+		{name: "capacity", args: []string{"-f", "testdata/predict/upgrade-capacity.yaml", "--max-surge", "0", "--max-unavailable", "1"},
+			want: []string{"Pending (no node fits)", "Capacity: 6 pod(s) waited for a node."}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			args := append([]string{"predict", "upgrade", "--selector", "pool=blue", "-o", "svg"}, tt.args...)
+			out, errOut, code := run(t, "", args...)
+			if code != tt.wantExit {
+				t.Fatalf("%v: exit %d, want %d; stderr:\n%s", args, code, tt.wantExit, errOut)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("%v: the picture lacks %q", args, w)
+				}
+			}
+			if again, _, _ := run(t, "", args...); again != out {
+				t.Errorf("%v: two runs drew different pictures", args)
+			}
+			golden(t, "upgrade-"+tt.name+".svg", out)
+		})
+	}
+	out, _, code := run(t, "", "predict", "upgrade", "--selector", "pool=blue", "-f", "testdata/predict/upgrade-surge.yaml", "-o", "html")
+	if code != 0 || !strings.Contains(out, "<svg") || !strings.Contains(out, "Result: the upgrade completes") {
+		t.Errorf("predict upgrade -o html: exit %d, want 0 and a page with the picture and the text:\n%.300s", code, out)
+	}
+}

@@ -212,11 +212,11 @@ func eventDocs(events []drain.Event) []drainEventDoc {
 // upgrade's start (docs/predict-output.md).
 func UpgradeJSON(w io.Writer, p *upgrade.Plan) error {
 	d := upgradeDoc{SchemaVersion: UpgradeSchemaVersion, Kind: "UpgradePlan",
-		Algorithm:   upgradeAlgDoc{Algorithm: p.Algorithm, DrainTimeout: p.Algorithm.DrainTimeout.Seconds(), NodeReadyAfter: p.Algorithm.NodeReadyAfter.Seconds()},
-		Surge:       p.Surge, Unavailable: p.Unavailable, BatchSize: p.BatchSize, Pool: p.Pool, Completed: p.Completed,
-		Duration:    p.Duration.Seconds(), DurationSeconds: p.Duration.Seconds(),
+		Algorithm: upgradeAlgDoc{Algorithm: p.Algorithm, DrainTimeout: p.Algorithm.DrainTimeout.Seconds(), NodeReadyAfter: p.Algorithm.NodeReadyAfter.Seconds()},
+		Surge:     p.Surge, Unavailable: p.Unavailable, BatchSize: p.BatchSize, Pool: p.Pool, Completed: p.Completed,
+		Duration: p.Duration.Seconds(), DurationSeconds: p.Duration.Seconds(),
 		Assumptions: p.Assumptions, Varies: p.Varies, Placed: p.Placed,
-		Nodes:       []upgradeNodeDoc{}, NewNodes: []upgradeNewDoc{}}
+		Nodes: []upgradeNodeDoc{}, NewNodes: []upgradeNewDoc{}}
 	for _, st := range p.Nodes {
 		d.Nodes = append(d.Nodes, upgradeNodeDoc{NodeStep: st, CordonedAt: secondsOrNever(st.CordonedAt), EmptyAt: secondsOrNever(st.EmptyAt), DeletedAt: secondsOrNever(st.DeletedAt),
 			Drain:  drainNodeDoc{NodePlan: st.Drain, StartSeconds: st.Drain.Start.Seconds(), EndSeconds: st.Drain.End.Seconds(), Events: eventDocs(st.Drain.Events)},
