@@ -3,6 +3,7 @@ package scheduler
 import (
 	"context"
 	"fmt"
+	goruntime "runtime"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -68,18 +69,25 @@ func (l lister) Get(name string) (fwk.NodeInfo, error) {
 	return nil, fmt.Errorf("nodeinfo not found for node name %q", name)
 }
 
-// serial runs the plugins' work pieces one after another (fwk.Parallelizer; parallelize's
-// Parallelizer records goroutine metrics the scheduler registers).
-type serial struct{}
+// workers runs the plugins' work pieces on GOMAXPROCS goroutines (fwk.Parallelizer, as
+// parallelize's Parallelizer does, without the goroutine metrics it records, which only the
+// scheduler registers); the plugins merge the pieces' results in piece order, so the outcome
+// does not depend on the number of workers.
+type workers struct{}
 
-func (serial) Until(ctx context.Context, pieces int, do workqueue.DoWorkPieceFunc, _ string) {
-	for i := 0; i < pieces && ctx.Err() == nil; i++ {
-		do(i)
+func (workers) Until(ctx context.Context, pieces int, do workqueue.DoWorkPieceFunc, _ string) {
+	n := goruntime.GOMAXPROCS(0)
+	if pieces < 64 || n == 1 {
+		for i := 0; i < pieces && ctx.Err() == nil; i++ {
+			do(i)
+		}
+		return
 	}
+	workqueue.ParallelizeUntil(ctx, n, pieces, do, workqueue.WithChunkSize(max(1, pieces/(4*n))))
 }
 
-// handle is the framework handle the plugins are made with (fwk.Handle): the lister, serial
-// work, and an informer factory that is never started (InterPodAffinity's namespace lister
+// handle is the framework handle the plugins are made with (fwk.Handle): the lister, the
+// workers, and an informer factory that is never started (InterPodAffinity's namespace lister
 // reads it: no namespace is known, so a term's non-empty namespaceSelector matches none).
 type handle struct {
 	fwk.Handle
@@ -88,7 +96,7 @@ type handle struct {
 }
 
 func (h handle) SnapshotSharedLister() fwk.SharedLister                 { return h.lister }
-func (h handle) Parallelizer() fwk.Parallelizer                         { return serial{} }
+func (h handle) Parallelizer() fwk.Parallelizer                         { return workers{} }
 func (h handle) SharedInformerFactory() informers.SharedInformerFactory { return h.factory }
 
 // plugins makes the upstream plugins, once, and fills the NodeInfos, kept from then on: PodTopologySpread with no default constraints (the
