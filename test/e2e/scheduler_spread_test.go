@@ -64,11 +64,16 @@ func TestSchedulerSpreadDifferential(t *testing.T) {
       - {maxSkew: 1, topologyKey: topology.kubernetes.io/zone, whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {app: app}}` + extra + `}
 `
 	}
+	anyway := `      topologySpreadConstraints:
+      - {maxSkew: 1, topologyKey: topology.kubernetes.io/zone, whenUnsatisfiable: ScheduleAnyway, labelSelector: {matchLabels: {app: app}}}
+`
 	scenarios := []spreadScenario{
 		{name: "anti-host", zones: [][2]int{{3, 0}, {2, 0}}, replicas: 6, spec: anti(corev1.LabelHostname), byNode: true},
 		{name: "anti-zone", zones: [][2]int{{2, 0}, {2, 0}, {1, 0}}, replicas: 4, spec: anti(corev1.LabelTopologyZone)},
 		{name: "spread-zone", zones: [][2]int{{2, 0}, {1, 0}, {1, 1}}, replicas: 7, spec: spread("")},
 		{name: "min-domains", zones: [][2]int{{2, 0}, {2, 0}}, replicas: 4, spec: spread(", minDomains: 3")},
+		// ScheduleAnyway: a score, not a filter; the zone with one node takes half the pods.
+		{name: "anyway-zone", zones: [][2]int{{2, 0}, {1, 0}}, replicas: 4, spec: anyway},
 		{name: "guarded", zones: [][2]int{{2, 0}, {2, 0}}, replicas: 3, spec: anti(corev1.LabelHostname), guards: 2, byNode: true},
 	}
 	for _, sc := range scenarios {
