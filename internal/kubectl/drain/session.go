@@ -222,7 +222,7 @@ func (ss *Session) left(node string) int {
 
 // DeleteNode removes the node from the cluster now: the pod garbage collector deletes the pods
 // still bound to it (its DaemonSet pods), which are gone at once, and their owners, other
-// than a DaemonSet, replace them.
+// than a DaemonSet, replace them; then the scheduler retries the Pending pods.
 func (ss *Session) DeleteNode(name string) []Event {
 	s := ss.s
 	s.cordoned[name] = true
@@ -243,6 +243,11 @@ func (ss *Session) DeleteNode(name string) []Event {
 			}
 		}
 	}
+	// The scheduler retries its Pending pods when a node goes: a topology domain that
+	// disappears with it can let a spread pod in elsewhere (the real kube-scheduler placed
+	// a zone-spread Deployment's Pending pods in the other zone as soon as the first zone's
+	// only node was deleted: test/e2e's zone-spread upgrade).
+	ss.reschedule()
 	s.syncBudgets()
 	return ss.take()
 }
