@@ -147,9 +147,9 @@ func modelRuns(t *testing.T, sc predictScenario, m deployment.Model, n int) ([]s
 	return seqs[best], seen
 }
 
-// spreadRuns is the set of sequences n runs of the spread model (--ready-spread, as the e2e's
+// spreadModelRuns is the set of sequences n runs of the spread model (--ready-spread, as the e2e's
 // envelope: envelopeReadyAfter plus a spread of envelopeSpreads[0]) took for sc.
-func spreadRuns(t *testing.T, sc predictScenario, n int) map[string]bool {
+func spreadModelRuns(t *testing.T, sc predictScenario, n int) map[string]bool {
 	t.Helper()
 	r := &rolloutRun{t: &scenarioT{}, sc: sc, ns: "replay"}
 	d := r.decode(sc.steps[0].manifest)
@@ -229,7 +229,7 @@ func TestRolloutModelCalibration(t *testing.T) {
 		_, s := modelRuns(t, sc, fittedModel, modelSamples)
 		return s
 	})
-	scov, _ := coverage(all, func(sc predictScenario) map[string]bool { return spreadRuns(t, sc, modelSamples) })
+	scov, _ := coverage(all, func(sc predictScenario) map[string]bool { return spreadModelRuns(t, sc, modelSamples) })
 	t.Logf("envelope of %d samples, the real runs of the scenarios whose runs vary (recorded and held out) that it holds: model %d of %d, spread model (--ready-spread %s) %d", modelSamples, mcov, n, envelopeSpreads[0], scov)
 	t.Logf("model (%s, modal of %d):\n        calibration %s\n        check       %s\n        all         %s\n        held out    %s", fittedModel, modelSamples, mc, mk, ma, mh)
 }
