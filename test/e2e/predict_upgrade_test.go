@@ -155,7 +155,6 @@ var upgradeScenarios = []upgradeScenario{
 		name: "anti-affinity", pool: poolNodes("4", "8Gi", nil, "a", "b", "c"),
 		workloads:   []upgradeWorkload{{name: "web", replicas: 3, cpu: "1", memory: "2Gi", antiAffinity: true}},
 		unavailable: 1, drainTimeout: 60 * time.Second, runs: 3,
-		missing: "InterPodAffinity's required anti-affinity (h40sched is adding it to internal/scheduler)",
 	},
 	{
 		// Zones z1 (a) and z2 (b, c), spread maxSkew 1 DoNotSchedule: a's pods cannot go to
@@ -168,7 +167,6 @@ var upgradeScenarios = []upgradeScenario{
 		}(),
 		workloads:   []upgradeWorkload{{name: "web", replicas: 4, cpu: "1", memory: "2Gi", zoneSpread: true}},
 		unavailable: 1, drainTimeout: 60 * time.Second, runs: 3,
-		missing: "PodTopologySpread's DoNotSchedule filter (h40sched is adding it to internal/scheduler)",
 	},
 }
 
