@@ -58,13 +58,16 @@ type modelScenario struct {
 // in how many the most frequent one, and which missed.
 type score struct {
 	n, inReal, top int
-	misses         []string
+	misses, notTop []string
 }
 
 func (s score) String() string {
 	m := ""
 	if len(s.misses) > 0 {
 		m = "; not a real run: " + strings.Join(s.misses, " ")
+	}
+	if len(s.notTop) > 0 {
+		m += "; a real run, not the most frequent: " + strings.Join(s.notTop, " ")
 	}
 	return fmt.Sprintf("a real run in %2d of %2d, the most frequent in %2d%s", s.inReal, s.n, s.top, m)
 }
@@ -80,8 +83,11 @@ func (s *score) add(ms modelScenario, plan []string) {
 	} else {
 		s.misses = append(s.misses, ms.sc.name)
 	}
-	if hit && planMatches(ms.sc, ms.counts[0].seq, plan) {
+	switch {
+	case hit && planMatches(ms.sc, ms.counts[0].seq, plan):
 		s.top++
+	case hit:
+		s.notTop = append(s.notTop, ms.sc.name)
 	}
 }
 

@@ -109,7 +109,6 @@ func (e mEvents) Less(i, j int) bool {
 func (e mEvents) Swap(i, j int) { e[i], e[j] = e[j], e[i] }
 func (e *mEvents) Push(x any)   { *e = append(*e, x.(*mEvent)) }
 func (e *mEvents) Pop() any     { o := *e; x := o[len(o)-1]; *e = o[:len(o)-1]; return x }
-func (e mEvents) peek() *mEvent { return e[0] }
 
 // mQueue is one key of a client-go work queue with one worker for it: waiting (queued, not
 // yet processed), processing, and dirty (added while processing).
