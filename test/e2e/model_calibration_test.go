@@ -26,7 +26,8 @@ import (
 // heldOutScenarios (heldOutRunsFile), recorded after the fit.
 
 // fittedModel is the grid cell that scored best on the calibration half (ties: the first in
-// grid order). See docs/predict.md for the fit.
+// grid order; fitModel's stage 1, 72 cells, then stage 2, a sync's Work of 5 or 15ms, which
+// scored lower: Work stays 0). See docs/predict.md for the fit.
 var fittedModel = deployment.Model{
 	Ready:  deployment.LogNormal{Median: 30 * time.Millisecond, Sigma: 0.3},
 	Jitter: deployment.LogNormal{Median: 1 * time.Millisecond, Sigma: 0.3},
@@ -35,8 +36,9 @@ var fittedModel = deployment.Model{
 	Pickup: deployment.LogNormal{Median: 10 * time.Millisecond, Sigma: 0.3},
 }
 
-// modelSamples is how many runs of the model make a scenario's modal sequence in CI.
-const modelSamples = 100
+// modelSamples is how many runs of the model make a scenario's modal sequence in CI: the
+// scores at 300 are those at 1000 (at 100, one new scenario's near-tie fell the other way).
+const modelSamples = 300
 
 // calibrationHalf reports whether a scenario is in the calibration half: the low bit of the
 // FNV-1a hash of its name. The other half is the check half.
@@ -57,13 +59,16 @@ type modelScenario struct {
 // in how many the most frequent one, and which missed.
 type score struct {
 	n, inReal, top int
-	misses         []string
+	misses, notTop []string
 }
 
 func (s score) String() string {
 	m := ""
 	if len(s.misses) > 0 {
 		m = "; not a real run: " + strings.Join(s.misses, " ")
+	}
+	if len(s.notTop) > 0 {
+		m += "; a real run, not the most frequent: " + strings.Join(s.notTop, " ")
 	}
 	return fmt.Sprintf("a real run in %2d of %2d, the most frequent in %2d%s", s.inReal, s.n, s.top, m)
 }
@@ -79,8 +84,11 @@ func (s *score) add(ms modelScenario, plan []string) {
 	} else {
 		s.misses = append(s.misses, ms.sc.name)
 	}
-	if hit && planMatches(ms.sc, ms.counts[0].seq, plan) {
+	switch {
+	case hit && planMatches(ms.sc, ms.counts[0].seq, plan):
 		s.top++
+	case hit:
+		s.notTop = append(s.notTop, ms.sc.name)
 	}
 }
 
@@ -200,8 +208,11 @@ func halves(scenarios []modelScenario, plan func(predictScenario) []string) (cal
 // TestRolloutModelCalibration scores the default plan (the rules) and the fitted model on
 // the recordings, without a cluster, and fails if either falls below what was measured when
 // the model was fitted (docs/predict.md), so that a change of the rules or the model that
-// loses a scenario shows. With KUBECTL_WORKLOAD_CALIBRATE_MODEL=N it first fits the model's
-// grid on the calibration half, N samples per scenario and cell, and logs every cell.
+// loses a scenario shows. It also logs how many of the varying scenarios' real runs the
+// model's samples and the spread model's (--ready-spread) hold: the envelope --runs would
+// show. With KUBECTL_WORKLOAD_CALIBRATE_MODEL=N it first fits the model's grid on the
+// calibration half, N samples per scenario and cell, and logs every cell (about 5 minutes
+// with N=100 on a loaded 2-core machine). The seeds are fixed: the scores are deterministic.
 func TestRolloutModelCalibration(t *testing.T) {
 	recorded := loadModelScenarios(t, recordedRunsFile, predictScenarios)
 	heldOut := loadModelScenarios(t, heldOutRunsFile, heldOutScenarios)
@@ -232,6 +243,23 @@ func TestRolloutModelCalibration(t *testing.T) {
 	scov, _ := coverage(all, func(sc predictScenario) map[string]bool { return spreadModelRuns(t, sc, modelSamples) })
 	t.Logf("envelope of %d samples, the real runs of the scenarios whose runs vary (recorded and held out) that it holds: model %d of %d, spread model (--ready-spread %s) %d", modelSamples, mcov, n, envelopeSpreads[0], scov)
 	t.Logf("model (%s, modal of %d):\n        calibration %s\n        check       %s\n        all         %s\n        held out    %s", fittedModel, modelSamples, mc, mk, ma, mh)
+	// The scores measured when the model was fitted (docs/predict.md): a change that loses a
+	// scenario fails here. The rules are the default plan, so they must also hold every
+	// held-out scenario; the model must not fall below its fit.
+	for _, c := range []struct {
+		what      string
+		got       score
+		real, top int
+	}{
+		{"rules, held out", rh, 4, 3},
+		{"model, all recorded", ma, 24, 23},
+		{"model, check half", mk, 10, 9},
+		{"model, held out", mh, 2, 2},
+	} {
+		if c.got.inReal < c.real || c.got.top < c.top {
+			t.Errorf("%s: %s; measured at the fit: a real run in %d, the most frequent in %d", c.what, c.got, c.real, c.top)
+		}
+	}
 }
 
 // fitModel logs every cell of the grid, scored on the calibration half, best first.
@@ -251,6 +279,19 @@ func fitModel(t *testing.T, recorded []modelScenario, n int) {
 	var cells []cell
 	ms := time.Millisecond
 	i := 0
+	try := func(m deployment.Model) score {
+		var s score
+		for _, x := range calib {
+			s.add(x, modelModal(t, x.sc, m, n))
+		}
+		cells = append(cells, cell{m, s, i})
+		i++
+		return s
+	}
+	better := func(a, b score) bool { return a.inReal > b.inReal || a.inReal == b.inReal && a.top > b.top }
+	// Stage 1: the four delays and one sigma for all, no Work.
+	var best deployment.Model
+	var bestScore score
 	for _, ready := range []time.Duration{30 * ms, 60 * ms, 100 * ms} {
 		for _, jitter := range []time.Duration{1 * ms, 5 * ms, 15 * ms} {
 			for _, api := range []time.Duration{2 * ms, 5 * ms} {
@@ -263,16 +304,19 @@ func fitModel(t *testing.T, recorded []modelScenario, n int) {
 							Watch:  deployment.LogNormal{Median: 1 * ms, Sigma: sigma},
 							Pickup: deployment.LogNormal{Median: pickup, Sigma: sigma},
 						}
-						var s score
-						for _, x := range calib {
-							s.add(x, modelModal(t, x.sc, m, n))
+						if s := try(m); i == 1 || better(s, bestScore) {
+							best, bestScore = m, s
 						}
-						cells = append(cells, cell{m, s, i})
-						i++
 					}
 				}
 			}
 		}
+	}
+	// Stage 2: a sync's own Work on the best of stage 1.
+	for _, work := range []time.Duration{5 * ms, 15 * ms} {
+		m := best
+		m.Work = deployment.LogNormal{Median: work, Sigma: m.API.Sigma}
+		try(m)
 	}
 	sort.SliceStable(cells, func(a, b int) bool {
 		if cells[a].s.inReal != cells[b].s.inReal {

@@ -44,6 +44,7 @@ func (l LogNormal) String() string { return fmt.Sprintf("%s×e^(%.2f·N)", l.Med
 //   - API: one API call (a pod create or delete, a ReplicaSet or status update).
 //   - Watch: a write to the informers of the other controller (event delivery).
 //   - Pickup: a queued key to a worker starting its sync (the controller's CPU share).
+//   - Work: a sync's own processing before its first call.
 //
 // What is modelled (pkg/controller/replicaset, pkg/controller/deployment, client-go's
 // workqueue): one key per controller (the Deployment, each ReplicaSet); a key added while it
@@ -66,10 +67,14 @@ type Model struct {
 	API    LogNormal
 	Watch  LogNormal
 	Pickup LogNormal
+	// Work is a sync's own processing before its first API call (the controller's CPU on a
+	// busy machine): the sync lists its state at its start, and events meanwhile queue its
+	// key again, to be processed once after it (dirty).
+	Work LogNormal
 }
 
 func (m Model) String() string {
-	return fmt.Sprintf("ready %s + %s, api %s, watch %s, pickup %s", m.Ready, m.Jitter, m.API, m.Watch, m.Pickup)
+	return fmt.Sprintf("ready %s + %s, api %s, watch %s, pickup %s, work %s", m.Ready, m.Jitter, m.API, m.Watch, m.Pickup, m.Work)
 }
 
 // mPod is one pod in the model: when the ReplicaSet controller's informer sees it created,
@@ -104,7 +109,6 @@ func (e mEvents) Less(i, j int) bool {
 func (e mEvents) Swap(i, j int) { e[i], e[j] = e[j], e[i] }
 func (e *mEvents) Push(x any)   { *e = append(*e, x.(*mEvent)) }
 func (e *mEvents) Pop() any     { o := *e; x := o[len(o)-1]; *e = o[:len(o)-1]; return x }
-func (e mEvents) peek() *mEvent { return e[0] }
 
 // mQueue is one key of a client-go work queue with one worker for it: waiting (queued, not
 // yet processed), processing, and dirty (added while processing).
@@ -245,9 +249,9 @@ func (mw *modelWorld) process(key string) {
 	q.waiting, q.processing = false, true
 	var took time.Duration
 	if key == "deployment" {
-		took = mw.syncDeployment()
+		took = mw.syncDeployment(mw.m.Work.draw(mw.rng))
 	} else {
-		took = mw.syncReplicaSet(types.UID(key))
+		took = mw.syncReplicaSet(types.UID(key), mw.m.Work.draw(mw.rng))
 	}
 	mw.at(mw.now+took, func() {
 		q.processing = false
@@ -288,7 +292,7 @@ func (mw *modelWorld) availableAt(rs *apps.ReplicaSet, readySeen time.Duration) 
 
 // syncReplicaSet mirrors syncReplicaSet (pkg/controller/replicaset) for uid at now and returns
 // how long it took.
-func (mw *modelWorld) syncReplicaSet(uid types.UID) time.Duration {
+func (mw *modelWorld) syncReplicaSet(uid types.UID, work time.Duration) time.Duration {
 	rs := mw.rsByUID(uid)
 	if rs == nil {
 		return 0
@@ -311,7 +315,7 @@ func (mw *modelWorld) syncReplicaSet(uid types.UID) time.Duration {
 			listed = append(listed, p)
 		}
 	}
-	took := time.Duration(0)
+	took := work
 	diff := *rs.Spec.Replicas - active
 	isNew := mw.w.isNewTemplate(rs)
 	switch {
@@ -366,7 +370,7 @@ func (mw *modelWorld) syncReplicaSet(uid types.UID) time.Duration {
 			}
 		}
 		for _, p := range victims[:-diff] {
-			call := mw.m.API.draw(mw.rng)
+			call := work + mw.m.API.draw(mw.rng)
 			took = max(took, call)
 			p.deleted = true
 			p.deleteSeen = now + call + mw.m.Watch.draw(mw.rng)
@@ -421,7 +425,7 @@ func (mw *modelWorld) syncReplicaSet(uid types.UID) time.Duration {
 
 // syncDeployment runs the Deployment controller's mirror at now on the ReplicaSets as its
 // informer sees them and returns how long it took.
-func (mw *modelWorld) syncDeployment() time.Duration {
+func (mw *modelWorld) syncDeployment(work time.Duration) time.Duration {
 	w := mw.w
 	before := map[types.UID]int32{}
 	for _, rs := range w.rsList {
@@ -447,7 +451,7 @@ func (mw *modelWorld) syncDeployment() time.Duration {
 	if err := w.dc.syncDeployment(w.d, append([]*apps.ReplicaSet(nil), w.rsList...), podMap); err != nil {
 		return 0
 	}
-	took := time.Duration(0)
+	took := work
 	for _, rs := range w.rsList {
 		if b, ok := before[rs.UID]; ok && b == *rs.Spec.Replicas {
 			continue
