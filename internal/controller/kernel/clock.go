@@ -72,7 +72,9 @@ const NoteSlowStartSteps = "Steps may split or merge in a real cluster: the cont
 	"first 3 pods together and the rest together after them, with the pods created right after them. The pods of a batch may turn Ready " +
 	"milliseconds apart (smaller steps), and batches that turn Ready before the controller's next sync are seen " +
 	"together (larger steps). The first sync's steps, the bounds and the final state do not change. " +
-	"--ready-spread D --runs N shows the range."
+	"--ready-spread D --runs N shows the range. This grouping is the most frequent of real runs recorded on kwok " +
+	"without minReadySeconds, not the output of a calibrated timing model: a model of the controllers' work queues " +
+	"and Ready delays, fitted on half of those recordings, did not reproduce it (docs/predict.md, \"The physical model\")."
 
 // Batching records when a simulation first created or deleted several pods in one sync, for
 // NoteSmallerSteps: the real controller can take smaller steps only after such a batch.
