@@ -188,7 +188,8 @@ func (sc *Scheduler) RemoveNode(name string) {
 		return
 	}
 	sc.nodes = slices.DeleteFunc(sc.nodes, func(o *nodeState) bool { return o == st })
-	st.cordoned = true
+	// A node of the same name may join again (AddNode): its pods still count on it.
+	st.node, st.cordoned = nil, true
 	sc.stale, sc.infos = true, nil
 }
 

@@ -239,6 +239,11 @@ func TestSpreadNodePolicies(t *testing.T) {
 	if n := sc.Schedule(mk(9)); n == "" {
 		t.Errorf("after c-1 left: Schedule() = none, want a node")
 	}
+	// c-1 joins again, schedulable: zone c is the emptiest and takes the pod.
+	sc.AddNode(zoned("c", 1, 0)[0])
+	if n := sc.Schedule(mk(9)); n != "c-1" {
+		t.Errorf("after c-1 joined again: Schedule() = %q, want c-1", n)
+	}
 	// A nodeSelector for zone a and b: zone c does not count even uncordoned.
 	sc = New(nodes)
 	where, _ = place(sc, 4, func(i int) *v1.Pod {
