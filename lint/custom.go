@@ -27,7 +27,7 @@ import (
 func keepCustom(c *checked, obj *manifest.Object) {
 	if apicheck.IsCRD(obj.APIVersion, obj.Kind) || apicheck.CustomResource(obj.APIVersion, obj.Kind) ||
 		admissionpolicy.IsPolicy(obj.APIVersion, obj.Kind) {
-		c.custom = obj
+		c.set().custom = obj
 	}
 }
 
@@ -65,8 +65,8 @@ func crdSources(opts Options, all []*checked, res *Result) *apicheck.CRDs {
 		load(dirs, "a chart's crds/")
 	}
 	for _, c := range all {
-		if c.custom != nil && apicheck.IsCRD(c.custom.APIVersion, c.custom.Kind) {
-			add(c.custom)
+		if c.get().custom != nil && apicheck.IsCRD(c.get().custom.APIVersion, c.get().custom.Kind) {
+			add(c.get().custom)
 		}
 	}
 	return crds
@@ -134,7 +134,7 @@ func crdPaths(paths []string) []string {
 func (l *Linter) checkCustomResources(ctx context.Context, all []*checked, opts Options, res *Result, goRules *rules.Runner) *apicheck.CRDs {
 	var customs []*checked
 	for _, c := range all {
-		if c.custom != nil && apicheck.CustomResource(c.custom.APIVersion, c.custom.Kind) {
+		if c.get().custom != nil && apicheck.CustomResource(c.get().custom.APIVersion, c.get().custom.Kind) {
 			customs = append(customs, c)
 		}
 	}
@@ -146,7 +146,7 @@ func (l *Linter) checkCustomResources(ctx context.Context, all []*checked, opts 
 	refused := make([]bool, len(customs)) // by index: each worker owns its own
 	parallel(ctx, len(customs), func(i int) {
 		c := customs[i]
-		if !crds.Defines(c.custom.APIVersion, c.custom.Kind) {
+		if !crds.Defines(c.get().custom.APIVersion, c.get().custom.Kind) {
 			return
 		}
 		r := l.checkCustom(ctx, crds, c, opts)
@@ -168,9 +168,9 @@ func (l *Linter) checkCustomResources(ctx context.Context, all []*checked, opts 
 	}
 	l.checkCustomWorkloads(ctx, customs, rejected, goRules, opts)
 	for _, c := range customs {
-		if !crds.Defines(c.custom.APIVersion, c.custom.Kind) {
-			gv, _ := schema.ParseGroupVersion(c.custom.APIVersion)
-			gk := gv.WithKind(c.custom.Kind).GroupKind()
+		if !crds.Defines(c.get().custom.APIVersion, c.get().custom.Kind) {
+			gv, _ := schema.ParseGroupVersion(c.get().custom.APIVersion)
+			gk := gv.WithKind(c.get().custom.Kind).GroupKind()
 			missing[gk] = append(missing[gk], c)
 		}
 	}
@@ -212,7 +212,7 @@ func missingCRDMessage(gk schema.GroupKind, n int, b *Baseline) string {
 // checkCustom runs the API server's create or update path on one custom
 // resource.
 func (l *Linter) checkCustom(ctx context.Context, crds *apicheck.CRDs, c *checked, opts Options) apicheck.Result {
-	obj := c.custom
+	obj := c.get().custom
 	o := apicheck.Object{APIVersion: obj.APIVersion, Kind: obj.Kind, Namespace: obj.Namespace, Name: obj.Name, JSON: obj.JSON}
 	aopts := apicheck.Options{Namespace: opts.Namespace}
 	b := opts.Baseline
@@ -237,7 +237,7 @@ func (l *Linter) checkCustom(ctx context.Context, crds *apicheck.CRDs, c *checke
 // names list items of a custom resource by index, and map keys after a dot:
 // Position reads both.
 func (c *checked) customAt(rule string, sev Severity, fieldPath, msg string) Finding {
-	pos, _ := c.custom.Position(strings.TrimPrefix(fieldPath, "<nil>"))
+	pos, _ := c.get().custom.Position(strings.TrimPrefix(fieldPath, "<nil>"))
 	return Finding{Rule: rule, Severity: sev, Message: msg, File: c.file, Document: c.document,
 		Line: pos.Line, Column: pos.Column, Field: fieldPath, Object: &c.ref}
 }

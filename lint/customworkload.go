@@ -128,11 +128,11 @@ func (l *Linter) checkCustomWorkloads(ctx context.Context, customs []*checked, r
 	var todo []*checked
 	var todoPaths [][]string
 	for _, c := range customs {
-		gv, err := schema.ParseGroupVersion(c.custom.APIVersion)
+		gv, err := schema.ParseGroupVersion(c.get().custom.APIVersion)
 		if err != nil || rejected[c] {
 			continue
 		}
-		if p := paths[schema.GroupKind{Group: gv.Group, Kind: c.custom.Kind}]; len(p) > 0 {
+		if p := paths[schema.GroupKind{Group: gv.Group, Kind: c.get().custom.Kind}]; len(p) > 0 {
 			todo = append(todo, c)
 			todoPaths = append(todoPaths, p)
 		}
@@ -141,7 +141,7 @@ func (l *Linter) checkCustomWorkloads(ctx context.Context, customs []*checked, r
 	parallel(ctx, len(todo), func(i int) {
 		c := todo[i]
 		var obj any
-		if err := json.Unmarshal(c.custom.JSON, &obj); err != nil {
+		if err := json.Unmarshal(c.get().custom.JSON, &obj); err != nil {
 			return // the loader parsed it: cannot happen
 		}
 		var found []podTemplate
@@ -202,7 +202,7 @@ func (l *Linter) checkPodTemplate(ctx context.Context, c *checked, t podTemplate
 	}
 	st, err := podSecurityOf(pt, restricted, place, c.ref.Kind)
 	if err != nil {
-		c.errs = append(c.errs, fmt.Errorf("%s: document %d: %s: %s: %w", c.file, c.document, c.ref, t.path, err))
+		c.addErr(fmt.Errorf("%s: document %d: %s: %s: %w", c.file, c.document, c.ref, t.path, err))
 	}
 	if st != nil {
 		c.pss = append(c.pss, st)
@@ -214,7 +214,7 @@ func (l *Linter) checkPodTemplate(ctx context.Context, c *checked, t podTemplate
 		Name: c.ref.Name, Namespace: c.ref.Namespace, Key: rules.Key(c.ref.Kind, c.ref.Name)}) {
 		sev, err := ParseSeverity(f.Severity)
 		if err != nil {
-			c.errs = append(c.errs, fmt.Errorf("rule %s: %w", f.RuleID, err))
+			c.addErr(fmt.Errorf("rule %s: %w", f.RuleID, err))
 			return
 		}
 		found := place(f.RuleID, sev, f.Path, f.Message)

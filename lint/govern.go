@@ -90,7 +90,10 @@ func (l *Linter) readGovernance(c *checked, opts Options, known func() map[strin
 	}
 	var a annotations
 	_ = json.Unmarshal(c.obj.JSON, &a) // a malformed object has no usable annotations
-	c.ignored, c.ignoreReason = l.readIgnore(c, a, known)
+	if ignored, reason := l.readIgnore(c, a, known); ignored != nil || reason != "" {
+		m := c.set()
+		m.ignored, m.ignoreReason = ignored, reason
+	}
 }
 
 // mayHoldIgnore reports whether an object's JSON may hold the ignore
@@ -106,7 +109,7 @@ func mayHoldIgnore(js []byte) bool {
 // dropped, severities overridden, and exempted or ignored findings marked
 // suppressed.
 func (l *Linter) applyGovernance(c *checked, opts Options) {
-	ignored, reason := c.ignored, c.ignoreReason
+	ignored, reason := c.get().ignored, c.get().ignoreReason
 	kept := c.findings[:0]
 	var tried []Finding // attempts to silence an enforced rule
 	triedOnce := map[string]bool{}
@@ -143,15 +146,15 @@ func (l *Linter) applyGovernance(c *checked, opts Options) {
 }
 
 // dropInjected reports whether f is a built-in rule's finding about a
-// container that a sidecar injector replaces at admission (c.injected):
+// container that a sidecar injector replaces at admission (injected):
 // its fields as written are not what the cluster runs. The API server's
 // verdicts (api/*, admission/*) and the input checks are kept.
 func (c *checked) dropInjected(f Finding) bool {
-	if len(c.injected) == 0 || f.Rule == rules.RuleInjected || strings.HasPrefix(f.Rule, "api/") ||
+	if len(c.get().injected) == 0 || f.Rule == rules.RuleInjected || strings.HasPrefix(f.Rule, "api/") ||
 		strings.HasPrefix(f.Rule, "admission/") || strings.HasPrefix(f.Rule, "input/") || strings.HasPrefix(f.Rule, "ignore/") {
 		return false
 	}
-	for _, p := range c.injected {
+	for _, p := range c.get().injected {
 		if f.Field == p || strings.HasPrefix(f.Field, p+".") {
 			return true
 		}

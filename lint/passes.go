@@ -138,7 +138,7 @@ func (l *Linter) firstPass(ctx context.Context, c *checked, local *localRules, o
 			c.addRuleFindings(found)
 		}
 		if err != nil {
-			c.errs = append(c.errs, fmt.Errorf("%s: document %d: %s: %w", c.file, c.document, c.ref, err))
+			c.addErr(fmt.Errorf("%s: document %d: %s: %w", c.file, c.document, c.ref, err))
 		}
 	}
 	release := l.rules.Hold()
@@ -167,7 +167,9 @@ func (l *Linter) goFirstPass(c *checked, run *rules.Runner) []rules.Finding {
 		return nil
 	}
 	c.goCross = c.entry != nil
-	c.injected = rules.InjectedContainerPaths(c.input.Versioned)
+	if paths := rules.InjectedContainerPaths(c.input.Versioned); len(paths) > 0 {
+		c.set().injected = paths
+	}
 	return run.Eval(&rules.ObjectContext{Object: c.input.Versioned, JSON: c.input.JSON, Kind: c.ref.Kind,
 		APIVersion: c.ref.APIVersion, Name: c.ref.Name, Namespace: c.ref.Namespace, Key: rules.Key(c.ref.Kind, c.ref.Name),
 		Deployment: rules.DeploymentFactsOf(c.input.Versioned), AsWritten: c.input.Written})
@@ -178,7 +180,7 @@ func (c *checked) addRuleFindings(found []rules.Finding) {
 	for _, f := range found {
 		sev, err := ParseSeverity(f.Severity)
 		if err != nil {
-			c.errs = append(c.errs, fmt.Errorf("rule %s: %w", f.RuleID, err))
+			c.addErr(fmt.Errorf("rule %s: %w", f.RuleID, err))
 			return
 		}
 		found := c.at(f.RuleID, sev, f.Path, f.Message)
@@ -314,7 +316,7 @@ const crossChunk = 32
 func joinErrs(all []*checked) error {
 	var errs []error
 	for _, c := range all {
-		errs = append(errs, c.errs...)
+		errs = append(errs, c.get().errs...)
 	}
 	return errors.Join(errs...)
 }

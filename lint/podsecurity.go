@@ -69,7 +69,9 @@ func (st *pssState) setAnchor(level api.Level, at Finding) {
 // labels.
 func (c *checked) checkPodSecurity(versioned runtime.Object, restricted bool) error {
 	if ns, ok := versioned.(*corev1.Namespace); ok {
-		c.nsLabels = podSecurityLabels(ns.Labels)
+		if labels := podSecurityLabels(ns.Labels); len(labels) > 0 {
+			c.set().nsLabels = labels
+		}
 		return nil
 	}
 	st, err := podSecurityOf(versioned, restricted, c.at, "")
@@ -148,8 +150,8 @@ func applyPodSecurity(all []*checked, b *Baseline) {
 				delete(policies, c.ref.Name)
 			}
 			inInput[c.ref.Name] = true
-			if len(c.nsLabels) > 0 {
-				policies[c.ref.Name] = c.nsLabels
+			if len(c.get().nsLabels) > 0 {
+				policies[c.ref.Name] = c.get().nsLabels
 			}
 		}
 	}

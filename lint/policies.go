@@ -50,8 +50,8 @@ func (l *Linter) checkPolicies(ctx context.Context, inputs []manifest.Input, per
 	}
 	var kept []*manifest.Object
 	for _, c := range all {
-		if c.custom != nil {
-			kept = append(kept, c.custom)
+		if c.get().custom != nil {
+			kept = append(kept, c.get().custom)
 		}
 	}
 	addPolicyObjects(ps, kept, res)
@@ -135,7 +135,7 @@ func (l *Linter) admit(ctx context.Context, ps *admissionpolicy.Set, crds *apich
 	aopts := apicheck.Options{Namespace: opts.Namespace}
 	o, old, err := updateOf(opts.Baseline, obj, c.ref, o)
 	if err != nil {
-		c.errs = append(c.errs, fmt.Errorf("%s: document %d: %s: %w", c.file, c.document, c.ref, err))
+		c.addErr(fmt.Errorf("%s: document %d: %s: %w", c.file, c.document, c.ref, err))
 		return
 	}
 	var versioned runtime.Object
@@ -155,7 +155,7 @@ func (l *Linter) admit(ctx context.Context, ps *admissionpolicy.Set, crds *apich
 	}
 	v, err := ps.Admit(ctx, req)
 	if err != nil {
-		c.errs = append(c.errs, fmt.Errorf("%s: document %d: %s: %w", c.file, c.document, c.ref, err))
+		c.addErr(fmt.Errorf("%s: document %d: %s: %w", c.file, c.document, c.ref, err))
 		return
 	}
 	at := func(rule string, sev Severity, msg string) Finding {

@@ -62,7 +62,7 @@ func (c *checked) readSecretSource(obj *manifest.Object, annotations map[string]
 	case obj.Kind == "Job" && group == "batch":
 		for _, a := range hookAnnotations {
 			if _, ok := annotations[a]; ok {
-				c.hookJob = true
+				c.set().hookJob = true
 			}
 		}
 	case obj.Kind == "Certificate" && group == "cert-manager.io":
@@ -72,10 +72,10 @@ func (c *checked) readSecretSource(obj *manifest.Object, annotations map[string]
 			} `json:"spec"`
 		}
 		if json.Unmarshal(obj.JSON, &crt) == nil && crt.Spec.SecretName != "" {
-			c.producesSecret = crt.Spec.SecretName
+			c.set().producesSecret = crt.Spec.SecretName
 		}
 	case obj.Kind == "SealedSecret" && group == "bitnami.com":
-		c.producesSecret = obj.Name
+		c.set().producesSecret = obj.Name
 	case obj.Kind == "ExternalSecret" && group == "external-secrets.io":
 		var es struct {
 			Spec struct {
@@ -84,9 +84,9 @@ func (c *checked) readSecretSource(obj *manifest.Object, annotations map[string]
 				} `json:"target"`
 			} `json:"spec"`
 		}
-		c.producesSecret = obj.Name
+		c.set().producesSecret = obj.Name
 		if json.Unmarshal(obj.JSON, &es) == nil && es.Spec.Target.Name != "" {
-			c.producesSecret = es.Spec.Target.Name
+			c.set().producesSecret = es.Spec.Target.Name
 		}
 	}
 }
@@ -197,14 +197,14 @@ func applyReferences(all []*checked) {
 		}
 	}
 	for _, c := range all {
-		if c.hookJob {
+		if c.get().hookJob {
 			hookJobs[c.ref.Namespace] = append(hookJobs[c.ref.Namespace], c.ref.Name)
 		}
-		if c.producesSecret != "" {
+		if c.get().producesSecret != "" {
 			if produced[c.ref.Namespace] == nil {
 				produced[c.ref.Namespace] = map[string]bool{}
 			}
-			produced[c.ref.Namespace][c.producesSecret] = true
+			produced[c.ref.Namespace][c.get().producesSecret] = true
 		}
 	}
 	for _, c := range all {

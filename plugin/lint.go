@@ -11,6 +11,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-workload/kubectl-workload/internal/config"
+	"github.com/kubectl-workload/kubectl-workload/internal/gctune"
 	"github.com/kubectl-workload/kubectl-workload/internal/progress"
 	"github.com/kubectl-workload/kubectl-workload/internal/render/helper"
 	"github.com/kubectl-workload/kubectl-workload/internal/safetext"
@@ -178,7 +179,10 @@ func (o *LintOptions) Run(cmd *cobra.Command) error {
 	prog := progress.New(o.ErrOut, o.Output)
 	req := lint.Request{Paths: o.paths, Stdin: o.In, Namespace: o.namespace, Settings: o.settings, NoIgnoreAnnotations: o.NoIgnore,
 		CRDPaths: o.CRDs, PolicyPaths: o.PoliciesFrom, Live: o.Live, Resources: o.resourceArgs, AllNamespaces: o.AllNamespaces,
-		AgainstLive: o.AgainstLive, BaseRef: o.BaseRef, Progress: prog.Files}
+		AgainstLive: o.AgainstLive, BaseRef: o.BaseRef, Progress: func(done, total, objects int) {
+			gctune.Progress(done, total) // the collector looks ahead to the run's peak
+			prog.Files(done, total, objects)
+		}}
 	if o.Live || o.AgainstLive {
 		if req.Cluster, err = liveClient(cmd.Context(), o.configFlags, o.ErrOut); err != nil {
 			return err
