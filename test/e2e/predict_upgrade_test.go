@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -440,8 +441,8 @@ func runUpgradeScenario(t *testing.T, c *Cluster, cs kubernetes.Interface, bin s
 	if err := cmd.Run(); err != nil && cmd.ProcessState.ExitCode() != 1 {
 		t.Fatalf("predict upgrade: %v: %s", err, stderr.String())
 	}
-	var plan upgrade.Plan
-	if err := json.Unmarshal(stdout.Bytes(), &plan); err != nil {
+	plan, err := planFromJSON(stdout.Bytes())
+	if err != nil {
 		t.Fatalf("predict upgrade -o json: %v:\n%s", err, stdout.String())
 	}
 	begin := time.Now()
@@ -449,7 +450,7 @@ func runUpgradeScenario(t *testing.T, c *Cluster, cs kubernetes.Interface, bin s
 	run.Seconds = time.Since(begin).Seconds()
 	run.Load1 = load1()
 	run.Real = run.Real.relative(prefix)
-	return run, planOutcome(&plan).relative(prefix), &plan
+	return run, planOutcome(plan).relative(prefix), plan
 }
 
 // predictFlags are predict upgrade's flags for the run (without -f and -o).
@@ -982,4 +983,48 @@ func replayUpgrade(t *testing.T, r upgradeRun) *upgrade.Plan {
 		t.Fatalf("predict upgrade: %v", err)
 	}
 	return plan
+}
+
+// upgradeTimeFields are the upgrade JSON's times and durations, in seconds since schema
+// version 2 (docs/predict-output.md), which the library's Plan holds as time.Durations.
+var upgradeTimeFields = map[string]bool{"cordonedAt": true, "emptyAt": true, "deletedAt": true, "addedAt": true,
+	"at": true, "since": true, "start": true, "end": true, "duration": true, "drainTimeout": true, "nodeReadyAfter": true}
+
+// planFromJSON reads predict upgrade's JSON as a user's program would (schema version 2, times
+// in seconds, -1 for never) into the library's Plan, which planOutcome compares with a real run.
+func planFromJSON(b []byte) (*upgrade.Plan, error) {
+	var doc map[string]any
+	if err := json.Unmarshal(b, &doc); err != nil {
+		return nil, err
+	}
+	if v, _ := doc["schemaVersion"].(float64); v != 2 {
+		return nil, fmt.Errorf("schemaVersion %v, want 2", doc["schemaVersion"])
+	}
+	var toDurations func(v any)
+	toDurations = func(v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			for k, x := range v {
+				if f, ok := x.(float64); ok && upgradeTimeFields[k] {
+					v[k] = int64(math.Round(f * float64(time.Second)))
+					continue
+				}
+				toDurations(x)
+			}
+		case []any:
+			for _, x := range v {
+				toDurations(x)
+			}
+		}
+	}
+	toDurations(doc)
+	nb, err := json.Marshal(doc)
+	if err != nil {
+		return nil, err
+	}
+	var plan upgrade.Plan
+	if err := json.Unmarshal(nb, &plan); err != nil {
+		return nil, err
+	}
+	return &plan, nil
 }
