@@ -144,6 +144,11 @@ type drainNodeDoc struct {
 	Events       []drainEventDoc `json:"events"`
 }
 
+// nodeDoc is a node's drain with its times in seconds (events nil when it has none).
+func nodeDoc(np drain.NodePlan) drainNodeDoc {
+	return drainNodeDoc{NodePlan: np, StartSeconds: np.Start.Seconds(), EndSeconds: np.End.Seconds(), Events: eventDocs(np.Events)}
+}
+
 // DrainSchemaVersion is the version of predict drain's JSON (docs/predict-output.md): fields
 // are only ever added within a version.
 const DrainSchemaVersion = 1
@@ -163,9 +168,9 @@ type drainDoc struct {
 func DrainJSON(w io.Writer, p *drain.Plan) error {
 	d := drainDoc{SchemaVersion: DrainSchemaVersion, Kind: "DrainPlan", Completed: p.Completed, DurationSeconds: p.Duration.Seconds(), Assumptions: p.Assumptions, Varies: p.Varies, Placed: p.Placed, Nodes: []drainNodeDoc{}}
 	for _, np := range p.Nodes {
-		nd := drainNodeDoc{NodePlan: np, StartSeconds: np.Start.Seconds(), EndSeconds: np.End.Seconds(), Events: []drainEventDoc{}}
-		for _, e := range np.Events {
-			nd.Events = append(nd.Events, drainEventDoc{Event: e, AtSeconds: e.At.Seconds()})
+		nd := nodeDoc(np)
+		if nd.Events == nil {
+			nd.Events = []drainEventDoc{}
 		}
 		d.Nodes = append(d.Nodes, nd)
 	}

@@ -219,7 +219,7 @@ func UpgradeJSON(w io.Writer, p *upgrade.Plan) error {
 		Nodes: []upgradeNodeDoc{}, NewNodes: []upgradeNewDoc{}}
 	for _, st := range p.Nodes {
 		d.Nodes = append(d.Nodes, upgradeNodeDoc{NodeStep: st, CordonedAt: secondsOrNever(st.CordonedAt), EmptyAt: secondsOrNever(st.EmptyAt), DeletedAt: secondsOrNever(st.DeletedAt),
-			Drain:  drainNodeDoc{NodePlan: st.Drain, StartSeconds: st.Drain.Start.Seconds(), EndSeconds: st.Drain.End.Seconds(), Events: eventDocs(st.Drain.Events)},
+			Drain:  nodeDoc(st.Drain),
 			Forced: eventDocs(st.Forced), Deleted: eventDocs(st.Deleted)})
 	}
 	for _, n := range p.NewNodes {
