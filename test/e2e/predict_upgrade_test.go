@@ -53,9 +53,6 @@ type upgradeScenario struct {
 	// live scenarios run in every e2e run; the others only when recording
 	// (KUBECTL_WORKLOAD_RECORD_UPGRADES) and in the replay of the recordings.
 	live bool
-	// missing, when set, names what the scheduler mirror lacks for this scenario: its
-	// disagreement with the real runs is logged and the scenario skipped, not failed.
-	missing string
 }
 
 // upgradeNode is a kwok node of a scenario: allocatable cpu, memory and pods, a zone, taints.
@@ -315,9 +312,6 @@ func TestPredictUpgradeDifferential(t *testing.T) {
 			}
 			t.Logf("%s: the plan equalled %d of %d real runs", sc.name, matched, played)
 			if matched == 0 {
-				if sc.missing != "" {
-					t.Skipf("the plan equals none of %d real runs: the scheduler mirror lacks %s", played, sc.missing)
-				}
 				t.Errorf("predict upgrade equals none of %d real runs", played)
 			}
 		})
@@ -911,7 +905,7 @@ func readUpgradeRuns(path string) ([]upgradeRun, error) {
 // (recordedUpgradesFile, written by TestPredictUpgradeDifferential under
 // KUBECTL_WORKLOAD_RECORD_UPGRADES) without a cluster: each run is predicted from its own dump
 // with its own parameters, and every scenario's plan must equal at least one of its real runs
-// node by node (a scenario whose mirror is missing a filter is logged and skipped). The log
+// node by node. The log
 // says, per scenario, how many runs were recorded and how many the plan equalled.
 func TestRecordedUpgrades(t *testing.T) {
 	runs, err := readUpgradeRuns(recordedUpgradesFile)
@@ -947,9 +941,6 @@ func TestRecordedUpgrades(t *testing.T) {
 				t.Log(m)
 			}
 			if matched == 0 {
-				if sc.missing != "" {
-					t.Skipf("the plan equals none of %d recorded runs: the scheduler mirror lacks %s", len(recorded), sc.missing)
-				}
 				t.Errorf("the plan equals none of %d recorded runs", len(recorded))
 			}
 		})
